@@ -1,0 +1,1 @@
+"""Deliverables: see, open and keep what AI agents made for you."""

@@ -1,0 +1,1 @@
+"""Qt widgets: main window, chat, cards, workspace."""

@@ -1,0 +1,1 @@
+"""Previewers, one module per file family, chosen through one ordered registry."""
