@@ -1,1 +1,1 @@
-"""Agent side: LangChain tools, middleware, runner and the scripted demo model (no Qt)."""
+"""Agent side: LangChain tools, middleware, runner and the scripted demo (no Qt)."""

@@ -1,1 +1,1 @@
-"""Host core: records, declaration checks, policy, safe file access, store (no Qt, no LangChain)."""
+"""Host core: records, checks, policy, safe file access, store; no Qt or LangChain."""

@@ -1,0 +1,118 @@
+"""Revalidation before every action: trusted record, same file, still allowed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from app.core.policy import PermissionMode, Policy
+from app.core.records import FileEntry
+from app.core.safeio import Identity, SafeOpenError, VerifiedFile, open_verified
+
+
+class Verdict(StrEnum):
+    """The outcome of a check; only ``OK`` and ``CHANGED`` allow an action."""
+
+    OK = "ok"
+    CHANGED = "changed"
+    MISSING = "missing"
+    NOT_REGULAR = "not_regular"
+    SYMLINK = "symlink"
+    DENIED = "denied"
+    UNTRUSTED = "untrusted"
+
+
+@dataclass(frozen=True)
+class Check:
+    """A verdict with the plain-text reason shown to the user."""
+
+    verdict: Verdict
+    reason: str
+    identity: Identity | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.verdict in (Verdict.OK, Verdict.CHANGED)
+
+
+_OPEN_VERDICTS = {
+    "missing": Verdict.MISSING,
+    "symlink": Verdict.SYMLINK,
+    "directory": Verdict.NOT_REGULAR,
+    "not_regular": Verdict.NOT_REGULAR,
+    "unreadable": Verdict.DENIED,
+}
+
+
+def entry_identity(entry: FileEntry) -> Identity:
+    return Identity(entry.device, entry.inode, entry.size, entry.mtime_ns)
+
+
+def open_entry(
+    entry: FileEntry,
+    policy: Policy,
+    *,
+    trusted: bool,
+    mode: PermissionMode | None = None,
+) -> tuple[Check, VerifiedFile | None]:
+    """Check ``entry`` now and, if allowed, return the open file to act on.
+
+    The caller owns the returned file and must close it. Reads must go through
+    it: the descriptor is what was checked, the path may have changed since.
+    """
+    if not trusted:
+        return Check(Verdict.UNTRUSTED, "the record was not written by this app"), None
+    rule = policy.denying_rule(entry.resolved)
+    if rule is not None:
+        return Check(
+            Verdict.DENIED, f"denied by read-deny rule {rule.describe()}"
+        ), None
+    if entry.scope == "external" and mode is PermissionMode.WORKSPACE_ONLY:
+        reason = "it is outside the workspace and the mode is workspace-only"
+        return Check(Verdict.DENIED, reason), None
+    try:
+        opened = open_verified(entry.resolved)
+    except SafeOpenError as error:
+        return Check(
+            _OPEN_VERDICTS.get(error.reason, Verdict.MISSING), str(error)
+        ), None
+    check = _judge_opened(entry, policy, opened)
+    if not check.allowed:
+        opened.close()
+        return check, None
+    return check, opened
+
+
+def _judge_opened(entry: FileEntry, policy: Policy, opened: VerifiedFile) -> Check:
+    real = opened.real_path
+    if real is not None and real != entry.resolved:
+        # The leaf is not a link (O_NOFOLLOW), so a parent folder was swapped.
+        reason = "a folder on its path now leads somewhere else"
+        return Check(Verdict.SYMLINK, reason, opened.identity)
+    if real is not None:
+        rule = policy.denying_rule(real)
+        if rule is not None:
+            reason = f"denied by read-deny rule {rule.describe()}"
+            return Check(Verdict.DENIED, reason, opened.identity)
+    recorded = entry_identity(entry)
+    if opened.identity == recorded:
+        return Check(Verdict.OK, "unchanged since it was presented", opened.identity)
+    if not opened.identity.same_file(recorded):
+        reason = "it was replaced by another file since it was presented"
+    else:
+        reason = "it was modified since it was presented"
+    return Check(Verdict.CHANGED, reason, opened.identity)
+
+
+def revalidate(
+    entry: FileEntry,
+    policy: Policy,
+    *,
+    trusted: bool,
+    mode: PermissionMode | None = None,
+) -> Check:
+    """Return the verdict for ``entry`` now, opening nothing beyond the check."""
+    check, opened = open_entry(entry, policy, trusted=trusted, mode=mode)
+    if opened is not None:
+        opened.close()
+    return check

@@ -1,0 +1,141 @@
+"""Read-deny rules: built-ins, the user's file, the workspace's, matching."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.core.policy import (
+    WORKSPACE_POLICY_NAME,
+    Policy,
+    PolicyError,
+    Rule,
+    builtin_rules,
+    load_policy,
+)
+
+HOME = "/home/ada"
+
+
+@pytest.fixture
+def policy() -> Policy:
+    return Policy(builtin_rules(), home=HOME, fold_case=False)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/work/ws/.env",
+        "/work/ws/config/.env.local",
+        "/work/ws/prod.env",
+        "/work/ws/keys/id_rsa",
+        "/work/ws/keys/id_ed25519.pub",
+        "/work/ws/tls/server.pem",
+        "/work/ws/tls/server.key",
+        "/work/ws/.netrc",
+        "/work/ws/.git-credentials",
+        f"{HOME}/.ssh/config",
+        f"{HOME}/.ssh/known_hosts",
+        f"{HOME}/.aws/credentials",
+        f"{HOME}/.gnupg/pubring.kbx",
+        f"{HOME}/.config/gcloud/application_default_credentials.json",
+        f"{HOME}/.mozilla/firefox/abc.default/cookies.sqlite",
+        f"{HOME}/.config/google-chrome/Default/Login Data",
+        f"{HOME}/.kube/config",
+        f"{HOME}/.docker/config.json",
+    ],
+)
+def test_builtin_rules_deny_secrets(policy, path):
+    assert policy.denying_rule(path) is not None
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/work/ws/report.html",
+        "/work/ws/environment.md",
+        "/work/ws/keys.txt",
+        "/work/ws/notes/env.txt",
+        f"{HOME}/.sshrc",
+        f"{HOME}/projects/ssh/notes.md",
+        "/other/.ssh/config",
+    ],
+)
+def test_ordinary_files_are_allowed(policy, path):
+    assert policy.denying_rule(path) is None
+
+
+def test_folder_rule_covers_the_folder_itself(policy):
+    assert policy.denying_rule(f"{HOME}/.ssh") is not None
+
+
+def test_case_and_unicode_are_normalised_when_the_fs_ignores_case():
+    folded = Policy(builtin_rules(), home=HOME, fold_case=True)
+    assert folded.denying_rule("/work/ws/.ENV") is not None
+    assert folded.denying_rule(f"{HOME}/.SSH/id") is not None
+    exact = Policy(builtin_rules(), home=HOME, fold_case=False)
+    assert exact.denying_rule("/work/ws/.ENV") is None
+    # "é" composed and decomposed are one name after NFC normalisation.
+    rule = Policy([Rule("caf\u00e9.txt", "t")], home=HOME, fold_case=False)
+    assert rule.denying_rule("/w/cafe\u0301.txt") is not None
+
+
+def test_globstar_and_star_semantics():
+    policy = Policy(
+        [Rule("/data/**/private/", "t"), Rule("/logs/*.log", "t")],
+        home=HOME,
+        fold_case=False,
+    )
+    assert policy.denying_rule("/data/a/b/private/x.txt") is not None
+    assert policy.denying_rule("/data/private/x.txt") is not None
+    assert policy.denying_rule("/logs/app.log") is not None
+    assert policy.denying_rule("/logs/old/app.log") is None
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_user_file_adds_and_removes_rules(tmp_path):
+    user = write(
+        tmp_path / "policy.toml",
+        '[deny]\nadd = ["*.sqlite"]\nremove = ["*.pem"]\n',
+    )
+    policy = load_policy(user_file=user, home=HOME)
+    assert policy.denying_rule("/w/app.sqlite").origin.startswith("user policy")
+    assert policy.denying_rule("/w/server.pem") is None
+    assert policy.denying_rule("/w/.env") is not None
+
+
+def test_workspace_file_can_add_but_never_remove(tmp_path):
+    workspace = tmp_path / "ws"
+    write(
+        workspace / WORKSPACE_POLICY_NAME,
+        '[deny]\nadd = ["drafts/"]\nremove = [".env", "*.pem"]\n',
+    )
+    policy = load_policy(
+        workspace=workspace, user_file=tmp_path / "none.toml", home=HOME
+    )
+    assert policy.denying_rule(str(workspace / "drafts" / "a.md")) is not None
+    assert policy.denying_rule(str(workspace / ".env")) is not None
+    assert policy.denying_rule(str(workspace / "server.pem")) is not None
+
+
+def test_changes_apply_on_next_load_without_restart(tmp_path):
+    user = tmp_path / "policy.toml"
+    assert load_policy(user_file=user, home=HOME).denying_rule("/w/a.csv") is None
+    write(user, '[deny]\nadd = ["*.csv"]\n')
+    assert load_policy(user_file=user, home=HOME).denying_rule("/w/a.csv") is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[deny\n", '[deny]\nadd = "x"\n', "deny = 3\n", "[deny]\nadd = [1]\n"],
+)
+def test_broken_policy_file_is_an_error_not_an_open_door(tmp_path, text):
+    user = write(tmp_path / "policy.toml", text)
+    with pytest.raises(PolicyError):
+        load_policy(user_file=user, home=HOME)

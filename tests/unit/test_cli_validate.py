@@ -1,0 +1,157 @@
+"""`deliverables validate` runs the present check from the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def validate(
+    workspace: Path, files: object, *extra: str, home: Path | None = None
+) -> tuple[int, dict]:
+    env = dict(os.environ)
+    if home is not None:
+        env["HOME"] = str(home)
+        env["XDG_CONFIG_HOME"] = str(home / ".config")
+    arguments = json.dumps(files if isinstance(files, dict) else {"files": files})
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "validate",
+            "--workspace",
+            str(workspace),
+            "--args",
+            arguments,
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    return result.returncode, json.loads(result.stdout)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "report.html").write_text("<p>hi</p>")
+    (root / "folder").mkdir()
+    (root / ".env").write_text("SECRET=1")
+    (root / "link.html").symlink_to(root / "report.html")
+    os.mkfifo(root / "pipe")
+    return root
+
+
+def test_success_prints_the_record_and_writes_nothing(workspace, tmp_path):
+    before = sorted(p.name for p in workspace.iterdir())
+    code, out = validate(
+        workspace,
+        [{"path": "report.html", "description": "the report"}],
+        home=tmp_path / "home",
+    )
+    assert code == 0
+    assert out["version"] == 1
+    assert out["files"][0]["kind"] == "html"
+    assert out["files"][0]["resolved"] == str((workspace / "report.html").resolve())
+    assert sorted(p.name for p in workspace.iterdir()) == before
+    assert not (tmp_path / "home").exists()
+
+
+def test_failure_lists_every_entry_with_its_reason(workspace, tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x")
+    files = [
+        {"path": "report.html", "description": "ok"},
+        {"path": "missing.html", "description": "d"},
+        {"path": ".env", "description": "d"},
+        {"path": "folder", "description": "d"},
+        {"path": "link.html", "description": "d"},
+        {"path": "pipe", "description": "d"},
+        {"path": "./report.html", "description": "d"},
+        {"path": "", "description": "d"},
+    ]
+    code, out = validate(workspace, files, home=tmp_path / "home")
+    assert code == 1
+    assert [(e["path"], e["reason"]) for e in out["entries"]] == [
+        ("missing.html", "missing"),
+        (".env", "forbidden"),
+        ("folder", "directory"),
+        ("link.html", "symlink"),
+        ("pipe", "not_regular"),
+        ("./report.html", "duplicate"),
+        ("", "invalid"),
+    ]
+    assert "error" in out
+
+
+@pytest.mark.parametrize(
+    ("files", "reason"),
+    [
+        ([], "empty"),
+        ([{"path": f"{i}", "description": "d"} for i in range(9)], "too_many"),
+        ({"nofiles": 1}, "invalid"),
+    ],
+)
+def test_call_level_failures(workspace, tmp_path, files, reason):
+    code, out = validate(workspace, files, home=tmp_path / "home")
+    assert code == 1
+    assert out["reason"] == reason
+    assert out["entries"] == []
+
+
+def test_mode_and_policy_file_are_honoured(workspace, tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x")
+    entry = [{"path": str(outside), "description": "d"}]
+    code, _ = validate(workspace, entry, home=tmp_path / "home")
+    assert code == 1
+    code, out = validate(
+        workspace, entry, "--mode", "allow-external", home=tmp_path / "home"
+    )
+    assert code == 0
+    assert out["files"][0]["scope"] == "external"
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[deny]\nadd = ["outside.*"]\n')
+    code, out = validate(
+        workspace,
+        entry,
+        "--mode",
+        "allow-external",
+        "--policy",
+        str(policy),
+        home=tmp_path / "home",
+    )
+    assert code == 1
+    assert out["entries"][0]["reason"] == "forbidden"
+    assert "outside.*" in out["entries"][0]["detail"]
+
+
+def test_arguments_that_are_not_json_fail_cleanly(workspace, tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "validate",
+            "--workspace",
+            str(workspace),
+            "--args",
+            "{not json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["reason"] == "invalid"
