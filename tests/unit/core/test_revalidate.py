@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -155,10 +156,8 @@ def test_swap_race_never_reads_the_canary(tmp_path, policy):
         while not stop.is_set():
             good.write_bytes(b"GOOD")
             os.replace(good, target)
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 link.unlink()
-            except FileNotFoundError:
-                pass
             link.symlink_to(canary)
             os.replace(link, target)
 
@@ -169,7 +168,7 @@ def test_swap_race_never_reads_the_canary(tmp_path, policy):
     try:
         while time.monotonic() < deadline:
             attempts += 1
-            check, opened = open_entry(entry, policy, trusted=True)
+            _check, opened = open_entry(entry, policy, trusted=True)
             if opened is None:
                 refused += 1
                 continue

@@ -1,0 +1,431 @@
+"""SQLite session store: conversations, forks, messages and their trusted records."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, Self
+
+from app.core.migrations import migrate
+
+DATABASE_NAME: Final = "deliverables.sqlite3"
+KEY_NAME: Final = "record.key"
+KEY_SIZE: Final = 32
+
+# FULL, not NORMAL: in WAL mode NORMAL is already safe against a killed process,
+# but a power cut or OS crash may then drop the last commits. A record is the only
+# proof of what the user was given, and commits happen about once per message, so
+# the extra fsync per commit is cheap insurance.
+SYNCHRONOUS: Final = "FULL"
+
+# Domain separation, so a MAC made for a record cannot be mistaken for any other
+# MAC made with the same key in a later schema or feature.
+_MAC_CONTEXT: Final = b"deliverables.record.v1\0"
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or used; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """One conversation; a fork shares its parent's first ``fork_position`` messages."""
+
+    id: str
+    title: str
+    workspace: str
+    created_at: datetime
+    parent_id: str | None
+    fork_position: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRecord:
+    """The host record of one tool call, exactly as it was stored."""
+
+    tool_call_id: str
+    raw: str
+    trusted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """One message of a conversation's full history.
+
+    ``position`` is the index in that history; ``conversation_id`` is where the
+    message is physically stored (a parent, for the shared part of a fork).
+    """
+
+    position: int
+    conversation_id: str
+    message: dict[str, Any]
+    record: StoredRecord | None
+
+
+class Store:
+    """The session store in ``data_dir``; safe to share between threads."""
+
+    def __init__(self, data_dir: Path) -> None:
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._key = _load_or_create_key(data_dir / KEY_NAME)
+        database = data_dir / DATABASE_NAME
+        # SQLite gives its -wal and -shm files the mode of the main file, so
+        # creating it private first keeps the whole history private.
+        os.close(os.open(database, os.O_RDWR | os.O_CREAT, 0o600))
+        # One connection behind a lock: the agent runner appends from a worker
+        # thread, and serialising in Python keeps transactions from interleaving.
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = sqlite3.connect(
+            database, timeout=10.0, isolation_level=None, check_same_thread=False
+        )
+        try:
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            migrate(self._conn)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Close the database; later calls raise ``StoreError``."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def create_conversation(self, title: str, workspace: str) -> Conversation:
+        """Create an empty conversation working in ``workspace``."""
+        conversation = Conversation(
+            id=uuid.uuid4().hex,
+            title=title,
+            workspace=workspace,
+            created_at=datetime.now(UTC),
+            parent_id=None,
+            fork_position=None,
+        )
+        with self._write() as conn:
+            _insert_conversation(conn, conversation)
+        return conversation
+
+    def conversations(self) -> list[Conversation]:
+        """All conversations, oldest first."""
+        with self._read() as conn:
+            rows = conn.execute(
+                _SELECT_CONVERSATION + " ORDER BY created_at, rowid"
+            ).fetchall()
+        return [_conversation_from_row(row) for row in rows]
+
+    def conversation(self, id: str) -> Conversation:
+        """The conversation ``id``; ``KeyError`` if there is none."""
+        with self._read() as conn:
+            return _get_conversation(conn, id)
+
+    def rename_conversation(self, id: str, title: str) -> None:
+        """Give conversation ``id`` a new title."""
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE conversations SET title = ? WHERE id = ?", (title, id)
+            )
+            if cursor.rowcount == 0:
+                raise KeyError(id)
+
+    def fork(
+        self, conversation_id: str, at_position: int, title: str | None = None
+    ) -> Conversation:
+        """A new conversation sharing the first ``at_position`` history messages."""
+        with self._write() as conn:
+            parent = _get_conversation(conn, conversation_id)
+            length = _next_position(conn, parent)
+            if not 0 < at_position <= length:
+                raise ValueError(
+                    f"Cannot fork at message {at_position}: the conversation has "
+                    f"{length} messages, and a fork needs at least one of them."
+                )
+            child = Conversation(
+                id=uuid.uuid4().hex,
+                title=parent.title if title is None else title,
+                workspace=parent.workspace,
+                created_at=datetime.now(UTC),
+                parent_id=parent.id,
+                fork_position=at_position,
+            )
+            _insert_conversation(conn, child)
+        return child
+
+    def append_message(
+        self,
+        conversation_id: str,
+        message: dict[str, Any],
+        record: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> int:
+        """Append ``message`` (and its ``record``, atomically); return its position."""
+        if (record is None) != (tool_call_id is None):
+            raise ValueError("A record and its tool_call_id are stored together.")
+        if tool_call_id is not None and _tool_call_id(message) != tool_call_id:
+            raise ValueError(
+                f"A record for tool call {tool_call_id!r} must be stored beside "
+                "the tool message answering that call."
+            )
+        # Serialise before the transaction: an unserialisable message fails
+        # without touching the database. allow_nan=False keeps the text strict JSON.
+        text = json.dumps(message, ensure_ascii=False, allow_nan=False)
+        with self._write() as conn:
+            conversation = _get_conversation(conn, conversation_id)
+            position = _next_position(conn, conversation)
+            if (
+                tool_call_id is not None
+                and _find_record(conn, conversation, tool_call_id) is not None
+            ):
+                # The UNIQUE constraint sees one conversation only; this also
+                # covers the history a fork inherits.
+                raise ValueError(
+                    f"Tool call {tool_call_id!r} already has a record in this "
+                    "conversation."
+                )
+            conn.execute(
+                "INSERT INTO messages (conversation_id, position, message, created_at)"
+                " VALUES (?, ?, ?, ?)",
+                (conversation_id, position, text, _iso(datetime.now(UTC))),
+            )
+            if record is not None and tool_call_id is not None:
+                mac = self._mac(conversation_id, tool_call_id, record)
+                conn.execute(
+                    "INSERT INTO records"
+                    " (conversation_id, position, tool_call_id, raw, mac)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (conversation_id, position, tool_call_id, record, mac),
+                )
+        return position
+
+    def messages(self, conversation_id: str) -> list[StoredMessage]:
+        """The full history of a conversation, a fork's inherited part first."""
+        with self._read() as conn:
+            conversation = _get_conversation(conn, conversation_id)
+            history: list[StoredMessage] = []
+            for cid, bound in _lineage(conn, conversation):
+                rows = conn.execute(
+                    "SELECT m.position, m.message, r.tool_call_id, r.raw, r.mac"
+                    " FROM messages AS m LEFT JOIN records AS r"
+                    " ON r.conversation_id = m.conversation_id"
+                    " AND r.position = m.position"
+                    " WHERE m.conversation_id = ? AND m.position < ?"
+                    " ORDER BY m.position",
+                    (cid, _bound(bound)),
+                ).fetchall()
+                for position, text, tool_call_id, raw, mac in rows:
+                    stored = (
+                        None
+                        if tool_call_id is None
+                        else self._stored_record(cid, tool_call_id, raw, mac)
+                    )
+                    history.append(
+                        StoredMessage(position, cid, json.loads(text), stored)
+                    )
+        return history
+
+    def record(self, conversation_id: str, tool_call_id: str) -> StoredRecord | None:
+        """The record of ``tool_call_id`` if its message is in this history."""
+        with self._read() as conn:
+            conversation = _get_conversation(conn, conversation_id)
+            found = _find_record(conn, conversation, tool_call_id)
+        if found is None:
+            return None
+        cid, raw, mac = found
+        return self._stored_record(cid, tool_call_id, raw, mac)
+
+    def _mac(self, conversation_id: str, tool_call_id: str, raw: str) -> str:
+        # Binding the MAC to where the record sits stops a trusted record from
+        # being copied behind the store's back into another conversation or call.
+        mac = hmac.new(self._key, _MAC_CONTEXT, hashlib.sha256)
+        for part in (conversation_id, tool_call_id, raw):
+            data = part.encode("utf-8")
+            mac.update(len(data).to_bytes(8, "big"))
+            mac.update(data)
+        return mac.hexdigest()
+
+    def _stored_record(
+        self, conversation_id: str, tool_call_id: str, raw: str, mac: str
+    ) -> StoredRecord:
+        expected = self._mac(conversation_id, tool_call_id, raw).encode("ascii")
+        # Compare bytes: compare_digest refuses non-ASCII str, and an edited mac
+        # column may hold anything.
+        trusted = hmac.compare_digest(expected, mac.encode("utf-8", "replace"))
+        return StoredRecord(tool_call_id=tool_call_id, raw=raw, trusted=trusted)
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError("The session store is closed.")
+        return self._conn
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        # A read transaction gives one consistent snapshot across the several
+        # queries a fork replay needs.
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        # IMMEDIATE takes the write lock up front, so a second process waits at
+        # BEGIN instead of failing halfway through with SQLITE_BUSY.
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+
+_SELECT_CONVERSATION: Final = (
+    "SELECT id, title, workspace, created_at, parent_id, fork_position"
+    " FROM conversations"
+)
+
+
+def _iso(moment: datetime) -> str:
+    # Fixed width with microseconds, so text order is time order in ORDER BY.
+    return moment.isoformat(timespec="microseconds")
+
+
+def _bound(bound: int | None) -> int:
+    # SQLite integers are 64-bit, so this bound excludes nothing.
+    return 2**63 - 1 if bound is None else bound
+
+
+def _tool_call_id(message: dict[str, Any]) -> str | None:
+    data = message.get("data") if message.get("type") == "tool" else None
+    value = data.get("tool_call_id") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _insert_conversation(conn: sqlite3.Connection, c: Conversation) -> None:
+    conn.execute(
+        "INSERT INTO conversations"
+        " (id, title, workspace, created_at, parent_id, fork_position)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (c.id, c.title, c.workspace, _iso(c.created_at), c.parent_id, c.fork_position),
+    )
+
+
+def _conversation_from_row(row: tuple[Any, ...]) -> Conversation:
+    id_, title, workspace, created_at, parent_id, fork_position = row
+    created = datetime.fromisoformat(created_at)
+    return Conversation(id_, title, workspace, created, parent_id, fork_position)
+
+
+def _get_conversation(conn: sqlite3.Connection, id_: str) -> Conversation:
+    row = conn.execute(_SELECT_CONVERSATION + " WHERE id = ?", (id_,)).fetchone()
+    if row is None:
+        raise KeyError(id_)
+    return _conversation_from_row(row)
+
+
+def _lineage(
+    conn: sqlite3.Connection, conversation: Conversation
+) -> list[tuple[str, int | None]]:
+    """Where a history is stored: (conversation id, exclusive bound), root first.
+
+    An ancestor's bound is the smallest fork position below it: a fork taken early
+    in a fork sees none of the messages its parent added.
+    """
+    levels: list[tuple[str, int | None]] = [(conversation.id, None)]
+    bound = conversation.fork_position
+    current = conversation
+    while current.parent_id is not None:
+        current = _get_conversation(conn, current.parent_id)
+        levels.append((current.id, bound))
+        if current.fork_position is not None:
+            assert bound is not None
+            bound = min(bound, current.fork_position)
+    levels.reverse()
+    return levels
+
+
+def _next_position(conn: sqlite3.Connection, conversation: Conversation) -> int:
+    """The length of the conversation's full history."""
+    last = conn.execute(
+        "SELECT max(position) FROM messages WHERE conversation_id = ?",
+        (conversation.id,),
+    ).fetchone()[0]
+    if last is None:
+        return conversation.fork_position or 0
+    assert isinstance(last, int)
+    return last + 1
+
+
+def _find_record(
+    conn: sqlite3.Connection, conversation: Conversation, tool_call_id: str
+) -> tuple[str, str, str] | None:
+    """(stored conversation id, raw, mac) of a record visible in this history."""
+    for cid, bound in _lineage(conn, conversation):
+        row = conn.execute(
+            "SELECT raw, mac FROM records"
+            " WHERE conversation_id = ? AND tool_call_id = ? AND position < ?",
+            (cid, tool_call_id, _bound(bound)),
+        ).fetchone()
+        if row is not None:
+            return cid, row[0], row[1]
+    return None
+
+
+def _load_or_create_key(path: Path) -> bytes:
+    """Read the record key, creating it on first use; never expose a partial key."""
+    with suppress(FileNotFoundError):
+        return _read_key(path)
+    # Write the key under a private temporary name, then link it into place:
+    # link fails if another process won the race, and a crash mid-write leaves
+    # only a stray temporary file, never a short key that would brick the store.
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(secrets.token_bytes(KEY_SIZE))
+            file.flush()
+            os.fsync(file.fileno())
+        with suppress(FileExistsError):
+            os.link(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return _read_key(path)
+
+
+def _read_key(path: Path) -> bytes:
+    # O_NOFOLLOW: a symlink planted in place of the key must not choose the key.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as file:
+        key = file.read(KEY_SIZE + 1)
+    if len(key) != KEY_SIZE:
+        raise StoreError(
+            f"The record key {path} is damaged ({len(key)} bytes, expected "
+            f"{KEY_SIZE}). Records can no longer be verified; move the file away "
+            "to start with a new key (existing records will show as untrusted)."
+        )
+    return key
