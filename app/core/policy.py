@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -165,6 +166,26 @@ def _compile(rule: Rule, home: str, fold_case: bool) -> _CompiledRule:
     return _CompiledRule(rule, regex, whole_path)
 
 
+def _union(rules: Iterable[_CompiledRule]) -> re.Pattern[str] | None:
+    patterns = [f"(?:{compiled.regex.pattern})" for compiled in rules]
+    return re.compile("|".join(patterns), re.DOTALL) if patterns else None
+
+
+@functools.lru_cache(maxsize=32)
+def _compile_all(
+    rules: tuple[Rule, ...], home: str, fold_case: bool
+) -> tuple[tuple[_CompiledRule, ...], re.Pattern[str] | None, re.Pattern[str] | None]:
+    """Compile a rule set once; the policy is reloaded before every action."""
+    compiled = tuple(
+        _compile(rule, home, fold_case) for rule in rules if rule.pattern.strip()
+    )
+    # One alternation per rule family answers "is anything denied?" in a single
+    # match; the individual rules are consulted only to name the one that hit.
+    any_name = _union(c for c in compiled if not c.whole_path)
+    any_path = _union(c for c in compiled if c.whole_path)
+    return compiled, any_name, any_path
+
+
 class Policy:
     """An immutable set of deny rules, checked against resolved absolute paths."""
 
@@ -180,10 +201,8 @@ class Policy:
         self._fold_case = (
             filesystem_is_case_insensitive() if fold_case is None else fold_case
         )
-        self._compiled = tuple(
-            _compile(rule, self._home, self._fold_case)
-            for rule in self.rules
-            if rule.pattern.strip()
+        self._compiled, self._any_name, self._any_path = _compile_all(
+            self.rules, self._home, self._fold_case
         )
 
     def denying_rule(self, path: str) -> Rule | None:
@@ -194,6 +213,12 @@ class Policy:
         """
         normal = _normalise(path.replace(os.sep, "/"), fold_case=self._fold_case)
         parts = [part for part in normal.split("/") if part]
+        path_hit = self._any_path is not None and self._any_path.match(normal)
+        name_hit = self._any_name is not None and any(
+            self._any_name.match(part) for part in parts
+        )
+        if not (path_hit or name_hit):
+            return None
         for compiled in self._compiled:
             if compiled.whole_path:
                 if compiled.regex.match(normal):
