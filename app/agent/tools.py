@@ -1,0 +1,465 @@
+"""The agent's tools (workspace files, ``present``, ``show_image``) in a fixed order."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+
+from app.core.declare import DeclarationError, declare
+from app.core.policy import PermissionMode, Policy, PolicyError, load_policy
+from app.core.public_files import (
+    LinkRegistry,
+    image_mime,
+    public_folder,
+    public_images,
+)
+from app.core.safeio import SafeOpenError, open_verified
+
+# Everything the model sees of the tools is a constant: the serialized tool list
+# (and so the provider's prompt-cache prefix) never depends on session state.
+SYSTEM_PROMPT: Final = (
+    "You are an assistant working in the user's workspace folder. Use list_files, "
+    "read_file and write_file to inspect and create files; paths are relative to "
+    "the workspace. When files are finished and the user should open or keep them, "
+    "call present once with every such file and a one-line description of each; "
+    "they appear as cards under your answer, so do not paste their content. If a "
+    "tool reports an error, read it, fix the call and try again. To show an image "
+    "from the public folder inline, call show_image when it is available. Answer "
+    "in concise Markdown."
+)
+
+LIST_FILES: Final = "list_files"
+READ_FILE: Final = "read_file"
+WRITE_FILE: Final = "write_file"
+PRESENT: Final = "present"
+SHOW_IMAGE: Final = "show_image"
+TOOL_ORDER: Final = (LIST_FILES, READ_FILE, WRITE_FILE, PRESENT, SHOW_IMAGE)
+
+LIST_FILES_DESCRIPTION: Final = (
+    "List the files under a folder of the workspace, recursively, with their sizes "
+    "in bytes. Paths in the answer are relative to the workspace root."
+)
+READ_FILE_DESCRIPTION: Final = (
+    "Read a text file of the workspace (UTF-8; at most 256 KiB are returned)."
+)
+WRITE_FILE_DESCRIPTION: Final = (
+    "Create or overwrite a text file in the workspace with the given content. "
+    "Missing parent folders are created."
+)
+PRESENT_DESCRIPTION: Final = (
+    "Present finished files to the user: each appears as a card under your answer "
+    "that the user can open, save or reveal. Give 1 to 8 existing regular files, "
+    "each with a short description. Relative paths resolve from the workspace. "
+    "The call is all or nothing: if any entry fails, nothing is presented and the "
+    "error lists every failing entry."
+)
+SHOW_IMAGE_DESCRIPTION: Final = (
+    "Render a public image inline in the chat. Use when the user asks to see an "
+    "image, or when a visual is the clearest answer. The image must be directly "
+    "in the workspace's public/ folder. Supported formats: .png, .jpg, .jpeg, .gif, "
+    ".webp, .svg, .bmp, .ico. For other documents, use present instead."
+)
+
+_PATH: Final = {"type": "string", "description": "Path relative to the workspace."}
+LIST_FILES_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {"path": {**_PATH, "default": "."}},
+    "additionalProperties": False,
+}
+READ_FILE_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {"path": _PATH},
+    "required": ["path"],
+    "additionalProperties": False,
+}
+WRITE_FILE_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {"path": _PATH, "content": {"type": "string"}},
+    "required": ["path", "content"],
+    "additionalProperties": False,
+}
+PRESENT_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "files": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 8,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "The file's path."},
+                    "description": {
+                        "type": "string",
+                        "description": "What the file is, in one line.",
+                    },
+                },
+                "required": ["path", "description"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["files"],
+    "additionalProperties": False,
+}
+MAX_IMAGE_TEXT: Final = 300
+SHOW_IMAGE_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "filename": {
+            "type": "string",
+            "description": "Exact filename of an image in the public files.",
+        },
+        "alt_text": {
+            "type": "string",
+            "maxLength": MAX_IMAGE_TEXT,
+            "description": "Alt text for accessibility. Defaults to the filename.",
+        },
+        "caption": {
+            "type": "string",
+            "maxLength": MAX_IMAGE_TEXT,
+            "description": "Optional caption rendered below the image.",
+        },
+    },
+    "required": ["filename"],
+    "additionalProperties": False,
+}
+
+PRESENT_FAILED_HINT: Final = (
+    "Nothing was presented. Fix or drop every failing entry and call present again."
+)
+
+
+class PermissionSetting:
+    """The session's current permission mode; the UI may switch it at any time."""
+
+    def __init__(self, mode: PermissionMode = PermissionMode.WORKSPACE_ONLY) -> None:
+        self._mode = mode
+        self._lock = threading.Lock()
+
+    def get(self) -> PermissionMode:
+        with self._lock:
+            return self._mode
+
+    def set(self, mode: PermissionMode) -> None:
+        with self._lock:
+            self._mode = mode
+
+
+@dataclass(frozen=True)
+class AgentSession:
+    """What the tools act on: the workspace, the mode in force, policy and links."""
+
+    workspace: Path
+    permission: PermissionSetting = field(default_factory=PermissionSetting)
+    # Loaded on every call so an edited policy file applies without a restart.
+    policy_loader: Callable[[], Policy] | None = None
+    links: LinkRegistry = field(default_factory=LinkRegistry)
+
+    def policy(self) -> Policy:
+        if self.policy_loader is not None:
+            return self.policy_loader()
+        return load_policy(workspace=self.workspace)
+
+    def root(self) -> str:
+        return os.path.realpath(self.workspace)
+
+
+def make_tools(session: AgentSession) -> list[BaseTool]:
+    """The session's tools, always in ``TOOL_ORDER``."""
+    specs: list[tuple[str, str, dict[str, Any], Callable[..., Any], bool]] = [
+        (
+            LIST_FILES,
+            LIST_FILES_DESCRIPTION,
+            LIST_FILES_SCHEMA,
+            lambda **a: _list_files(session, a),
+            False,
+        ),
+        (
+            READ_FILE,
+            READ_FILE_DESCRIPTION,
+            READ_FILE_SCHEMA,
+            lambda **a: _read_file(session, a),
+            False,
+        ),
+        (
+            WRITE_FILE,
+            WRITE_FILE_DESCRIPTION,
+            WRITE_FILE_SCHEMA,
+            lambda **a: _write_file(session, a),
+            False,
+        ),
+        (
+            PRESENT,
+            PRESENT_DESCRIPTION,
+            PRESENT_SCHEMA,
+            lambda **a: _present(session, a),
+            True,
+        ),
+        (
+            SHOW_IMAGE,
+            SHOW_IMAGE_DESCRIPTION,
+            SHOW_IMAGE_SCHEMA,
+            lambda **a: _show_image(session, a),
+            True,
+        ),
+    ]
+    return [
+        StructuredTool.from_function(
+            func=func,
+            name=name,
+            description=description,
+            args_schema=schema,
+            response_format="content_and_artifact" if artifact else "content",
+            # A ToolException becomes an error ToolMessage the model can read.
+            handle_tool_error=True,
+        )
+        for name, description, schema, func, artifact in specs
+    ]
+
+
+# -- arguments and paths ----------------------------------------------------------
+
+READ_LIMIT: Final = 256 * 1024
+LIST_LIMIT: Final = 500
+
+
+def _arguments(
+    arguments: dict[str, Any], required: tuple[str, ...], optional: tuple[str, ...]
+) -> dict[str, Any]:
+    """Check that the call has exactly the known string arguments."""
+    extra = sorted(set(arguments) - set(required) - set(optional))
+    if extra:
+        raise ToolException(f"Unexpected arguments: {', '.join(extra)}.")
+    for name in required:
+        if name not in arguments:
+            raise ToolException(f"Missing argument: {name}.")
+    for name, value in arguments.items():
+        if value is not None and not isinstance(value, str):
+            raise ToolException(f"Argument {name} must be a string.")
+    return arguments
+
+
+def _is_within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _inside(session: AgentSession, given: str, policy: Policy) -> str:
+    """The real path of ``given`` if it stays inside the workspace and is allowed."""
+    if not given or "\0" in given:
+        raise ToolException("The path is empty or contains a NUL byte.")
+    root = session.root()
+    joined = os.path.join(root, given)
+    resolved = os.path.realpath(joined)
+    if not _is_within(resolved, root):
+        raise ToolException(
+            f"{given!r} is outside the workspace; these tools only work inside it."
+        )
+    # The name as given and the place it resolves to must both be allowed, so a
+    # harmless-looking link cannot reach a secret, nor a secret's name be used.
+    for candidate in dict.fromkeys((os.path.abspath(joined), resolved)):
+        rule = policy.denying_rule(candidate)
+        if rule is not None:
+            raise ToolException(f"{given!r} is denied by rule {rule.describe()}.")
+    return resolved
+
+
+def _relative(path: str, root: str) -> str:
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+# -- workspace tools --------------------------------------------------------------
+
+
+def _list_files(session: AgentSession, arguments: dict[str, Any]) -> str:
+    given = _arguments(arguments, (), ("path",)).get("path") or "."
+    policy = session.policy()
+    folder = _inside(session, given, policy)
+    if not os.path.isdir(folder):
+        raise ToolException(f"{given!r} is not a folder of the workspace.")
+    root = session.root()
+    lines: list[str] = []
+    for current, folders, files in os.walk(folder):
+        # os.walk does not descend into symlinked folders; denied ones are hidden.
+        folders[:] = sorted(
+            name
+            for name in folders
+            if policy.denying_rule(os.path.join(current, name)) is None
+        )
+        for name in sorted(files):
+            path = os.path.join(current, name)
+            if policy.denying_rule(path) is not None:
+                continue
+            status = os.lstat(path)
+            if stat.S_ISLNK(status.st_mode):
+                lines.append(f"{_relative(path, root)} (symbolic link)")
+            else:
+                lines.append(f"{_relative(path, root)} ({status.st_size} bytes)")
+            if len(lines) >= LIST_LIMIT:
+                lines.append(f"... stopped after {LIST_LIMIT} files")
+                return "\n".join(lines)
+    return "\n".join(lines) if lines else f"{given!r} has no files."
+
+
+def _read_file(session: AgentSession, arguments: dict[str, Any]) -> str:
+    given = _arguments(arguments, ("path",), ())["path"]
+    resolved = _inside(session, given, session.policy())
+    try:
+        with open_verified(resolved) as handle:
+            data = handle.read(READ_LIMIT + 1)
+    except SafeOpenError as error:
+        raise ToolException(f"Cannot read {given!r}: {error}.") from error
+    if b"\0" in data[:8192]:
+        raise ToolException(f"{given!r} is a binary file; read_file reads text only.")
+    text = data[:READ_LIMIT].decode("utf-8", errors="replace")
+    if len(data) > READ_LIMIT:
+        text += f"\n[... truncated after {READ_LIMIT} bytes]"
+    return text
+
+
+_WRITE_FLAGS: Final = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_TRUNC
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def _write_file(session: AgentSession, arguments: dict[str, Any]) -> str:
+    values = _arguments(arguments, ("path", "content"), ())
+    given, content = values["path"], values["content"]
+    parent_given, name = os.path.split(given)
+    if name in ("", ".", ".."):
+        raise ToolException(f"{given!r} does not name a file.")
+    policy = session.policy()
+    parent = _inside(session, parent_given or ".", policy)
+    target = os.path.join(parent, name)
+    if policy.denying_rule(target) is not None:
+        raise ToolException(f"{given!r} is denied by the read-deny policy.")
+    os.makedirs(parent, exist_ok=True)
+    # Check again after creating folders: the real parent must still be inside.
+    if os.path.realpath(parent) != parent:
+        raise ToolException(f"The folder of {given!r} changed while writing.")
+    try:
+        # O_NOFOLLOW: a final symlink is refused instead of written through.
+        fd = os.open(target, _WRITE_FLAGS, 0o644)
+    except OSError as error:
+        raise ToolException(f"Cannot write {given!r}: {error.strerror}.") from error
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(content)
+    return f"Wrote {len(content.encode('utf-8'))} bytes to {given}."
+
+
+# -- present ----------------------------------------------------------------------
+
+
+def _present(session: AgentSession, arguments: dict[str, Any]) -> tuple[str, str]:
+    try:
+        record = declare(
+            arguments,
+            workspace=session.workspace,
+            mode=session.permission.get(),
+            policy=session.policy(),
+        )
+    except DeclarationError as error:
+        raise ToolException(
+            json.dumps(error.to_dict(), ensure_ascii=False) + "\n" + PRESENT_FAILED_HINT
+        ) from error
+    except PolicyError as error:
+        raise ToolException(f"present failed: {error}") from error
+    names = ", ".join(entry.path for entry in record.files)
+    count = len(record.files)
+    noun = "file" if count == 1 else "files"
+    content = (
+        f"Presented {count} {noun}: {names}. They appear as cards under your answer."
+    )
+    # The record is the artifact: host-only, it never goes back to the model.
+    return content, record.to_json()
+
+
+# -- show_image -------------------------------------------------------------------
+
+
+def _image_failure(
+    message: str, filename: object, reason: str, available: list[str], hint: str
+) -> ToolException:
+    details = {
+        "filename": filename,
+        "rejection_reason": reason,
+        "available_image_files": available,
+        "suggested_tool": PRESENT if reason == "unsupported extension" else LIST_FILES,
+        "hint": hint,
+    }
+    text = json.dumps(
+        {"error": f"show_image failed: {message}", "details": details},
+        ensure_ascii=False,
+    )
+    return ToolException(text)
+
+
+def _show_image(
+    session: AgentSession, arguments: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    policy = session.policy()
+    images = public_images(session.workspace, policy)
+    available = [image.name for image in images]
+    filename = arguments.get("filename")
+    try:
+        _arguments(arguments, ("filename",), ("alt_text", "caption"))
+    except ToolException as error:
+        raise _image_failure(
+            "invalid arguments.", filename, "invalid arguments", available, str(error)
+        ) from error
+    alt_text = arguments.get("alt_text") or filename
+    caption = arguments.get("caption")
+    assert isinstance(filename, str)  # checked by _arguments
+    for label, value in (("alt_text", alt_text), ("caption", caption)):
+        if value is not None and len(value) > MAX_IMAGE_TEXT:
+            raise _image_failure(
+                f"{label} is too long.",
+                filename,
+                f"{label} too long",
+                available,
+                f"Keep {label} to at most {MAX_IMAGE_TEXT} characters.",
+            )
+    if image_mime(filename) is None:
+        extension = os.path.splitext(filename)[1].lower() or "extension-less"
+        raise _image_failure(
+            "not an image file.",
+            filename,
+            "unsupported extension",
+            available,
+            f"Use present for {extension} files.",
+        )
+    found = next((image for image in images if image.name == filename), None)
+    if found is None:
+        raise _image_failure(
+            "no such public image.",
+            filename,
+            "not found in public files",
+            available,
+            "Use an exact name from available_image_files; images must be "
+            "directly in the public/ folder.",
+        )
+    result: dict[str, Any] = {
+        "action": "image",
+        "filename": found.name,
+        "src_url": session.links.issue(found.path),
+        "mime": found.mime,
+        "size": found.size,
+        "alt_text": alt_text,
+        "caption": caption,
+    }
+    resolved = os.path.join(
+        os.path.realpath(public_folder(session.workspace)), found.name
+    )
+    return json.dumps(result, ensure_ascii=False), {**result, "path": resolved}
