@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -15,7 +17,7 @@ CHECKS: list[tuple[str, list[str]]] = [
     ("ruff lint", [str(BIN / "ruff"), "check", "."]),
     ("ruff format", [str(BIN / "ruff"), "format", "--check", "."]),
     ("mypy", [sys.executable, "-m", "mypy"]),
-    ("import-linter", [str(BIN / "lint-imports")]),
+    ("import-linter", [str(BIN / "lint-imports"), "--no-cache"]),
     ("pytest", [sys.executable, "-m", "pytest", *sys.argv[1:]]),
 ]
 
@@ -23,11 +25,17 @@ CHECKS: list[tuple[str, list[str]]] = [
 def main() -> int:
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # Caches go to a fresh temporary folder: the checkout may be read-only, and
+    # a cache left by another user must never be written into.
+    caches = tempfile.mkdtemp(prefix="deliverables-check-")
+    env["RUFF_CACHE_DIR"] = os.path.join(caches, "ruff")
+    env["MYPY_CACHE_DIR"] = os.path.join(caches, "mypy")
     failed: list[str] = []
     for name, command in CHECKS:
         print(f"== {name}", flush=True)
         if subprocess.run(command, cwd=ROOT, env=env, check=False).returncode != 0:
             failed.append(name)
+    shutil.rmtree(caches, ignore_errors=True)
     if failed:
         print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
         return 1
