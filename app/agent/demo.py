@@ -9,8 +9,9 @@ from typing import Any, Final
 from langchain_core.messages import AIMessage, ToolCall
 
 from app.agent.demo_workspace import DemoWorkspace, build_demo_workspace
+from app.agent.events import RunEvent, RunFailed
 from app.agent.models import ScriptedChatModel
-from app.agent.runner import AgentRunner, RunEvent, RunFailed
+from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
 from app.core.policy import Policy
 from app.core.public_files import LinkRegistry

@@ -7,7 +7,6 @@ import threading
 import uuid
 from collections.abc import Callable, Generator, Iterable
 from contextlib import closing
-from dataclasses import dataclass
 from typing import Any, Final, cast
 
 from langchain.agents import create_agent
@@ -24,6 +23,14 @@ from langchain_core.messages import (
 )
 from langchain_core.runnables import RunnableConfig
 
+from app.agent.events import (
+    MessageStored,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from app.agent.middleware import make_middleware
 from app.agent.tools import PRESENT, SYSTEM_PROMPT, AgentSession, make_tools
 from app.core.store import Store
@@ -32,43 +39,6 @@ _LOG = logging.getLogger(__name__)
 
 # Each tool round is two graph steps; this bounds a runaway model, not real work.
 RECURSION_LIMIT: Final = 60
-
-
-@dataclass(frozen=True)
-class MessageStored:
-    """A message was written to the store at ``position`` (with its record)."""
-
-    position: int
-    message: dict[str, Any]
-    record: str | None
-
-
-@dataclass(frozen=True)
-class ToolCallStarted:
-    tool_call_id: str
-    name: str
-    args: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class ToolCallFinished:
-    tool_call_id: str
-    name: str
-    status: str  # "success" or "error"
-    content: str
-
-
-@dataclass(frozen=True)
-class RunFinished:
-    cancelled: bool
-
-
-@dataclass(frozen=True)
-class RunFailed:
-    error: str
-
-
-RunEvent = MessageStored | ToolCallStarted | ToolCallFinished | RunFinished | RunFailed
 
 
 def stored_form(message: BaseMessage) -> tuple[dict[str, Any], str | None]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from app.agent.demo import DEMO_TITLE, MISSPELLED_REPORT, USER_TURNS, play_demo
-from app.agent.runner import RunEvent, ToolCallFinished
+from app.agent.events import RunEvent, ToolCallFinished
 from app.core.policy import load_policy
 from app.core.public_files import LinkRegistry
 from app.core.records import Record, parse_record

@@ -8,9 +8,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage, messages_from_dict
 
-from app.agent.models import RecordingChatModel, ScriptedChatModel
-from app.agent.runner import (
-    AgentRunner,
+from app.agent.events import (
     MessageStored,
     RunEvent,
     RunFailed,
@@ -18,6 +16,8 @@ from app.agent.runner import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from app.agent.models import RecordingChatModel, ScriptedChatModel
+from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
 from app.core.records import Record, parse_record
 from app.core.store import Store

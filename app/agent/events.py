@@ -1,0 +1,43 @@
+"""Events a running turn reports to the UI; plain dataclasses, no LangChain."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class MessageStored:
+    """A message was written to the store at ``position`` (with its record)."""
+
+    position: int
+    message: dict[str, Any]
+    record: str | None
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    tool_call_id: str
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCallFinished:
+    tool_call_id: str
+    name: str
+    status: str  # "success" or "error"
+    content: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    cancelled: bool
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    error: str
+
+
+RunEvent = MessageStored | ToolCallStarted | ToolCallFinished | RunFinished | RunFailed
