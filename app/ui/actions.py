@@ -1,0 +1,347 @@
+"""Card actions: revalidate the file at that moment, then act or say exactly why not."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QMenu, QWidget
+
+from app.core.deliverables import DeliverableRef, check_deliverable, look_up
+from app.core.kinds import BROWSER_KINDS, Kind, kind_from_name
+from app.core.policy import PermissionMode, Policy, load_policy
+from app.core.records import FileEntry, UnsupportedRecord
+from app.core.revalidate import Check, Verdict, open_entry
+from app.core.safeio import VerifiedFile
+from app.core.store import Store
+from app.ui.save_copy import SaveCopier
+from app.ui.system_open import SystemOpener
+
+BROWSER_PENDING = "The built-in browser arrives with HTML previews"
+SOURCE_KINDS = frozenset(
+    {Kind.HTML, Kind.MARKDOWN, Kind.JSON, Kind.CSV, Kind.CODE, Kind.TEXT}
+)
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One card action: its id, menu text, and the words a refusal uses."""
+
+    id: str
+    label: str
+    refusal: str  # "Can't {refusal}: reason", with {name} in it
+    needs_fd: bool = False
+
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("open", "&Open", "open {name}", needs_fd=True),
+    ActionSpec(
+        "open_browser",
+        "Open in built-in &browser",
+        "open {name} in the built-in browser",
+    ),
+    ActionSpec("reveal", "&Reveal in file tree", "reveal {name} in the file tree"),
+    ActionSpec(
+        "show_source", "Show &source", "show the source of {name}", needs_fd=True
+    ),
+    ActionSpec("copy_path", "&Copy path", "copy the path of {name}"),
+    ActionSpec("open_native", "Open with system &app", "open {name} with its app"),
+    ActionSpec(
+        "show_in_file_manager",
+        "Show in file &manager",
+        "show {name} in the file manager",
+    ),
+    ActionSpec("save_copy", "Sa&ve a copy…", "save a copy of {name}", needs_fd=True),
+)
+_SPECS = {spec.id: spec for spec in ACTIONS}
+
+
+def _is_svg(name: str) -> bool:
+    return name.lower().endswith(".svg")
+
+
+def offers_browser(name: str, kind: Kind) -> bool:
+    """Files the built-in browser can show: pages, SVG and images."""
+    return kind in BROWSER_KINDS or kind is Kind.IMAGE or _is_svg(name)
+
+
+def offers_source(name: str, kind: Kind) -> bool:
+    """Files with a text source worth showing: markup, data, code, SVG."""
+    return kind in SOURCE_KINDS or _is_svg(name)
+
+
+def _resolve_keep_leaf(path: str) -> str:
+    # Same rule as a declaration: resolve parent folders, never the final name,
+    # so a final symlink is seen (and refused) rather than followed.
+    parent, name = os.path.split(os.path.abspath(path))
+    return os.path.join(os.path.realpath(parent), name)
+
+
+def _is_within(path: str, root: str) -> bool:
+    root = os.path.realpath(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+class FileActions(QObject):
+    """Carries out card and file actions, each after a fresh revalidation.
+
+    Nothing learnt by one action is reused by the next: every action reads the
+    record again, loads the current policy and opens the file again.
+
+    Signals:
+        refused(str): an action was refused; the exact plain-text reason.
+        verdictChanged(object, str): a check of this DeliverableRef gave this
+            verdict (for the card's badge).
+        openRequested(str, object, bool, object): open this path from this
+            VerifiedFile (the receiver owns and closes it), as source or not,
+            for this DeliverableRef (``None`` for a plain path).
+        revealRequested(str): select this path in the file tree.
+        notice(str): a short plain-text confirmation, such as "Path copied".
+    """
+
+    refused = Signal(str)
+    verdictChanged = Signal(object, str)
+    openRequested = Signal(str, object, bool, object)
+    revealRequested = Signal(str)
+    notice = Signal(str)
+
+    def __init__(
+        self,
+        store: Store,
+        policy_provider: Callable[[str], Policy],
+        mode_provider: Callable[[], PermissionMode | None],
+        system: SystemOpener | None = None,
+        parent: QObject | None = None,
+        *,
+        saver: SaveCopier | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._policy_provider = policy_provider
+        self._mode_provider = mode_provider
+        self._system = system if system is not None else SystemOpener(parent=self)
+        self._system.failed.connect(self._on_system_failed)
+        self._saver = saver if saver is not None else SaveCopier(parent=self)
+        self._saver.saved.connect(self._on_saver_saved)
+        self._saver.failed.connect(self._on_saver_failed)
+        self._saver.cancelled.connect(self._on_saver_cancelled)
+        self._dialog_parent: QWidget | None = None
+
+    def set_dialog_parent(self, widget: QWidget | None) -> None:
+        """The window that save dialogs and progress belong to."""
+        self._dialog_parent = widget
+
+    # -- menu ---------------------------------------------------------------
+
+    def menu_for(self, ref: DeliverableRef, parent: QWidget) -> QMenu:
+        """The card's menu; a record that can't be used gets one disabled line."""
+        menu = QMenu(parent)
+        menu.setAccessibleName("File actions")
+        menu.setToolTipsVisible(True)
+        lookup = look_up(self._store, ref)
+        if isinstance(lookup.record, UnsupportedRecord):
+            self._add_note(menu, "Unsupported record version: no file actions")
+            return menu
+        if lookup.entry is None:
+            self._add_note(menu, "No record of this file in this conversation")
+            return menu
+        if not lookup.trusted:
+            self._add_note(menu, "Untrusted record: no file actions")
+            return menu
+        entry = lookup.entry
+        self._fill_menu(
+            menu, entry.name, entry.kind_enum, lambda action: self.perform(action, ref)
+        )
+        return menu
+
+    def menu_for_path(self, path: str, workspace: str | None, parent: QWidget) -> QMenu:
+        """The same menu for a file chosen in the tree or shown by the fallback."""
+        menu = QMenu(parent)
+        menu.setAccessibleName("File actions")
+        menu.setToolTipsVisible(True)
+        name = os.path.basename(path)
+        self._fill_menu(
+            menu,
+            name,
+            kind_from_name(name),
+            lambda action: self.perform_path(action, path, workspace),
+        )
+        return menu
+
+    @staticmethod
+    def _fill_menu(
+        menu: QMenu, name: str, kind: Kind, run: Callable[[str], object]
+    ) -> None:
+        for spec in ACTIONS:
+            if spec.id == "show_source" and not offers_source(name, kind):
+                continue
+            if spec.id == "open_browser" and not offers_browser(name, kind):
+                continue
+            action = QAction(spec.label, menu)
+            action.setData(spec.id)
+            action.setObjectName(f"action_{spec.id}")
+            if spec.id == "open_browser":
+                action.setEnabled(False)
+                action.setToolTip(BROWSER_PENDING)
+                action.setStatusTip(BROWSER_PENDING)
+            action.triggered.connect(
+                lambda _checked=False, action_id=spec.id: run(action_id)
+            )
+            menu.addAction(action)
+
+    @staticmethod
+    def _add_note(menu: QMenu, text: str) -> None:
+        note = menu.addAction(text)
+        note.setObjectName("action_none")
+        note.setEnabled(False)
+
+    # -- actions on deliverables ---------------------------------------------
+
+    def perform(self, action: str, ref: DeliverableRef) -> bool:
+        """Revalidate ``ref`` now and carry out ``action``; ``False`` if refused."""
+        spec = _SPECS.get(action)
+        if spec is None:
+            raise ValueError(f"unknown file action {action!r}")
+        try:
+            workspace = self._store.conversation(ref.conversation_id).workspace
+        except KeyError:
+            workspace = ""
+        check, entry, opened = check_deliverable(
+            self._store,
+            ref,
+            self._policy_provider(workspace),
+            mode=self._mode_provider(),
+            keep_open=spec.needs_fd,
+        )
+        self.verdictChanged.emit(ref, check.verdict.value)
+        name = "this file" if entry is None else entry.name
+        if not check.allowed or entry is None:
+            self._refuse(spec, name, check.reason)
+            return False
+        return self._act(spec, entry.resolved, name, check, opened, ref)
+
+    # -- actions on plain paths ----------------------------------------------
+
+    def perform_path(self, action: str, path: str, workspace: str | None) -> bool:
+        """Carry out ``action`` on a file chosen in the tree, not from a card.
+
+        No record vouches for it, so only the current policy and a safe open
+        decide; the same refusals apply. ``workspace`` is the root whose policy
+        file applies, or ``None`` (built-in and user rules only).
+        """
+        spec = _SPECS.get(action)
+        if spec is None:
+            raise ValueError(f"unknown file action {action!r}")
+        resolved = _resolve_keep_leaf(path)
+        name = os.path.basename(resolved) or resolved
+        check, opened = self._check_path(resolved, workspace or "")
+        if opened is not None and not spec.needs_fd:
+            opened.close()
+            opened = None
+        if not check.allowed:
+            self._refuse(spec, name, check.reason)
+            return False
+        return self._act(spec, resolved, name, check, opened, None)
+
+    def _check_path(
+        self, resolved: str, workspace: str
+    ) -> tuple[Check, VerifiedFile | None]:
+        policy = self._policy_provider(workspace)
+        try:
+            status = os.lstat(resolved)
+            facts = (status.st_size, status.st_mtime_ns, status.st_dev, status.st_ino)
+        except OSError:
+            facts = (0, 0, 0, 0)  # open_verified below says what is wrong
+        inside = bool(workspace) and _is_within(resolved, workspace)
+        # An entry made from the file as it is now reuses every check a record
+        # gets (policy on both paths, no symlink, regular file, folder swaps).
+        entry = FileEntry(
+            resolved,
+            resolved,
+            "",
+            "workspace" if inside else "external",
+            *facts,
+            kind_from_name(resolved).value,
+        )
+        check, opened = open_entry(
+            entry, policy, trusted=True, mode=self._mode_provider()
+        )
+        if check.verdict is Verdict.CHANGED:
+            # No presented version to compare with; it changed between lstat
+            # and open, and what was opened is what will be used.
+            check = Check(Verdict.OK, "readable now", check.identity)
+        return check, opened
+
+    # -- carrying out --------------------------------------------------------
+
+    def _act(
+        self,
+        spec: ActionSpec,
+        path: str,
+        name: str,
+        check: Check,
+        opened: VerifiedFile | None,
+        ref: DeliverableRef | None,
+    ) -> bool:
+        if spec.id in ("open", "show_source"):
+            assert opened is not None
+            self.openRequested.emit(path, opened, spec.id == "show_source", ref)
+            return True
+        if spec.id == "save_copy":
+            assert opened is not None
+            return self._saver.start(
+                opened,
+                name,
+                path,
+                changed=check.verdict is Verdict.CHANGED,
+                parent=self._dialog_parent,
+            )
+        if opened is not None:
+            opened.close()
+        if spec.id == "open_browser":
+            self._refuse(spec, name, BROWSER_PENDING)
+            return False
+        if spec.id == "reveal":
+            self.revealRequested.emit(path)
+            return True
+        if spec.id == "copy_path":
+            QGuiApplication.clipboard().setText(path)
+            self.notice.emit("Path copied")
+            return True
+        if spec.id == "open_native":
+            # From here the desktop opens the path by name: the check just made
+            # is the last word this app has on it.
+            if not self._system.open_file(path):
+                self._refuse(spec, name, "no app is set up to open it")
+                return False
+            return True
+        if spec.id == "show_in_file_manager":
+            if not self._system.show_in_file_manager(path):
+                self._refuse(spec, name, "no file manager could be started")
+                return False
+            return True
+        raise AssertionError(f"unhandled action {spec.id}")
+
+    def _refuse(self, spec: ActionSpec, name: str, reason: str) -> None:
+        self.refused.emit(f"Can't {spec.refusal.format(name=name)}: {reason}")
+
+    def _on_system_failed(self, reason: str) -> None:
+        self.refused.emit(f"Can't show the file in the file manager: {reason}")
+
+    def _on_saver_saved(self, _name: str, target: str) -> None:
+        self.notice.emit(f"Saved a copy to {target}")
+
+    def _on_saver_failed(self, name: str, reason: str) -> None:
+        self.refused.emit(f"Can't save a copy of {name}: {reason}")
+
+    def _on_saver_cancelled(self, name: str) -> None:
+        self.notice.emit(f"Save a copy of {name} cancelled; nothing was saved")
+
+
+def workspace_policy(root: str) -> Policy:
+    """The policy in force now for a conversation working in ``root``."""
+    return load_policy(workspace=Path(root) if root else None)
