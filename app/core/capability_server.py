@@ -1,0 +1,349 @@
+"""Serve bound bundles on loopback under unguessable, revocable capability URLs.
+
+Built on the stdlib ``http.server``: it hands bytes already in memory to one
+local browser engine, so a server framework would add a dependency and attack
+surface for nothing. Only request parsing is taken from it; every response,
+error pages included, is written here.
+
+Decisions: the query string is ignored for lookup (pages add ``?v=2`` to bust
+caches) but the path is matched exactly, with percent-escapes decoded only for
+characters a browser itself escapes; a multi-range request gets the whole
+resource (200); a token revoked recently gets 410, any other unknown one 404;
+the same Content-Security-Policy, sandbox included, goes on every response,
+so a bound file opened on its own is sandboxed too; requests in CORS mode get
+403, since no response ever carries CORS headers anyway.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+import re
+import secrets
+import socket
+import socketserver
+import threading
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import quote, unquote_to_bytes
+
+from app.core.manifest import Bundle, Resource, is_canonical_key
+
+HOST = "127.0.0.1"
+PREFIX = "/cap/"
+# Inline styles are allowed: reports use them, and with every load limited to
+# 'self' a stylesheet can neither run code nor send data anywhere. Inline
+# scripts are not: only the bound script files run. data: images are inline
+# bytes, not requests.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; media-src 'self'; font-src 'self'; connect-src 'none'; "
+    "form-action 'none'; base-uri 'none'; frame-src 'none'; object-src 'none'; "
+    "frame-ancestors 'none'; sandbox allow-scripts"
+)
+_SECURITY_HEADERS = (
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cache-Control", "no-store"),
+)
+_REMEMBERED_REVOCATIONS = 1024
+_RANGE = re.compile(r"bytes=(\d{0,18})-(\d{0,18})")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+# Characters a browser never escapes in a path; an escaped one is a trick.
+_NEVER_ESCAPED = frozenset(
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/\\"
+)
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Publication:
+    """A published bundle: its URL, the token inside it, and how to revoke it.
+
+    Token and URL stay out of ``repr`` so logging a publication leaks nothing.
+    """
+
+    url: str = field(repr=False)
+    prefix: str = field(repr=False)
+    token: str = field(repr=False)
+    entry_key: str
+    _server: CapabilityServer = field(repr=False, compare=False)
+
+    def revoke(self) -> None:
+        self._server.revoke(self.token)
+
+
+class _RangeNotSatisfiableError(Exception):
+    pass
+
+
+def _byte_range(header: str | None, size: int) -> tuple[int, int] | None:
+    """Inclusive (first, last) for one valid range; ``None`` means the whole body."""
+    if header is None:
+        return None
+    match = _RANGE.fullmatch(header.strip())
+    if match is None or match.group(1) == match.group(2) == "":
+        return None  # invalid or several ranges: ignored, as the standard allows
+    first_text, last_text = match.groups()
+    if first_text == "":
+        suffix = int(last_text)
+        if suffix == 0 or size == 0:
+            raise _RangeNotSatisfiableError
+        return max(0, size - suffix), size - 1
+    first = int(first_text)
+    if last_text and int(last_text) < first:
+        return None
+    if first >= size:
+        raise _RangeNotSatisfiableError
+    last = min(int(last_text), size - 1) if last_text else size - 1
+    return first, last
+
+
+def _decode_key(raw: str) -> str | None:
+    """The manifest key a raw request path names, or ``None`` for any trick."""
+    if not raw or any(not 0x21 <= ord(char) <= 0x7E for char in raw):
+        return None
+    if "\\" in raw or raw.count("%") != len(_ESCAPE.findall(raw)):
+        return None
+    for escape in _ESCAPE.findall(raw):
+        value = int(escape, 16)
+        if value < 0x20 or value == 0x7F or value in _NEVER_ESCAPED:
+            return None
+    try:
+        key = unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return key if is_canonical_key(key) else None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _LoopbackServer
+    target = ""
+    protocol_version = "HTTP/1.1"
+    server_version = "deliverables"
+    sys_version = ""
+    timeout = 30  # an idle keep-alive connection does not hold a thread forever
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        # The base class rewrites a leading "//" in self.path; match the
+        # target exactly as it was sent.
+        self.target = self.requestline.split()[1]
+        if self.headers.get("Content-Length", "0") != "0" or self.headers.get(
+            "Transfer-Encoding"
+        ):
+            self.close_connection = True  # a body is never read: do not reuse
+        hosts = self.headers.get_all("Host") or []
+        if hosts != [f"{HOST}:{self.server.server_port}"]:
+            self._refuse(HTTPStatus.MISDIRECTED_REQUEST, "misdirected request")
+            return False
+        if self.command not in ("GET", "HEAD"):
+            allow = (("Allow", "GET, HEAD"),)
+            self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, "method not allowed", allow)
+            return False
+        if self.headers.get("Sec-Fetch-Mode", "").lower() == "cors":
+            self._refuse(HTTPStatus.FORBIDDEN, "cross-origin reads are not served")
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        self._answer(send_body=True)
+
+    def do_HEAD(self) -> None:
+        self._answer(send_body=False)
+
+    def _find(self) -> Resource | HTTPStatus:
+        path = self.target.split("?", 1)[0]
+        if not path.startswith(PREFIX):
+            return HTTPStatus.NOT_FOUND
+        token, slash, raw_key = path[len(PREFIX) :].partition("/")
+        if not slash:
+            return HTTPStatus.NOT_FOUND
+        bundle = self.server.owner.lookup(token)
+        if not isinstance(bundle, Bundle):
+            return bundle
+        key = _decode_key(raw_key)
+        resource = bundle.resources.get(key) if key is not None else None
+        return resource if resource is not None else HTTPStatus.NOT_FOUND
+
+    def _answer(self, *, send_body: bool) -> None:
+        found = self._find()
+        if isinstance(found, HTTPStatus):
+            self._refuse(found, found.phrase.lower())
+            return
+        size = len(found.data)
+        try:
+            span = _byte_range(self.headers.get("Range"), size)
+        except _RangeNotSatisfiableError:
+            extra = (("Content-Range", f"bytes */{size}"),)
+            status = HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE
+            self._refuse(status, "range not satisfiable", extra)
+            return
+        first, last = span if span is not None else (0, size - 1)
+        self.send_response(
+            HTTPStatus.OK if span is None else HTTPStatus.PARTIAL_CONTENT
+        )
+        self.send_header("Content-Type", found.content_type)
+        self.send_header("Accept-Ranges", "bytes")
+        if span is not None:
+            self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
+        self._finish_headers(last - first + 1)
+        if send_body and size:
+            self.wfile.write(memoryview(found.data)[first : last + 1])
+
+    def _finish_headers(self, length: int) -> None:
+        for name, value in _SECURITY_HEADERS:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(length))
+        self.end_headers()
+
+    def _refuse(
+        self,
+        status: HTTPStatus,
+        text: str,
+        extra: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        payload = (text + "\n").encode()
+        if status >= HTTPStatus.BAD_REQUEST and status != HTTPStatus.NOT_FOUND:
+            self.close_connection = True
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        for name, value in extra:
+            self.send_header(name, value)
+        self._finish_headers(len(payload))
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+
+    def send_error(
+        self, code: int, message: str | None = None, explain: str | None = None
+    ) -> None:
+        # The base class echoes the request line into an HTML page; this
+        # answers with the status phrase only, so no token is reflected.
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9":
+            # An unparsable request line leaves the 0.9 default, which would
+            # suppress the status line; answer with a real one.
+            self.request_version = "HTTP/1.0"
+        status = HTTPStatus(code)
+        self._refuse(status, status.phrase.lower())
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        _log.debug("%s %s", self.command, code)  # never the path: it holds the token
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Nothing: the base class's messages quote the request line."""
+
+
+class _LoopbackServer(ThreadingHTTPServer):
+    allow_reuse_address = False  # on Windows it would let another process share
+    daemon_threads = False
+    block_on_close = True  # close() joins every connection thread
+
+    def __init__(self, owner: CapabilityServer) -> None:
+        self.owner = owner
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        super().__init__((HOST, 0), _Handler)
+
+    def server_bind(self) -> None:
+        if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
+        # Skip HTTPServer's reverse lookup of the host name: it can stall.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name = HOST
+        self.server_port = self.server_address[1]
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._connections_lock:
+            self._connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._connections_lock:
+            self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def drop_connections(self) -> None:
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):  # already closed by its thread
+                connection.shutdown(socket.SHUT_RDWR)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # The default prints a traceback to stderr; a client that went away
+        # mid-response is normal (media seeking), anything else is named only.
+        _log.debug("capability server: a request ended with an error")
+
+
+class CapabilityServer:
+    """One loopback server per app, serving each published bundle by token."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._bundles: dict[str, Bundle] = {}
+        self._revoked: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._httpd = _LoopbackServer(self)
+        self.port: int = self._httpd.server_port
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name="capability-server",
+            daemon=True,
+        )
+        self._thread.start()
+
+    @property
+    def origin(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def publish(self, bundle: Bundle) -> Publication:
+        """Serve ``bundle`` under a fresh 256-bit token until it is revoked."""
+        token = secrets.token_urlsafe(32)
+        prefix = f"{self.origin}{PREFIX}{token}/"
+        with self._lock:
+            self._bundles[token] = bundle
+        url = prefix + quote(bundle.entry_key, safe="/")
+        return Publication(url, prefix, token, bundle.entry_key, self)
+
+    def revoke(self, token: str) -> None:
+        """Stop serving ``token``; later requests get 410, then 404."""
+        with self._lock:
+            if self._bundles.pop(token, None) is None:
+                return
+            self._revoked[token] = None
+            while len(self._revoked) > _REMEMBERED_REVOCATIONS:
+                self._revoked.popitem(last=False)
+
+    def lookup(self, token: str) -> Bundle | HTTPStatus:
+        with self._lock:
+            bundle = self._bundles.get(token)
+            if bundle is not None:
+                return bundle
+            return HTTPStatus.GONE if token in self._revoked else HTTPStatus.NOT_FOUND
+
+    def close(self) -> None:
+        """Stop serving, end open connections and join every thread."""
+        with self._lock:
+            self._bundles.clear()
+        self._httpd.shutdown()
+        self._httpd.drop_connections()
+        self._httpd.server_close()
+        self._thread.join()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,561 @@
+"""Bind an HTML file's direct local dependencies into a frozen snapshot to serve.
+
+Parsing uses the stdlib ``html.parser.HTMLParser``: it is tolerant of malformed
+markup, decodes character references in attribute values as a browser does,
+and only start tags and their attributes matter here, so a tree-building
+library would add a dependency without changing what is collected. The
+``srcset`` splitter and the reference resolver are hand-written because no
+allowed library has them and they must follow the browser's own rules: a key
+is exactly the path the page will request below the capability prefix.
+
+Keys are relative to the *bundle root*: the workspace root for a workspace
+file, the file's own folder for an external one. A page at
+``report/index.html`` is served as ``report/index.html`` so that its
+``../assets/logo.png`` still resolves inside the capability prefix.
+
+Not bound, and listed in ``Bundle.left_out`` with a reason: module scripts,
+frames, objects, embeds, ``<base>``, remote URLs and non-file schemes, root
+paths, and everything CSS refers to (``@import`` and ``url()`` in bound
+stylesheets, ``<style>`` blocks and ``style`` attributes are reported, never
+bound). ``data:`` URLs in image positions are not files; the page shows them.
+"""
+
+from __future__ import annotations
+
+import codecs
+import html
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from urllib.parse import quote, unquote
+
+from app.core.manifest import (
+    MAX_BUNDLE_BYTES,
+    MAX_DEPENDENCIES,
+    MAX_DEPENDENCY_BYTES,
+    Bundle,
+    LeftOut,
+    Resource,
+    content_type_for,
+    is_canonical_key,
+)
+from app.core.policy import Policy, filesystem_is_case_insensitive
+from app.core.safeio import SafeOpenError, VerifiedFile, open_verified
+
+# Enough for an info bar; past this the list ends with one summary entry.
+MAX_LISTED = 200
+
+
+class BindError(ValueError):
+    """The document itself cannot be previewed; the message says why."""
+
+
+# Past this many references the rest of the page is not examined: binding
+# stops at 64 files anyway, and the listing must stay small.
+MAX_REFERENCES = 4096
+_C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_META_CHARSET = re.compile(
+    rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:\-]+)", re.I
+)
+_CSS_URL = re.compile(
+    r"""@import\s+(?:url\(\s*)?["']?([^"'()\s;]+)|url\(\s*["']?([^"'()\s]+)""", re.I
+)
+# The JavaScript MIME types of the HTML standard; any other type is not run.
+_JS_TYPES = frozenset(
+    [
+        "application/ecmascript",
+        "application/javascript",
+        "application/x-ecmascript",
+        "application/x-javascript",
+        "text/ecmascript",
+        "text/javascript",
+        "text/javascript1.0",
+        "text/javascript1.1",
+        "text/javascript1.2",
+        "text/javascript1.3",
+        "text/javascript1.4",
+        "text/javascript1.5",
+        "text/jscript",
+        "text/livescript",
+        "text/x-ecmascript",
+        "text/x-javascript",
+    ]
+)
+_LOADING_RELS = frozenset(
+    ["icon", "apple-touch-icon", "preload", "prefetch", "modulepreload", "manifest"]
+)
+_OPEN_DETAILS = {
+    "missing": "no such file",
+    "symlink": "the file is a symbolic link",
+    "directory": "it is a folder, not a file",
+    "not_regular": "it is not a regular file",
+    "unreadable": "it cannot be read",
+}
+_NOT_LOADED = {"iframe": "src", "frame": "src", "object": "data", "embed": "src"}
+
+
+class Skip(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """A reference that is not bound: a short reason word and the user's sentence."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class _Reference:
+    url: str
+    image: bool  # an image position, where a data: URL is fine as it is
+
+
+def _classic_script(type_attribute: str | None) -> bool:
+    if type_attribute is None or not type_attribute.strip():
+        return True
+    return type_attribute.split(";")[0].strip().lower() in _JS_TYPES
+
+
+def srcset_urls(value: str) -> list[str]:
+    """The candidate URLs of a ``srcset``, split as the HTML standard does."""
+    urls: list[str] = []
+    index, length = 0, len(value)
+    while index < length:
+        while index < length and (value[index].isspace() or value[index] == ","):
+            index += 1
+        start = index
+        while index < length and not value[index].isspace():
+            index += 1
+        url = value[start:index]
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:  # skip the descriptors, up to a comma outside parentheses
+            depth = 0
+            while index < length:
+                char = value[index]
+                index += 1
+                if char == "(":
+                    depth += 1
+                elif char == ")":
+                    depth = max(0, depth - 1)
+                elif char == "," and depth == 0:
+                    break
+        if url:
+            urls.append(url)
+    return urls
+
+
+def css_urls(css: str) -> list[str]:
+    """URLs named by ``@import`` and ``url()``, for listing only (never bound)."""
+    found = (first or second for first, second in _CSS_URL.findall(css))
+    return [url for url in dict.fromkeys(found) if not url.lower().startswith("data:")]
+
+
+class _Collector(HTMLParser):
+    """Collect direct dependencies, and notes on what will not load."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.references: list[_Reference] = []
+        self.notes: list[LeftOut] = []
+        self.skipped = 0
+        self._picture = 0
+        self._in_style = False
+        self._in_inline_script = False
+        self._noted_inline_script = False
+
+    def _refer(self, url: str | None, *, image: bool = False) -> None:
+        if url is None:
+            return
+        if len(self.references) >= MAX_REFERENCES:
+            self.skipped += 1
+            return
+        self.references.append(_Reference(url, image))
+
+    def _note(self, reference: str | None, reason: str, detail: str) -> None:
+        if reference is not None and len(self.notes) < MAX_REFERENCES:
+            self.notes.append(LeftOut(reference, reason, detail))
+
+    def _css(self, css: str) -> None:
+        for url in css_urls(css):
+            self._note(url, "css", "CSS @import and url() references are not bound")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found: dict[str, str] = {}
+        for name, value in attrs:
+            found.setdefault(name, value or "")  # the first duplicate wins
+        self._in_style = tag == "style"
+        self._in_inline_script = False
+        if "style" in found:
+            self._css(found["style"])
+        if "crossorigin" in found and tag in (
+            "link",
+            "script",
+            "img",
+            "audio",
+            "video",
+        ):
+            url = found.get("href" if tag == "link" else "src")
+            detail = "crossorigin needs CORS headers, which a preview never sends"
+            self._note(url, "cors", detail)
+            return
+        if tag == "link":
+            rels = set(found.get("rel", "").lower().split())
+            if "stylesheet" in rels:
+                self._refer(found.get("href"))
+            elif rels & _LOADING_RELS:
+                detail = f"<link rel={' '.join(sorted(rels))}> is not bound"
+                self._note(found.get("href"), "not_bound", detail)
+        elif tag == "script":
+            type_attribute = found.get("type")
+            if _classic_script(type_attribute):
+                self._refer(found.get("src"))
+                self._in_inline_script = "src" not in found
+            elif (type_attribute or "").strip().lower() == "module":
+                self._note(found.get("src"), "module", "module scripts are not bound")
+            else:
+                detail = f"a script of type {type_attribute} is not run"
+                self._note(found.get("src"), "not_bound", detail)
+        elif tag == "img":
+            self._refer(found.get("src"), image=True)
+            for url in srcset_urls(found.get("srcset", "")):
+                self._refer(url, image=True)
+        elif tag in ("audio", "video", "source", "track"):
+            self._refer(found.get("src"))
+            if tag == "video":
+                self._refer(found.get("poster"), image=True)
+            if tag == "source" and self._picture:
+                for url in srcset_urls(found.get("srcset", "")):
+                    self._refer(url, image=True)
+        elif tag == "picture":
+            self._picture += 1
+        elif tag in _NOT_LOADED:
+            detail = f"<{tag}> content is not loaded in a preview"
+            self._note(found.get(_NOT_LOADED[tag]), "not_bound", detail)
+        elif tag == "base":
+            self._note(found.get("href"), "base", "<base> is ignored in a preview")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "picture":
+            self._picture = max(0, self._picture - 1)
+        self._in_style = self._in_inline_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self._css(data)
+        elif self._in_inline_script and data.strip() and not self._noted_inline_script:
+            self._noted_inline_script = True
+            detail = "inline scripts do not run; only script files next to the page"
+            self._note("inline <script>", "inline_script", detail)
+
+    def scan(self, text: str) -> None:
+        try:
+            self.feed(text)
+            self.close()
+        except AssertionError:
+            # WORKAROUND(CPython's _markupbase asserts on broken marked sections
+            # such as "<![ x"): keep what was collected before that point.
+            self._note("(rest of the page)", "unparsed", "the HTML stops parsing here")
+        if self.skipped:
+            self._note(f"{self.skipped} more", "too_many", "not examined")
+
+
+def decode_html(data: bytes) -> tuple[str, str]:
+    """Text and charset: a BOM, then ``<meta charset>``, then UTF-8, then cp1252.
+
+    The charset goes into the served ``Content-Type`` so the browser reads the
+    page exactly as it was parsed here.
+    """
+    for bom, charset in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16le")):
+        if data.startswith(bom):
+            return data[len(bom) :].decode(charset, "replace"), charset
+    if data.startswith(b"\xfe\xff"):
+        return data[2:].decode("utf-16be", "replace"), "utf-16be"
+    declared = _META_CHARSET.search(data[:1024])
+    if declared:
+        label = declared.group(1).decode("ascii").lower()
+        try:
+            codecs.lookup(label)
+        except LookupError:
+            label = ""
+        if label and not label.startswith("utf-16"):  # the standard reads utf-8
+            return data.decode(label, "replace"), label
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("cp1252", "replace"), "windows-1252"
+
+
+def resolve_reference(
+    raw: str, base: tuple[str, ...], *, image: bool = False
+) -> tuple[str, ...] | None:
+    """The path segments ``raw`` names below the bundle root, resolved once.
+
+    ``None`` when there is nothing to bind (empty, fragment-only, an image
+    ``data:`` URL). Follows the browser: tabs and newlines are dropped, ``..``
+    pops a folder, query and fragment are not part of the path; anything the
+    server would not answer with the same key (encoded slashes, empty
+    segments, a folder) is refused here with a reason.
+    """
+    url = raw.strip(_C0_AND_SPACE)
+    url = url.replace("\t", "").replace("\n", "").replace("\r", "")
+    if not url or url.startswith(("#", "?")):
+        return None
+    if "\\" in url:
+        raise Skip("invalid", "backslashes in a path are refused")
+    scheme = _SCHEME.match(url)
+    if scheme:
+        name = scheme.group()[:-1].lower()
+        if name in ("http", "https"):
+            raise Skip("remote", "remote URLs are not loaded")
+        if name == "data" and image:
+            return None
+        raise Skip("scheme", f"{name}: URLs are not loaded")
+    if url.startswith("//"):
+        raise Skip("remote", "remote URLs are not loaded")
+    if url.startswith("/"):
+        raise Skip("absolute", "absolute paths are not bound, only relative ones")
+    path = url.split("#", 1)[0].split("?", 1)[0]
+    lowered = path.lower()
+    if "%2f" in lowered or "%5c" in lowered or _BAD_ESCAPE.search(path):
+        raise Skip("invalid", "encoded slashes and broken escapes are refused")
+    try:
+        decoded = unquote(path, errors="strict")
+    except UnicodeDecodeError:
+        raise Skip("invalid", "the path is not valid UTF-8") from None
+    if any(ord(char) < 0x20 or char == "\x7f" for char in decoded):
+        raise Skip("invalid", "control characters (NUL) in a path are refused")
+    parts = list(base)
+    segments = decoded.split("/")
+    for segment in segments:
+        if segment == "..":
+            if not parts:
+                raise Skip("outside", "it points outside the workspace")
+            parts.pop()
+        elif segment == "":
+            raise Skip("invalid", "it names a folder or has an empty segment")
+        elif segment != ".":
+            parts.append(segment)
+    if segments[-1] in (".", ".."):
+        raise Skip("invalid", "it names a folder, not a file")
+    return tuple(parts)
+
+
+def _same_path(first: str, second: str) -> bool:
+    if filesystem_is_case_insensitive():
+        return first.casefold() == second.casefold()
+    return first == second
+
+
+def _is_within(path: str, root: str) -> bool:
+    return path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _snapshot(opened: VerifiedFile, limit: int, what: str) -> bytes:
+    """Read the whole file through its descriptor, refusing a change mid-read."""
+    identity = opened.identity
+    if identity.size > limit:
+        raise Skip("too_large", f"{what} is larger than {limit >> 20} MiB")
+    parts: list[bytes] = []
+    position = 0
+    while position < identity.size:
+        chunk = opened.read(identity.size - position, position)
+        if not chunk:
+            break
+        parts.append(chunk)
+        position += len(chunk)
+    data = b"".join(parts)
+    if len(data) != identity.size or opened.current_identity() != identity:
+        raise Skip("changed", f"{what} changed while it was being read")
+    return data
+
+
+class _Binder:
+    """Snapshot references one by one, within the limits, remembering outcomes."""
+
+    def __init__(self, root: str, policy: Policy, budget: int) -> None:
+        self.root = root
+        self.policy = policy
+        self.budget = budget
+        self.resources: dict[str, Resource] = {}
+        self.left_out: dict[tuple[str, str], LeftOut] = {}
+        self.unlisted = 0
+        self._failed: dict[str, Skip] = {}
+
+    def leave_out(self, reference: str, reason: str, detail: str) -> None:
+        if (reference, reason) in self.left_out:
+            return
+        if len(self.left_out) >= MAX_LISTED:
+            self.unlisted += 1
+            return
+        self.left_out[(reference, reason)] = LeftOut(reference, reason, detail)
+
+    def add(self, reference: _Reference, base: tuple[str, ...]) -> None:
+        try:
+            parts = resolve_reference(reference.url, base, image=reference.image)
+            if parts is None:
+                return
+            key = "/".join(parts)
+            if key in self.resources:
+                return  # duplicates bind once
+            if key in self._failed:
+                raise self._failed[key]
+            try:
+                self._bind(key)
+            except Skip as skip:
+                if skip.reason != "too_many":
+                    self._failed[key] = skip
+                raise
+        except Skip as skip:
+            self.leave_out(reference.url, skip.reason, skip.detail)
+
+    def _bind(self, key: str) -> None:
+        path = os.path.join(self.root, *key.split("/"))
+        rule = self.policy.denying_rule(path)
+        if rule is not None:
+            raise Skip("denied", f"denied by read-deny rule {rule.describe()}")
+        content_type = content_type_for(key)
+        if content_type is None:
+            suffix = posixpath.splitext(key)[1] or "without an extension"
+            raise Skip("type", f"files of type {suffix} are not served")
+        if len(self.resources) >= MAX_DEPENDENCIES:
+            raise Skip("too_many", f"more than {MAX_DEPENDENCIES} dependencies")
+        parent = os.path.dirname(path)
+        if not _same_path(os.path.realpath(parent), parent):
+            raise Skip("symlink", "a folder on its path is a symbolic link")
+        try:
+            opened = open_verified(path)
+        except SafeOpenError as error:
+            detail = _OPEN_DETAILS.get(error.reason, str(error))
+            raise Skip(error.reason, detail) from error
+        with opened:
+            real = opened.real_path
+            if real is not None and not _same_path(real, path):
+                raise Skip("symlink", "a folder on its path leads somewhere else")
+            size = opened.identity.size
+            if size <= MAX_DEPENDENCY_BYTES and size > self.budget:
+                raise Skip(
+                    "bundle_full",
+                    f"the preview would exceed {MAX_BUNDLE_BYTES >> 20} MiB",
+                )
+            data = _snapshot(opened, MAX_DEPENDENCY_BYTES, "the file")
+        self.budget -= len(data)
+        self.resources[key] = Resource.of(key, content_type, data)
+
+    def finish(self) -> list[LeftOut]:
+        listed = list(self.left_out.values())
+        if self.unlisted:
+            listed.append(
+                LeftOut(f"{self.unlisted} more", "not_listed", "not listed one by one")
+            )
+        return listed
+
+
+def _locate(
+    html_file: VerifiedFile, html_path: str, workspace_root: str
+) -> tuple[str, tuple[str, ...]]:
+    """The bundle root and the document's path segments below it."""
+    if html_file.real_path is not None:
+        real = html_file.real_path
+    else:
+        folder, name = os.path.split(os.path.abspath(html_path))
+        real = os.path.join(os.path.realpath(folder), name)
+    root = os.path.realpath(workspace_root) if workspace_root else ""
+    if root and _is_within(real, root):
+        return root, tuple(os.path.relpath(real, root).split(os.sep))
+    folder, name = os.path.split(real)
+    return folder, (name,)
+
+
+def bind_html(
+    html_file: VerifiedFile, html_path: str, workspace_root: str, policy: Policy
+) -> Bundle:
+    """Snapshot the document read through ``html_file`` and its direct dependencies.
+
+    Dependencies must stay inside the workspace root (an external document:
+    inside its own folder). What cannot be bound is listed with a reason.
+    Raises ``BindError`` when the document itself cannot be served.
+    """
+    root, segments = _locate(html_file, html_path, workspace_root)
+    rule = policy.denying_rule(os.path.join(root, *segments))
+    if rule is not None:
+        raise BindError(f"the page is denied by read-deny rule {rule.describe()}")
+    entry_key = "/".join(segments)
+    if content_type_for(entry_key) != "text/html" or not is_canonical_key(entry_key):
+        raise BindError("the page's file name does not end in .html or .htm")
+    try:
+        document = _snapshot(html_file, MAX_BUNDLE_BYTES, "the page")
+    except Skip as skip:
+        raise BindError(skip.detail) from None
+    text, charset = decode_html(document)
+    collector = _Collector()
+    collector.scan(text)
+    binder = _Binder(root, policy, MAX_BUNDLE_BYTES - len(document))
+    base = segments[:-1]
+    for reference in collector.references:
+        binder.add(reference, base)
+    for note in collector.notes:
+        binder.leave_out(note.reference, note.reason, note.detail)
+    for resource in list(binder.resources.values()):
+        if resource.content_type == "text/css":
+            css = resource.data.decode("utf-8", "replace")
+            for url in css_urls(css):
+                detail = f"named in {resource.key}: CSS references are not bound"
+                binder.leave_out(url, "css", detail)
+    entry = Resource.of(entry_key, f"text/html; charset={charset}", document)
+    return Bundle.of(entry_key, [entry, *binder.resources.values()], binder.finish())
+
+
+def _single_key(path: str) -> str:
+    name = os.path.basename(path)
+    if is_canonical_key(name):
+        return name
+    return "file" + posixpath.splitext(name)[1].lower()
+
+
+def bind_single(
+    file: VerifiedFile, path: str, content_type: str | None = None
+) -> Bundle:
+    """Snapshot one file (up to the bundle limit) as a bundle of its own."""
+    key = _single_key(path)
+    content_type = content_type or content_type_for(key)
+    if content_type is None:
+        raise BindError("this type of file is not served in a preview")
+    try:
+        data = _snapshot(file, MAX_BUNDLE_BYTES, "the file")
+    except Skip as skip:
+        raise BindError(skip.detail) from None
+    return Bundle.of(key, [Resource.of(key, content_type, data)], [])
+
+
+def wrap_image_page(key: str, alt: str) -> bytes:
+    """A page whose only content is ``<img src=key>``, with escaped alt text.
+
+    An image context runs no script in an SVG and loads nothing it names.
+    """
+    source = html.escape(quote(key, safe="/"), quote=True)
+    text = html.escape(alt, quote=True)
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+        f"<title>{text}</title><style>"
+        "html,body{margin:0;height:100%}"
+        "body{display:flex;align-items:center;justify-content:center}"
+        "img{max-width:100%;max-height:100%}</style></head>"
+        f'<body><img src="{source}" alt="{text}"></body></html>\n'
+    ).encode()
+
+
+def bind_image_page(file: VerifiedFile, path: str, alt: str | None = None) -> Bundle:
+    """An image (SVG included) shown as ``<img>`` in a generated wrapper page."""
+    image = bind_single(file, path)
+    if not image.entry.content_type.startswith("image/"):
+        raise BindError("only images can be shown in an image page")
+    page_key = "index.html" if image.entry_key != "index.html" else "page.html"
+    text = alt if alt is not None else os.path.basename(path)
+    page = Resource.of(
+        page_key, "text/html; charset=utf-8", wrap_image_page(image.entry_key, text)
+    )
+    return Bundle.of(page_key, [page, image.entry], [])

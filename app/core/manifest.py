@@ -1,0 +1,121 @@
+"""The frozen manifest an HTML preview is served from: resources, left-outs, limits."""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+MIB = 1 << 20
+MAX_DEPENDENCY_BYTES = 4 * MIB
+MAX_DEPENDENCIES = 64
+# The HTML document counts toward the bundle: the limit bounds what one preview
+# holds in memory, and the document is part of that.
+MAX_BUNDLE_BYTES = 32 * MIB
+
+# Fixed table, lower-case extension -> type. The type never comes from the
+# content or the referencing element; with ``nosniff`` a script served as an
+# image is not run. Extensions outside the table are left out, not served as
+# ``application/octet-stream``: nothing in a page could use such bytes.
+CONTENT_TYPES: Mapping[str, str] = MappingProxyType(
+    {
+        ".html": "text/html",
+        ".htm": "text/html",
+        ".css": "text/css",
+        ".js": "text/javascript",
+        ".png": "image/png",
+        ".jpg": "image/jpeg",
+        ".jpeg": "image/jpeg",
+        ".gif": "image/gif",
+        ".webp": "image/webp",
+        ".svg": "image/svg+xml",
+        ".ico": "image/x-icon",
+        ".bmp": "image/bmp",
+        ".avif": "image/avif",
+        ".mp3": "audio/mpeg",
+        ".wav": "audio/wav",
+        ".ogg": "audio/ogg",
+        ".oga": "audio/ogg",
+        ".ogv": "video/ogg",
+        ".mp4": "video/mp4",
+        ".m4v": "video/mp4",
+        ".webm": "video/webm",
+        ".vtt": "text/vtt",
+        ".woff": "font/woff",
+        ".woff2": "font/woff2",
+        ".ttf": "font/ttf",
+        ".otf": "font/otf",
+    }
+)
+
+
+def content_type_for(name: str) -> str | None:
+    """The served type for a file name, or ``None`` when the type is not served."""
+    return CONTENT_TYPES.get(posixpath.splitext(name)[1].lower())
+
+
+def is_canonical_key(key: str) -> bool:
+    """A key is a relative POSIX path with no empty, ``.`` or ``..`` segment."""
+    if not key or "\\" in key or "\0" in key:
+        return False
+    return all(part not in ("", ".", "..") for part in key.split("/"))
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One snapshotted file: the bytes served, their type and their hash."""
+
+    key: str
+    content_type: str
+    data: bytes = field(repr=False)
+    sha256: str
+
+    @classmethod
+    def of(cls, key: str, content_type: str, data: bytes) -> Resource:
+        return cls(key, content_type, data, hashlib.sha256(data).hexdigest())
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A reference the page makes that the preview does not serve, and why.
+
+    ``reason`` is a short word (``symlink``, ``denied``, ``remote``, ...);
+    ``detail`` is the sentence to show the user.
+    """
+
+    reference: str
+    reason: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """Everything one preview may load, fixed at binding time.
+
+    ``resources`` maps each key (the URL path below the capability prefix) to
+    its snapshot; ``entry_key`` names the document to open.
+    """
+
+    entry_key: str
+    resources: Mapping[str, Resource]
+    left_out: tuple[LeftOut, ...] = ()
+    total_bytes: int = 0
+
+    @classmethod
+    def of(
+        cls, entry_key: str, resources: list[Resource], left_out: list[LeftOut]
+    ) -> Bundle:
+        table = {resource.key: resource for resource in resources}
+        if entry_key not in table:
+            raise ValueError("the entry document must be one of the resources")
+        for key in table:
+            if not is_canonical_key(key):
+                raise ValueError(f"not a canonical manifest key: {key!r}")
+        total = sum(len(resource.data) for resource in table.values())
+        return cls(entry_key, MappingProxyType(table), tuple(left_out), total)
+
+    @property
+    def entry(self) -> Resource:
+        return self.resources[self.entry_key]
