@@ -1,0 +1,108 @@
+"""Benchmark of the CSV row index on a generated 1 GiB table: first screen, index."""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+import shutil
+import statistics
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.core.csv_index import CsvFile, CsvIndex
+from app.core.safeio import open_verified
+
+pytestmark = pytest.mark.benchmark
+
+GIB = 1 << 30
+MIB = 1 << 20
+
+
+def table_block(seed: int = 2) -> bytes:
+    """About 1 MiB of rows: quoted text, embedded newlines and commas, numbers."""
+    rng = random.Random(seed)
+    notes = ["ok", "late, again", 'said "no"', "two\nlines", "", "n/a"]
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    while buffer.tell() < MIB:
+        writer.writerow(
+            [
+                rng.randint(1, 10**9),
+                f"customer {rng.randint(1, 50_000)}",
+                rng.choice(notes),
+                f"{rng.uniform(0, 10_000):.2f}",
+                f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+            ]
+        )
+    return buffer.getvalue().encode()
+
+
+@pytest.fixture(scope="module")
+def big_csv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("csv")
+    if shutil.disk_usage(folder).free < 2 * GIB:
+        pytest.skip("needs 2 GiB of free disk for the generated table")
+    header = b"id,name,note,amount,date\r\n"
+    block = table_block()
+    path = folder / "large.csv"
+    chunk = block * 16
+    with open(path, "wb") as out:
+        written = out.write(header)
+        while written + len(chunk) <= GIB:  # whole blocks: rows never cut
+            written += out.write(chunk)
+    yield path
+    path.unlink()
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def test_csv_first_screen_index_and_scroll(big_csv: Path, report: list[str]) -> None:
+    screen, baseline = [], []
+    for _ in range(15):
+        began = time.perf_counter()
+        with open_verified(str(big_csv)) as opened:
+            rows = CsvFile(opened, name=big_csv.name).head_rows(60)
+        screen.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        with open(big_csv, newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle)
+            plain = [next(reader) for _ in range(61)]
+        baseline.append(time.perf_counter() - began)
+    assert [list(row.cells) for row in rows] == plain[1:]
+    report.append(
+        f"csv first screen (60 rows, no index): {ms(statistics.median(screen))} "
+        f"(target <= 100 ms); csv.reader baseline {ms(statistics.median(baseline))}, "
+        f"ratio {statistics.median(screen) / statistics.median(baseline):.1f}"
+    )
+    with open_verified(str(big_csv)) as opened:
+        table = CsvFile(opened, name=big_csv.name)
+        began = time.perf_counter()
+        index = CsvIndex.build(table)
+        build = time.perf_counter() - began
+        began = time.perf_counter()
+        newlines = sum(chunk.count(b"\n") for chunk in opened.chunks())
+        count_only = time.perf_counter() - began
+        assert 0 < index.row_count < newlines
+        rng = random.Random(9)
+        scroll = []
+        for _ in range(200):
+            first = rng.randrange(index.row_count)
+            began = time.perf_counter()
+            assert index.rows(first, 60)
+            scroll.append(time.perf_counter() - began)
+    scroll.sort()
+    report.append(
+        f"csv row index 1 GiB ({index.row_count:,} rows): {build:.2f} s warm "
+        f"(target <= 3 s); bytes.count newline scan {count_only:.2f} s, "
+        f"ratio {build / count_only:.2f}"
+    )
+    report.append(
+        f"csv rows(n, 60): p50 {ms(statistics.median(scroll))}, "
+        f"p95 {ms(scroll[int(len(scroll) * 0.95) - 1])} (target <= 8 ms)"
+    )

@@ -1,0 +1,63 @@
+"""Benchmark of JSON parsing to a first tree level on a generated 10 MB document."""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+
+import pytest
+
+from app.core.json_load import JsonDocument, children, load_json, node
+
+pytestmark = pytest.mark.benchmark
+
+
+def document(size: int = 10_000_000) -> bytes:
+    """Nested records (orders with customers and items) of about ``size`` bytes."""
+    rng = random.Random(4)
+    orders = []
+    text_size = 0
+    while text_size < size:
+        order = {
+            "id": rng.randint(1, 10**9),
+            "customer": {
+                "name": f"Customer {rng.randint(1, 9_999)}",
+                "vip": rng.random() < 0.1,
+            },
+            "items": [
+                {
+                    "sku": f"SKU-{rng.randint(1, 99_999)}",
+                    "qty": rng.randint(1, 9),
+                    "price": round(rng.uniform(1, 500), 2),
+                    "tags": ["a", "b"][: rng.randint(0, 2)],
+                }
+                for _ in range(rng.randint(1, 6))
+            ],
+            "note": "é" * rng.randint(0, 40) or None,
+        }
+        orders.append(order)
+        text_size += len(json.dumps(order)) + 2
+    return json.dumps({"orders": orders, "count": len(orders)}).encode()
+
+
+def test_json_parse_to_first_tree_level(report: list[str]) -> None:
+    data = document()
+    ours, plain = [], []
+    for _ in range(7):
+        began = time.perf_counter()
+        result = load_json(data)
+        assert isinstance(result, JsonDocument)
+        top = children(node(result.value))
+        children(top[0], 0, 100)
+        ours.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        json.loads(data)
+        plain.append(time.perf_counter() - began)
+    median, baseline = statistics.median(ours), statistics.median(plain)
+    report.append(
+        f"json {len(data) / 1e6:.1f} MB parse + tree top: {median * 1000:.0f} ms "
+        f"(target <= 150 ms); json.loads {baseline * 1000:.0f} ms, "
+        f"ratio {median / baseline:.2f}"
+    )
