@@ -1,0 +1,249 @@
+"""Document tabs: at most five previews; the least recently used inactive one goes."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from PySide6.QtCore import QPoint, Qt, Signal, Slot
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from previewers.base import PreviewWidget, plain_tooltip
+
+MAX_TABS = 5
+
+# Tab context menu: (action name, text). File actions are forwarded to the card
+# actions; the others the workspace handles itself.
+TAB_MENU: tuple[tuple[str, str], ...] = (
+    ("reload", "Reload"),
+    ("reveal", "Reveal in file tree"),
+    ("copy_path", "Copy path"),
+    ("open_native", "Open with system app"),
+    ("show_in_file_manager", "Show in file manager"),
+    ("save_copy", "Save a copy…"),
+    ("close", "Close tab"),
+)
+
+
+class DiskState(StrEnum):
+    """What the watcher last saw of an open file, compared with its preview."""
+
+    SAME = "same"
+    CHANGED = "changed"
+    DELETED = "deleted"
+
+
+class DocumentPageWidget(QWidget):
+    """One tab: a change notice bar above the preview.
+
+    Signals:
+        reloadRequested(): the user pressed Reload on the change notice.
+    """
+
+    reloadRequested = Signal()
+
+    def __init__(
+        self, preview: PreviewWidget, ref: object | None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.ref = ref
+        self.disk_state = DiskState.SAME
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.notice_bar = QFrame(self)
+        self.notice_bar.setAutoFillBackground(True)
+        self.notice_bar.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
+        self.notice_bar.setForegroundRole(QPalette.ColorRole.ToolTipText)
+        self.notice_bar.setAccessibleName("File change notice")
+        bar = QHBoxLayout(self.notice_bar)
+        bar.setContentsMargins(8, 4, 8, 4)
+        self.notice_label = QLabel(self.notice_bar)
+        self.notice_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice_label.setForegroundRole(QPalette.ColorRole.ToolTipText)
+        self.reload_button = QPushButton("Reload", self.notice_bar)
+        self.reload_button.setAccessibleName("Reload the changed file")
+        self.reload_button.clicked.connect(self.reloadRequested)
+        bar.addWidget(self.notice_label, 1)
+        bar.addWidget(self.reload_button)
+        self.notice_bar.hide()
+        layout.addWidget(self.notice_bar)
+        self._layout = layout
+        self.preview = preview
+        layout.addWidget(preview, 1)
+
+    @property
+    def path(self) -> str:
+        return self.preview.source.path
+
+    @property
+    def source_view(self) -> bool:
+        return self.preview.source.source_view
+
+    def replace_preview(self, preview: PreviewWidget) -> None:
+        """Show ``preview`` instead of the current one, which is released."""
+        old = self.preview
+        self._layout.replaceWidget(old, preview)
+        self.preview = preview
+        old.release()
+        old.hide()
+        old.deleteLater()
+        self.set_disk_state(DiskState.SAME)
+
+    def set_disk_state(self, state: DiskState) -> None:
+        self.disk_state = state
+        if state is DiskState.SAME:
+            self.notice_bar.hide()
+            return
+        if state is DiskState.CHANGED:
+            self.notice_label.setText("This file changed on disk.")
+        else:
+            self.notice_label.setText("This file was deleted on disk.")
+        self.reload_button.setVisible(state is DiskState.CHANGED)
+        self.notice_bar.show()
+
+    def notice_text(self) -> str:
+        return self.notice_label.text() if self.notice_bar.isVisibleTo(self) else ""
+
+    def release(self) -> None:
+        self.preview.release()
+
+
+def _tab_title(page: DocumentPageWidget) -> str:
+    # "&" marks a mnemonic in tab text; a file name means it literally.
+    title = page.preview.source.name.replace("&", "&&")
+    return f"{title} (source)" if page.source_view else title
+
+
+class DocumentTabsWidget(QTabWidget):
+    """Up to ``MAX_TABS`` document pages, least recently used evicted first.
+
+    Signals:
+        pageReleased(str): a page was closed or evicted; its path.
+        menuActionRequested(str, object): a tab menu action and its page.
+    """
+
+    pageReleased = Signal(str)
+    menuActionRequested = Signal(str, object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTabsClosable(True)
+        self.setMovable(True)
+        self.setDocumentMode(True)
+        self.setUsesScrollButtons(True)
+        self.setAccessibleName("Document tabs")
+        self.tabBar().setAccessibleName("Open documents")
+        self.tabBar().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tabBar().customContextMenuRequested.connect(
+            self._on_tab_bar_context_menu_requested
+        )
+        self.tabCloseRequested.connect(self._on_self_tab_close_requested)
+        self.currentChanged.connect(self._on_self_current_changed)
+        # Most recently used last.
+        self._recent: list[DocumentPageWidget] = []
+
+    def pages(self) -> list[DocumentPageWidget]:
+        return [self.page(i) for i in range(self.count())]
+
+    def page(self, index: int) -> DocumentPageWidget:
+        widget = self.widget(index)
+        assert isinstance(widget, DocumentPageWidget)
+        return widget
+
+    def current_page(self) -> DocumentPageWidget | None:
+        widget = self.currentWidget()
+        return widget if isinstance(widget, DocumentPageWidget) else None
+
+    def find_page(self, path: str, source_view: bool) -> DocumentPageWidget | None:
+        for page in self.pages():
+            if page.path == path and page.source_view == source_view:
+                return page
+        return None
+
+    def add_page(
+        self, preview: PreviewWidget, ref: object | None
+    ) -> DocumentPageWidget:
+        """Show ``preview`` in a new, current tab, evicting one if five are open."""
+        while self.count() >= MAX_TABS:
+            self._evict_least_recent()
+        page = DocumentPageWidget(preview, ref, self)
+        index = self.addTab(page, _tab_title(page))
+        self.setTabToolTip(index, plain_tooltip(page.path))
+        self.setCurrentIndex(index)
+        self._touch(page)
+        return page
+
+    def replace_preview(self, page: DocumentPageWidget, preview: PreviewWidget) -> None:
+        page.replace_preview(preview)
+        index = self.indexOf(page)
+        self.setTabText(index, _tab_title(page))
+
+    def activate(self, page: DocumentPageWidget) -> None:
+        self.setCurrentWidget(page)
+        self._touch(page)
+
+    def close_page(self, page: DocumentPageWidget) -> None:
+        index = self.indexOf(page)
+        if index < 0:
+            return
+        if page in self._recent:
+            self._recent.remove(page)
+        self.removeTab(index)
+        page.release()
+        page.hide()
+        page.deleteLater()
+        self.pageReleased.emit(page.path)
+
+    def close_all(self) -> None:
+        for page in self.pages():
+            self.close_page(page)
+
+    def step(self, offset: int) -> None:
+        """Activate the tab ``offset`` places away, wrapping round."""
+        if self.count():
+            self.setCurrentIndex((self.currentIndex() + offset) % self.count())
+
+    def _evict_least_recent(self) -> None:
+        current = self.current_page()
+        candidates = [page for page in self._recent if page is not current]
+        if not candidates:
+            candidates = [page for page in self.pages() if page is not current]
+        self.close_page(candidates[0] if candidates else self.page(0))
+
+    def _touch(self, page: DocumentPageWidget) -> None:
+        if page in self._recent:
+            self._recent.remove(page)
+        self._recent.append(page)
+
+    @Slot(int)
+    def _on_self_current_changed(self, index: int) -> None:
+        if index >= 0:
+            self._touch(self.page(index))
+
+    @Slot(int)
+    def _on_self_tab_close_requested(self, index: int) -> None:
+        self.close_page(self.page(index))
+
+    @Slot(QPoint)
+    def _on_tab_bar_context_menu_requested(self, position: QPoint) -> None:
+        index = self.tabBar().tabAt(position)
+        if index < 0:
+            return
+        page = self.page(index)
+        menu = QMenu(self)
+        for action, text in TAB_MENU:
+            item = menu.addAction(text)
+            item.setData(action)
+        chosen = menu.exec(self.tabBar().mapToGlobal(position))
+        if chosen is not None:
+            self.menuActionRequested.emit(chosen.data(), page)

@@ -1,0 +1,416 @@
+"""The read-only file tree: the workspace root, listed lazily, and External files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPointF, QRectF, Qt, Signal, Slot
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QIcon,
+    QPainter,
+    QPainterPath,
+    QPalette,
+    QPen,
+    QPixmap,
+    QStandardItem,
+    QStandardItemModel,
+)
+from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeView, QWidget
+
+from app.core.policy import Policy
+from app.core.records import FileEntry
+from previewers.base import plain_tooltip
+
+PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+NODE_ROLE = Qt.ItemDataRole.UserRole + 2
+RULE_ROLE = Qt.ItemDataRole.UserRole + 3
+
+BATCH = 2000
+"""Rows added per step in a folder: a huge folder lists a batch, then "more"."""
+
+
+class Node(StrEnum):
+    """What a row stands for."""
+
+    FOLDER = "folder"
+    FILE = "file"
+    SYMLINK = "symlink"
+    EXTERNAL = "external"  # the External files heading
+    PLACEHOLDER = "placeholder"  # "Loading…" before a folder is listed, or an error
+    MORE = "more"  # the rest of a huge folder
+
+
+def refusal_for(item: QStandardItem) -> str | None:
+    """Why this row cannot be opened, or ``None`` when it can be tried."""
+    name = item.text()
+    rule = item.data(RULE_ROLE)
+    if rule:
+        return f"Cannot open {name}: denied by read-deny rule {rule}."
+    if item.data(NODE_ROLE) == Node.SYMLINK:
+        return f"Cannot open {name}: it is a symbolic link, and links are not followed."
+    return None
+
+
+def _painted_icon(draw: Callable[[QPainter, QColor], None], colour: QColor) -> QIcon:
+    icon = QIcon()
+    for size in (16, 32):
+        pixmap = QPixmap(size, size)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.scale(size / 16, size / 16)
+        draw(painter, colour)
+        painter.end()
+        icon.addPixmap(pixmap)
+    return icon
+
+
+def _draw_lock(painter: QPainter, colour: QColor) -> None:
+    painter.setPen(QPen(colour, 1.6))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawArc(QRectF(4.5, 1.5, 7, 8), 0, 180 * 16)
+    painter.drawLine(QPointF(4.5, 5.5), QPointF(4.5, 7.5))
+    painter.drawLine(QPointF(11.5, 5.5), QPointF(11.5, 7.5))
+    painter.setBrush(colour)
+    painter.drawRoundedRect(QRectF(3, 7.5, 10, 7), 1.5, 1.5)
+
+
+def _draw_link(painter: QPainter, colour: QColor) -> None:
+    painter.setPen(QPen(colour, 1.6))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    path = QPainterPath(QPointF(3, 3))
+    path.lineTo(3, 9)
+    path.quadTo(3, 12, 6, 12)
+    path.lineTo(12, 12)
+    painter.drawPath(path)
+    painter.drawLine(QPointF(9.5, 9), QPointF(12.5, 12))
+    painter.drawLine(QPointF(9.5, 15), QPointF(12.5, 12))
+
+
+def _sort_key(entry: os.DirEntry[str]) -> tuple[bool, str, str]:
+    try:
+        is_folder = entry.is_dir(follow_symlinks=False)
+    except OSError:
+        is_folder = False
+    return (not is_folder, entry.name.casefold(), entry.name)
+
+
+class FileTreeModel(QStandardItemModel):
+    """Rows for the root folder (listed on expand) and the External files node."""
+
+    def __init__(
+        self, policy_provider: Callable[[], Policy], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._policy_provider = policy_provider
+        self._root: str | None = None
+        self._root_item: QStandardItem | None = None
+        self._external_item: QStandardItem | None = None
+        self._pending: dict[str, list[os.DirEntry[str]]] = {}
+        palette = QPalette()
+        self._dim = palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        self._icons: dict[Node | str, QIcon] = {}
+
+    # -- icons are made on first use: a style needs a running application ------
+
+    def _icon(self, key: Node | str) -> QIcon:
+        if key not in self._icons:
+            from PySide6.QtWidgets import QApplication
+
+            style = QApplication.style()
+            text = QPalette().color(QPalette.ColorRole.Text)
+            self._icons[key] = {
+                Node.FOLDER: lambda: style.standardIcon(
+                    QStyle.StandardPixmap.SP_DirIcon
+                ),
+                Node.FILE: lambda: style.standardIcon(
+                    QStyle.StandardPixmap.SP_FileIcon
+                ),
+                Node.SYMLINK: lambda: _painted_icon(_draw_link, text),
+                Node.EXTERNAL: lambda: style.standardIcon(
+                    QStyle.StandardPixmap.SP_DriveNetIcon
+                ),
+                "lock": lambda: _painted_icon(_draw_lock, self._dim),
+            }[key]()
+        return self._icons[key]
+
+    @property
+    def root(self) -> str | None:
+        return self._root
+
+    @property
+    def root_item(self) -> QStandardItem | None:
+        return self._root_item
+
+    @property
+    def external_item(self) -> QStandardItem | None:
+        return self._external_item
+
+    def set_root(self, root: Path | None) -> None:
+        if self._root_item is not None:
+            self.removeRow(self._root_item.row())
+            self._root_item = None
+        self._pending.clear()
+        self._root = os.path.realpath(root) if root is not None else None
+        if self._root is None:
+            return
+        item = QStandardItem(os.path.basename(self._root) or self._root)
+        item.setEditable(False)
+        item.setDragEnabled(False)
+        item.setData(self._root, PATH_ROLE)
+        item.setData(Node.FOLDER, NODE_ROLE)
+        item.setIcon(self._icon(Node.FOLDER))
+        item.setToolTip(plain_tooltip(self._root))
+        item.appendRow(self._placeholder("Loading…"))
+        self._root_item = item
+        self.insertRow(0, item)
+
+    def set_external_entries(self, entries: Sequence[FileEntry]) -> None:
+        if self._external_item is not None:
+            self.removeRow(self._external_item.row())
+            self._external_item = None
+        files = [entry for entry in entries if entry.scope == "external"]
+        if not files:
+            return
+        heading = QStandardItem("External files")
+        heading.setEditable(False)
+        heading.setSelectable(False)
+        heading.setData(Node.EXTERNAL, NODE_ROLE)
+        heading.setIcon(self._icon(Node.EXTERNAL))
+        heading.setToolTip(
+            plain_tooltip("Files presented from outside the workspace (temporary)")
+        )
+        font = QFont(heading.font())
+        font.setBold(True)
+        heading.setFont(font)
+        policy = self._policy_provider()
+        seen: set[str] = set()
+        for entry in files:
+            if entry.resolved in seen:
+                continue
+            seen.add(entry.resolved)
+            # Only the file: its folder is never listed.
+            heading.appendRow(
+                self._file_item(entry.name, entry.resolved, Node.FILE, policy)
+            )
+        self._external_item = heading
+        self.appendRow(heading)
+
+    def list_folder(self, item: QStandardItem) -> None:
+        """List a folder's children the first time it is expanded."""
+        if item.data(NODE_ROLE) != Node.FOLDER:
+            return
+        first = item.child(0)
+        if first is None or first.data(NODE_ROLE) != Node.PLACEHOLDER:
+            return
+        if first.text() != "Loading…":
+            return  # an earlier error stays shown
+        path = item.data(PATH_ROLE)
+        item.removeRow(0)
+        try:
+            with os.scandir(path) as listing:
+                entries = sorted(listing, key=_sort_key)
+        except OSError as error:
+            item.appendRow(
+                self._placeholder(f"Cannot list this folder: {error.strerror}")
+            )
+            return
+        self._pending[path] = entries
+        self.list_more(item)
+
+    def list_more(self, item: QStandardItem) -> None:
+        """Add the next batch of a listed folder's entries."""
+        path = item.data(PATH_ROLE)
+        entries = self._pending.get(path, [])
+        last = item.child(item.rowCount() - 1) if item.rowCount() else None
+        if last is not None and last.data(NODE_ROLE) == Node.MORE:
+            item.removeRow(last.row())
+        batch, rest = entries[:BATCH], entries[BATCH:]
+        policy = self._policy_provider()
+        item.appendRows([self._entry_item(entry, policy) for entry in batch])
+        if rest:
+            self._pending[path] = rest
+            more = QStandardItem(f"Show {len(rest):,} more…")
+            more.setEditable(False)
+            more.setData(Node.MORE, NODE_ROLE)
+            more.setData(path, PATH_ROLE)
+            more.setForeground(self._dim)
+            item.appendRow(more)
+        else:
+            self._pending.pop(path, None)
+
+    def find_item(self, path: str) -> QStandardItem | None:
+        """The row for ``path`` (listing folders on the way), or ``None``."""
+        if self._external_item is not None:
+            for row in range(self._external_item.rowCount()):
+                child = self._external_item.child(row)
+                if child.data(PATH_ROLE) == path:
+                    return child
+        if self._root is None or self._root_item is None:
+            return None
+        try:
+            relative = os.path.relpath(path, self._root)
+        except ValueError:
+            return None
+        if relative == ".":
+            return self._root_item
+        if relative.startswith(os.pardir):
+            return None
+        item = self._root_item
+        for part in Path(relative).parts:
+            self.list_folder(item)
+            found = self._child_named(item, part)
+            while found is None and self._pending.get(item.data(PATH_ROLE)):
+                self.list_more(item)
+                found = self._child_named(item, part)
+            if found is None:
+                return None
+            item = found
+        return item
+
+    @staticmethod
+    def _child_named(item: QStandardItem, name: str) -> QStandardItem | None:
+        for row in range(item.rowCount()):
+            child = item.child(row)
+            if child.data(NODE_ROLE) in (Node.FOLDER, Node.FILE, Node.SYMLINK) and (
+                os.path.basename(child.data(PATH_ROLE)) == name
+            ):
+                return child
+        return None
+
+    def _placeholder(self, text: str) -> QStandardItem:
+        item = QStandardItem(text)
+        item.setEditable(False)
+        item.setSelectable(False)
+        item.setData(Node.PLACEHOLDER, NODE_ROLE)
+        item.setForeground(self._dim)
+        return item
+
+    def _entry_item(self, entry: os.DirEntry[str], policy: Policy) -> QStandardItem:
+        try:
+            if entry.is_symlink():
+                node = Node.SYMLINK
+            elif entry.is_dir(follow_symlinks=False):
+                node = Node.FOLDER
+            else:
+                node = Node.FILE
+        except OSError:
+            node = Node.FILE
+        item = self._file_item(entry.name, entry.path, node, policy)
+        if node is Node.FOLDER and not item.data(RULE_ROLE):
+            item.appendRow(self._placeholder("Loading…"))
+        return item
+
+    def _file_item(
+        self, name: str, path: str, node: Node, policy: Policy
+    ) -> QStandardItem:
+        item = QStandardItem(name)
+        item.setEditable(False)
+        item.setDragEnabled(False)
+        item.setData(path, PATH_ROLE)
+        item.setData(node, NODE_ROLE)
+        item.setIcon(self._icon(node))
+        tip = path
+        rule = policy.denying_rule(path)
+        if rule is not None:
+            item.setData(rule.describe(), RULE_ROLE)
+            item.setIcon(self._icon("lock"))
+            item.setForeground(self._dim)
+            tip += f"\nLocked: denied by read-deny rule {rule.describe()}"
+        elif node is Node.SYMLINK:
+            try:
+                target = os.readlink(path)
+            except OSError:
+                target = "(unreadable)"
+            tip += f"\nSymbolic link to {target} (never followed)"
+        if name.startswith("."):
+            item.setForeground(self._dim)
+        item.setToolTip(plain_tooltip(tip))
+        return item
+
+
+class FileTreeView(QTreeView):
+    """The tree widget: read-only, lazy, opens files on activation.
+
+    Signals:
+        openRequested(str): a file row was activated and may be opened.
+        refused(str): a locked or symlink row was activated; the reason.
+    """
+
+    openRequested = Signal(str)
+    refused = Signal(str)
+
+    def __init__(
+        self, policy_provider: Callable[[], Policy], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.tree_model = FileTreeModel(policy_provider, self)
+        self.setModel(self.tree_model)
+        self.setHeaderHidden(True)
+        self.setUniformRowHeights(True)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setAccessibleName("Workspace files")
+        self.expanded.connect(self._on_self_expanded)
+        self.activated.connect(self._on_self_activated)
+
+    def set_root(self, root: Path | None) -> None:
+        self.tree_model.set_root(root)
+        item = self.tree_model.root_item
+        if item is not None:
+            self.expand(item.index())
+
+    def set_external_entries(self, entries: Sequence[FileEntry]) -> None:
+        self.tree_model.set_external_entries(entries)
+        item = self.tree_model.external_item
+        if item is not None:
+            self.expand(item.index())
+
+    def reveal(self, path: str) -> bool:
+        """Expand to ``path``, select it and scroll to it; False if not in the tree."""
+        item = self.tree_model.find_item(path)
+        if item is None:
+            return False
+        index = item.index()
+        parent = index.parent()
+        while parent.isValid():
+            self.expand(parent)
+            parent = parent.parent()
+        self.setCurrentIndex(index)
+        self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        return True
+
+    def selected_path(self) -> str | None:
+        index = self.currentIndex()
+        return index.data(PATH_ROLE) if index.isValid() else None
+
+    @Slot(QModelIndex)
+    def _on_self_expanded(self, index: QModelIndex) -> None:
+        item = self.tree_model.itemFromIndex(index)
+        if item is not None:
+            self.tree_model.list_folder(item)
+
+    @Slot(QModelIndex)
+    def _on_self_activated(self, index: QModelIndex) -> None:
+        item = self.tree_model.itemFromIndex(index)
+        if item is None:
+            return
+        node = item.data(NODE_ROLE)
+        if node == Node.MORE:
+            parent = item.parent()
+            if parent is not None:
+                self.tree_model.list_more(parent)
+            return
+        if node not in (Node.FILE, Node.SYMLINK):
+            return
+        reason = refusal_for(item)
+        if reason is not None:
+            self.refused.emit(reason)
+            return
+        self.openRequested.emit(item.data(PATH_ROLE))

@@ -1,0 +1,345 @@
+"""The read-only workspace: file tree on the left, document tabs on the right."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path, PurePath
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+
+from app.core.kinds import kind_from_name
+from app.core.policy import Policy
+from app.core.records import FileEntry
+from app.core.safeio import Identity, SafeOpenError, VerifiedFile, open_verified
+from app.ui.workspace.tabs import DiskState, DocumentPageWidget, DocumentTabsWidget
+from app.ui.workspace.tree import FileTreeView
+from app.ui.workspace.watcher import FileChangeWatcher
+from previewers import registry
+from previewers.base import PreviewSource, PreviewWidget
+from previewers.fallback import FallbackCardWidget
+
+_REFUSAL_WORDS = {
+    "symlink": "it is a symbolic link, and links are not followed",
+    "directory": "it is a folder",
+    "not_regular": "it is not a regular file",
+}
+
+# (key sequences, handler name): the standard document shortcuts.
+_SHORTCUTS: tuple[tuple[tuple[str | QKeySequence.StandardKey, ...], str], ...] = (
+    (("Ctrl+W",), "close_current"),
+    (("Ctrl+Tab", "Ctrl+PgDown"), "next_tab"),
+    (("Ctrl+Shift+Tab", "Ctrl+Backtab", "Ctrl+PgUp"), "previous_tab"),
+    ((QKeySequence.StandardKey.Find,), "find_in_current"),
+    ((QKeySequence.StandardKey.ZoomIn, "Ctrl+="), "zoom_in"),
+    ((QKeySequence.StandardKey.ZoomOut,), "zoom_out"),
+    (("Ctrl+0",), "zoom_reset"),
+    (("F5", "Ctrl+R"), "reload_current"),
+)
+
+
+def host_path(path: str) -> str:
+    """``path`` made absolute with its folders resolved but not its last part.
+
+    The last part stays as named so a symbolic link is refused, never followed.
+    """
+    absolute = os.path.abspath(path)
+    folder, name = os.path.split(absolute)
+    return os.path.join(os.path.realpath(folder), name)
+
+
+class WorkspaceWidget(QWidget):
+    """The file tree and up to five document tabs; everything is read-only.
+
+    Signals:
+        notice(str): a plain-text message for the user (a refusal, a failure).
+        actionRequested(str, str, object): a file action (``open_native``,
+            ``show_in_file_manager``, ``save_copy``, ``copy_path``), the host
+            path, and the reference the file was opened with (or ``None``).
+        loaded(): the active preview finished loading (or failed to).
+    """
+
+    notice = Signal(str)
+    actionRequested = Signal(str, str, object)
+    loaded = Signal()
+
+    def __init__(
+        self, policy_provider: Callable[[], Policy], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Workspace")
+        self._policy_provider = policy_provider
+        self._external: dict[str, FileEntry] = {}
+        self.tree = FileTreeView(policy_provider, self)
+        self.tabs = DocumentTabsWidget(self)
+        self.watcher = FileChangeWatcher(self)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("workspaceSplitter")
+        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([260, 740])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+        self.tree.openRequested.connect(self._on_tree_open_requested)
+        self.tree.refused.connect(self.notice)
+        self.tabs.pageReleased.connect(self._on_tabs_page_released)
+        self.tabs.menuActionRequested.connect(self._on_tabs_menu_action_requested)
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        self.watcher.pathChanged.connect(self._on_watcher_path_changed)
+        for keys, handler in _SHORTCUTS:
+            for key in keys:
+                shortcut = QShortcut(QKeySequence(key), self)
+                shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+                shortcut.activated.connect(getattr(self, handler))
+
+    # -- content -------------------------------------------------------------------
+
+    def set_root(self, root: Path | None) -> None:
+        self.tree.set_root(root)
+
+    def set_external_entries(self, entries: Sequence[FileEntry]) -> None:
+        self._external = {e.resolved: e for e in entries if e.scope == "external"}
+        self.tree.set_external_entries(entries)
+
+    def reveal(self, path: str) -> bool:
+        """Show ``path`` in the tree; external files are under External files."""
+        found = self.tree.reveal(path) or self.tree.reveal(host_path(path))
+        if not found:
+            self.notice.emit(f"{PurePath(path).name} is not in the file tree.")
+        return found
+
+    # -- opening -------------------------------------------------------------------
+
+    def open_path(self, path: str, *, source_view: bool = False) -> bool:
+        """Check the policy, open safely, show ``path``; False and a notice if not."""
+        file = self._safe_open(host_path(path))
+        if file is None:
+            return False
+        return self.open_verified(host_path(path), file, source_view=source_view)
+
+    def open_verified(
+        self,
+        path: str,
+        file: VerifiedFile,
+        *,
+        source_view: bool = False,
+        ref: object | None = None,
+    ) -> bool:
+        """Show an already checked, open file; the workspace now owns ``file``."""
+        page = self.tabs.find_page(path, source_view)
+        if page is not None and page.preview.source.identity == file.identity:
+            file.close()
+            page.ref = ref if ref is not None else page.ref
+            self.tabs.activate(page)
+            self._announce_if_loaded()
+            return True
+        preview = self._create_preview(path, file, source_view)
+        if preview is None:
+            return False
+        if page is not None:
+            self.tabs.replace_preview(page, preview)
+            page.ref = ref if ref is not None else page.ref
+            self.tabs.activate(page)
+        else:
+            page = self.tabs.add_page(preview, ref)
+            page.reloadRequested.connect(self._on_page_reload_requested)
+            self.watcher.watch(path)
+        self._announce_if_loaded()
+        return True
+
+    def current_preview(self) -> PreviewWidget | None:
+        page = self.tabs.current_page()
+        return page.preview if page is not None else None
+
+    def tab_count(self) -> int:
+        return self.tabs.count()
+
+    def is_loaded(self) -> bool:
+        """Whether the active preview has finished loading (or failed to).
+
+        With no tab open there is nothing to wait for, so the answer is yes.
+        """
+        preview = self.current_preview()
+        return preview is None or preview.is_settled()
+
+    def shutdown(self) -> None:
+        """Close every tab and stop watching; call before the widget goes away."""
+        self.watcher.stop()
+        self.tabs.close_all()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+
+    # -- shortcuts -----------------------------------------------------------------
+
+    @Slot()
+    def close_current(self) -> None:
+        page = self.tabs.current_page()
+        if page is not None:
+            self.tabs.close_page(page)
+
+    @Slot()
+    def next_tab(self) -> None:
+        self.tabs.step(1)
+
+    @Slot()
+    def previous_tab(self) -> None:
+        self.tabs.step(-1)
+
+    @Slot()
+    def find_in_current(self) -> None:
+        preview = self.current_preview()
+        if preview is not None:
+            preview.focus_find()
+
+    @Slot()
+    def zoom_in(self) -> None:
+        if (preview := self.current_preview()) is not None:
+            preview.zoom_in()
+
+    @Slot()
+    def zoom_out(self) -> None:
+        if (preview := self.current_preview()) is not None:
+            preview.zoom_out()
+
+    @Slot()
+    def zoom_reset(self) -> None:
+        if (preview := self.current_preview()) is not None:
+            preview.zoom_reset()
+
+    @Slot()
+    def reload_current(self) -> None:
+        page = self.tabs.current_page()
+        if page is not None:
+            self._reload(page)
+
+    # -- internals -----------------------------------------------------------------
+
+    def _safe_open(self, path: str) -> VerifiedFile | None:
+        name = PurePath(path).name
+        rule = self._policy_provider().denying_rule(path)
+        if rule is not None:
+            self.notice.emit(
+                f"Cannot open {name}: denied by read-deny rule {rule.describe()}."
+            )
+            return None
+        try:
+            file = open_verified(path)
+        except SafeOpenError as error:
+            words = _REFUSAL_WORDS.get(error.reason, str(error))
+            self.notice.emit(f"Cannot open {name}: {words}.")
+            return None
+        real = file.real_path
+        if real is not None and real != path:
+            file.close()
+            self.notice.emit(
+                f"Cannot open {name}: a folder on its path leads somewhere else."
+            )
+            return None
+        return file
+
+    def _create_preview(
+        self, path: str, file: VerifiedFile, source_view: bool
+    ) -> PreviewWidget | None:
+        try:
+            source = PreviewSource.from_file(
+                path, file, kind=kind_from_name(path), source_view=source_view
+            )
+            previewer = registry.choose(source)
+            preview = previewer.create(source, file, None)
+        except Exception as error:  # a broken previewer must not take the app down
+            file.close()
+            self.notice.emit(f"Cannot preview {PurePath(path).name}: {error}")
+            return None
+        preview.loaded.connect(self._on_preview_settled)
+        preview.failed.connect(self._on_preview_settled)
+        preview.refused.connect(self._on_preview_settled)
+        if isinstance(preview, FallbackCardWidget):
+            preview.actionRequested.connect(self._on_fallback_action_requested)
+        return preview
+
+    def _reload(self, page: DocumentPageWidget) -> None:
+        file = self._safe_open(page.path)
+        if file is None:
+            return
+        preview = self._create_preview(page.path, file, page.source_view)
+        if preview is not None:
+            self.tabs.replace_preview(page, preview)
+            self._announce_if_loaded()
+
+    def _announce_if_loaded(self) -> None:
+        if self.is_loaded():
+            self.loaded.emit()
+
+    def _page_of(self, preview: object) -> DocumentPageWidget | None:
+        for page in self.tabs.pages():
+            if page.preview is preview:
+                return page
+        return None
+
+    def _disk_state(self, page: DocumentPageWidget) -> DiskState:
+        try:
+            status = os.lstat(page.path)
+        except FileNotFoundError:
+            return DiskState.DELETED
+        except OSError:
+            return DiskState.CHANGED
+        fence = page.preview.source.identity
+        return DiskState.SAME if Identity.of(status) == fence else DiskState.CHANGED
+
+    def _on_preview_settled(self, *_reason: object) -> None:
+        if self.current_preview() is self.sender():
+            self.loaded.emit()
+
+    @Slot(str)
+    def _on_fallback_action_requested(self, action: str) -> None:
+        page = self._page_of(self.sender())
+        if page is not None:
+            self.actionRequested.emit(action, page.path, page.ref)
+
+    @Slot(str)
+    def _on_tree_open_requested(self, path: str) -> None:
+        self.open_path(path)
+
+    @Slot(int)
+    def _on_tabs_current_changed(self, _index: int) -> None:
+        self._announce_if_loaded()
+
+    @Slot(str)
+    def _on_tabs_page_released(self, path: str) -> None:
+        self.watcher.unwatch(path)
+
+    @Slot()
+    def _on_page_reload_requested(self) -> None:
+        page = self.sender()
+        if isinstance(page, DocumentPageWidget):
+            self._reload(page)
+
+    @Slot(str, object)
+    def _on_tabs_menu_action_requested(self, action: str, page: object) -> None:
+        if not isinstance(page, DocumentPageWidget):
+            return
+        if action == "reload":
+            self._reload(page)
+        elif action == "reveal":
+            self.reveal(page.path)
+        elif action == "close":
+            self.tabs.close_page(page)
+        else:
+            self.actionRequested.emit(action, page.path, page.ref)
+
+    @Slot(str)
+    def _on_watcher_path_changed(self, path: str) -> None:
+        for page in self.tabs.pages():
+            if os.path.normpath(page.path) != path:
+                continue
+            state = self._disk_state(page)
+            # A notice stays until Reload; a later "same" reading does not hide it.
+            if state is not DiskState.SAME:
+                page.set_disk_state(state)

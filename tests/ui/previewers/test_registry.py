@@ -1,0 +1,102 @@
+"""The registry: one ordered table, specific first, the fallback always last."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QWidget
+
+from app.core.kinds import Kind, kind_from_name
+from app.core.safeio import Identity, VerifiedFile
+from previewers import magic, registry
+from previewers.base import PreviewSource, PreviewWidget
+from previewers.fallback import FallbackPreviewer
+from previewers.plain_text import PlainTextPreviewer
+from previewers.registry import PreviewerRegistry, RegistryError
+
+
+def _source(
+    head: bytes, name: str, *, mime: str = "", source_view: bool = False
+) -> PreviewSource:
+    return PreviewSource(
+        path=f"/nowhere/{name}",
+        name=name,
+        kind=kind_from_name(name),
+        identity=Identity(0, 0, len(head), 0),
+        head=head,
+        mime=mime or magic.sniff_mime(head, name),
+        source_view=source_view,
+    )
+
+
+class _MimePreviewer:
+    def __init__(self, name: str, prefix: str) -> None:
+        self.name = name
+        self._prefix = prefix
+
+    def accepts(self, source: PreviewSource) -> bool:
+        return source.mime.startswith(self._prefix)
+
+    def create(
+        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None
+    ) -> PreviewWidget:
+        raise NotImplementedError
+
+
+def _table() -> PreviewerRegistry:
+    return PreviewerRegistry([PlainTextPreviewer()], FallbackPreviewer())
+
+
+def test_app_table_ends_in_the_fallback() -> None:
+    assert registry.REGISTRY.names()[-1] == "fallback"
+    assert registry.REGISTRY.names()[0] == "plain-text"
+
+
+def test_register_before_puts_the_specific_entry_first() -> None:
+    table = _table()
+    table.register(_MimePreviewer("image", "image/"))
+    table.register(_MimePreviewer("svg", "image/svg+xml"), before="image")
+    assert table.names() == ["plain-text", "svg", "image", "fallback"]
+    svg = _source(b"<svg/>", "pic.svg", mime="image/svg+xml")
+    png = _source(b"\x89PNG\r\n\x1a\n", "pic.png")
+    assert table.choose(svg).name == "svg"
+    assert table.choose(png).name == "image"
+
+
+def test_register_rejects_duplicates_and_unknown_anchors() -> None:
+    table = _table()
+    with pytest.raises(RegistryError):
+        table.register(_MimePreviewer("plain-text", "text/"))
+    with pytest.raises(RegistryError):
+        table.register(_MimePreviewer("pdf", "application/pdf"), before="nope")
+
+
+def test_text_kinds_go_to_plain_text() -> None:
+    for name in ("a.txt", "a.py", "a.md", "a.json", "a.csv", "a.html"):
+        assert registry.choose(_source(b"hello\n", name)).name == "plain-text"
+
+
+def test_binary_txt_goes_to_the_fallback() -> None:
+    source = _source(b"\x00\x01\x02\x03binary\x00" * 50, "notes.txt")
+    assert source.kind is Kind.TEXT
+    assert registry.choose(source).name == "fallback"
+
+
+def test_png_named_txt_goes_to_the_fallback() -> None:
+    assert registry.choose(_source(b"\x89PNG\r\n\x1a\n", "a.txt")).name == "fallback"
+
+
+def test_unknown_and_office_files_go_to_the_fallback() -> None:
+    assert registry.choose(_source(b"PK\x03\x04", "a.docx")).name == "fallback"
+    assert registry.choose(_source(b"\x7fELF\x02", "tool")).name == "fallback"
+
+
+def test_source_view_of_svg_is_plain_text_but_plain_svg_is_not() -> None:
+    head = b"<svg xmlns='http://www.w3.org/2000/svg'/>"
+    assert registry.choose(_source(head, "a.svg")).name == "fallback"
+    assert registry.choose(_source(head, "a.svg", source_view=True)).name == (
+        "plain-text"
+    )
+
+
+def test_text_named_mp4_shows_as_text() -> None:
+    assert registry.choose(_source(b"not a video\n", "clip.mp4")).name == ("plain-text")

@@ -1,0 +1,197 @@
+"""The file tree: lazy, read-only, locks denied files, never follows links."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtGui import QStandardItem
+from pytestqt.qtbot import QtBot
+
+from app.core.records import FileEntry
+from app.ui.workspace import WorkspaceWidget
+from app.ui.workspace.tree import BATCH, NODE_ROLE, PATH_ROLE, RULE_ROLE, Node
+
+from .conftest import PolicyBox
+
+
+def _names(item: QStandardItem) -> list[str]:
+    return [item.child(row).text() for row in range(item.rowCount())]
+
+
+def _entry(path: Path, scope: str = "external") -> FileEntry:
+    status = path.stat()
+    return FileEntry(
+        str(path), str(path), "a file", scope, status.st_size,
+        status.st_mtime_ns, status.st_dev, status.st_ino, "text",
+    )  # fmt: skip
+
+
+def _activate(workspace: WorkspaceWidget, path: Path) -> None:
+    item = workspace.tree.tree_model.find_item(str(path))
+    assert item is not None
+    workspace.tree.activated.emit(item.index())
+
+
+def test_folders_are_listed_only_when_expanded(
+    workspace: WorkspaceWidget, root: Path
+) -> None:
+    model = workspace.tree.tree_model
+    top = model.root_item
+    assert top is not None
+    assert _names(top) == ["docs", "src", ".env", ".hidden", "link.txt", "notes.txt"]
+    docs = top.child(0)
+    assert docs.child(0).data(NODE_ROLE) == Node.PLACEHOLDER  # not listed yet
+    workspace.tree.expand(docs.index())
+    assert _names(docs) == ["guide.md"]
+
+
+def test_huge_folder_lists_in_batches(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    big = root / "big"
+    big.mkdir()
+    for index in range(BATCH + 5):
+        (big / f"f{index:05d}").touch()
+    workspace.set_root(root)
+    assert workspace.reveal(str(big / f"f{BATCH + 3:05d}"))
+    item = workspace.tree.tree_model.find_item(str(big))
+    assert item is not None
+    assert item.rowCount() == BATCH + 5
+
+
+def test_huge_folder_shows_a_more_row(workspace: WorkspaceWidget, root: Path) -> None:
+    big = root / "big"
+    big.mkdir()
+    for index in range(BATCH + 5):
+        (big / f"f{index:05d}").touch()
+    workspace.set_root(root)
+    item = workspace.tree.tree_model.find_item(str(big))
+    assert item is not None
+    workspace.tree.expand(item.index())
+    assert item.rowCount() == BATCH + 1
+    more = item.child(BATCH)
+    assert more.data(NODE_ROLE) == Node.MORE
+    assert more.text() == "Show 5 more…"
+    workspace.tree.activated.emit(more.index())
+    assert item.rowCount() == BATCH + 5
+
+
+def test_denied_file_is_locked_and_refused_with_the_rule(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    item = workspace.tree.tree_model.find_item(str(root / ".env"))
+    assert item is not None
+    assert item.data(RULE_ROLE) == ".env (built-in)"
+    assert "Locked: denied by read-deny rule .env (built-in)" in item.toolTip()
+    with qtbot.waitSignal(workspace.notice) as blocker:
+        _activate(workspace, root / ".env")
+    assert blocker.args == [
+        "Cannot open .env: denied by read-deny rule .env (built-in)."
+    ]
+    assert workspace.tab_count() == 0
+
+
+def test_rule_added_after_listing_still_refuses_the_open(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path, policy: PolicyBox
+) -> None:
+    workspace.tree.tree_model.find_item(str(root / "notes.txt"))
+    policy.extra.append("notes.*")
+    with qtbot.waitSignal(workspace.notice) as blocker:
+        _activate(workspace, root / "notes.txt")
+    assert blocker.args == [
+        "Cannot open notes.txt: denied by read-deny rule notes.* (test)."
+    ]
+    assert workspace.tab_count() == 0
+
+
+def test_final_symlink_is_marked_and_refused(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    item = workspace.tree.tree_model.find_item(str(root / "link.txt"))
+    assert item is not None
+    assert item.data(NODE_ROLE) == Node.SYMLINK
+    with qtbot.waitSignal(workspace.notice) as blocker:
+        _activate(workspace, root / "link.txt")
+    assert "symbolic link" in blocker.args[0]
+    assert workspace.tab_count() == 0
+    # The open path refuses too, whoever asks.
+    with qtbot.waitSignal(workspace.notice):
+        assert not workspace.open_path(str(root / "link.txt"))
+
+
+def test_file_replaced_by_symlink_after_listing_is_refused(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    workspace.tree.tree_model.find_item(str(root / "notes.txt"))
+    os.remove(root / "notes.txt")
+    (root / "notes.txt").symlink_to(root / "src" / "main.py")
+    with qtbot.waitSignal(workspace.notice) as blocker:
+        _activate(workspace, root / "notes.txt")
+    assert "symbolic link" in blocker.args[0]
+    assert workspace.tab_count() == 0
+
+
+def test_activating_a_file_opens_it(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    with qtbot.waitSignal(workspace.loaded):
+        _activate(workspace, root / "src" / "main.py")
+    assert workspace.tab_count() == 1
+    assert workspace.is_loaded()
+
+
+def test_external_node_lists_only_the_files(
+    workspace: WorkspaceWidget, root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "sibling.txt").write_text("not presented\n")
+    report = outside / "report.txt"
+    report.write_text("external\n")
+    workspace.set_external_entries(
+        [_entry(report), _entry(root / "notes.txt", scope="workspace")]
+    )
+    node = workspace.tree.tree_model.external_item
+    assert node is not None
+    assert node.text() == "External files"
+    assert _names(node) == ["report.txt"]
+    child = node.child(0)
+    assert child.data(PATH_ROLE) == str(report)
+    assert str(report) in child.toolTip()
+    assert not child.hasChildren()
+
+
+def test_reveal_selects_and_expands(workspace: WorkspaceWidget, root: Path) -> None:
+    target = root / "docs" / "guide.md"
+    assert workspace.reveal(str(target))
+    assert workspace.tree.selected_path() == str(target)
+    docs = workspace.tree.tree_model.find_item(str(root / "docs"))
+    assert docs is not None
+    assert workspace.tree.isExpanded(docs.index())
+
+
+def test_reveal_external_file_selects_it_under_external_files(
+    workspace: WorkspaceWidget, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.txt"
+    report.write_text("x\n")
+    workspace.set_external_entries([_entry(report)])
+    assert workspace.reveal(str(report))
+    index = workspace.tree.currentIndex()
+    assert index.parent().data() == "External files"
+
+
+def test_reveal_of_an_unknown_path_says_so(
+    qtbot: QtBot, workspace: WorkspaceWidget, tmp_path: Path
+) -> None:
+    with qtbot.waitSignal(workspace.notice) as blocker:
+        assert not workspace.reveal(str(tmp_path / "nowhere.txt"))
+    assert blocker.args == ["nowhere.txt is not in the file tree."]
+
+
+def test_tree_is_read_only(workspace: WorkspaceWidget) -> None:
+    tree = workspace.tree
+    assert tree.editTriggers() == tree.EditTrigger.NoEditTriggers
+    assert tree.dragDropMode() == tree.DragDropMode.NoDragDrop
+    assert tree.accessibleName() == "Workspace files"
