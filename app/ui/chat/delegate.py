@@ -1,0 +1,299 @@
+"""Paints chat rows and measures them: exact heights on screen, estimates elsewhere."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, QSize, Qt
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QFont,
+    QFontMetrics,
+    QImage,
+    QPainter,
+    QPalette,
+    QPen,
+)
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+from app.core.transcript import (
+    AssistantTextBlock,
+    Block,
+    DeliverableBlock,
+    ImageBlock,
+    RunErrorBlock,
+    ToolCallBlock,
+    TurnActionsBlock,
+    UserBlock,
+)
+from app.ui.chat import paint_cards as cards
+from app.ui.chat.markdown import DocumentCache, SafeTextDocument
+from app.ui.chat.model import BlockRole, ExpandedRole, ImageRole, VerdictRole
+from app.ui.chat.style import (
+    ACTIONS_HEIGHT,
+    BUBBLE_PAD_X,
+    BUBBLE_PAD_Y,
+    CARD_GAP,
+    CARD_HEIGHT,
+    IMAGE_PLACEHOLDER,
+    TOOL_HEADER,
+    TURN_GAP,
+    Colours,
+    column,
+)
+
+_Index = QModelIndex | QPersistentModelIndex
+_WRAP: Final = Qt.TextFlag.TextWordWrap
+TEXT_GAP: Final = 10
+USER_SHARE: Final = 0.78  # widest a user bubble gets, as a share of the column
+
+
+class ChatDelegate(QStyledItemDelegate):
+    """Paints every kind of chat row; the view owns the height cache.
+
+    ``spinner_phase`` (0..1) turns running tool spinners; ``hover`` is the
+    (row, part) under the mouse.
+    """
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.documents = DocumentCache()
+        self.spinner_phase = 0.0
+        self.hover: tuple[int, str] | None = None
+        self._colours: tuple[int, Colours] | None = None
+
+    # -- measuring -------------------------------------------------------------
+
+    def colours(self, palette: QPalette) -> Colours:
+        key = palette.cacheKey()
+        if self._colours is None or self._colours[0] != key:
+            self._colours = (key, Colours.of(palette))
+        return self._colours[1]
+
+    def document(
+        self, block: AssistantTextBlock, width: int, font: QFont, palette: QPalette
+    ) -> SafeTextDocument:
+        return self.documents.get(block.text, max(40, width), font, palette)
+
+    def exact_height(
+        self, index: _Index, width: int, font: QFont, palette: QPalette
+    ) -> int:
+        block = index.data(BlockRole)
+        col = column(QRect(0, 0, width, 1)).width()
+        if isinstance(block, UserBlock):
+            return TURN_GAP + self._bubble_height(block.text, col, font) + TEXT_GAP
+        if isinstance(block, AssistantTextBlock):
+            document = self.document(block, col, font, palette)
+            return round(document.size().height()) + TEXT_GAP + 4
+        if isinstance(block, ToolCallBlock):
+            expanded = bool(index.data(ExpandedRole))
+            body = cards.tool_body_height(block, expanded, col, font)
+            return TOOL_HEADER + body + 6
+        if isinstance(block, ImageBlock):
+            return self._image_height(block, index.data(ImageRole), col, font)
+        if isinstance(block, DeliverableBlock):
+            return CARD_HEIGHT + CARD_GAP
+        if isinstance(block, TurnActionsBlock):
+            return ACTIONS_HEIGHT + 6
+        if isinstance(block, RunErrorBlock):
+            metrics = QFontMetrics(font)
+            box = metrics.boundingRect(
+                QRect(0, 0, col - 28, 1 << 20), _WRAP, block.text
+            )
+            return box.height() + 2 * BUBBLE_PAD_Y + TEXT_GAP
+        return 1
+
+    @staticmethod
+    def estimate_height(block: Block, width: int, line_height: int, char: int) -> int:
+        """A cheap guess for a row never shown: only character counts and metrics."""
+        col = min(820, max(120, width - 40))
+        if isinstance(block, DeliverableBlock):
+            return CARD_HEIGHT + CARD_GAP
+        if isinstance(block, ToolCallBlock):
+            if block.state == "running":
+                return TOOL_HEADER + line_height + 16
+            return TOOL_HEADER + 6 + (4 * line_height if block.state == "error" else 0)
+        if isinstance(block, TurnActionsBlock):
+            return ACTIONS_HEIGHT + 6
+        if isinstance(block, ImageBlock):
+            return IMAGE_PLACEHOLDER + 2 * line_height
+        if isinstance(block, UserBlock):
+            per_line = max(10, int(col * USER_SHARE - 2 * BUBBLE_PAD_X) // char)
+            lines = len(block.text) // per_line + 1 + block.text.count("\n")
+            return TURN_GAP + lines * line_height + 2 * BUBBLE_PAD_Y + TEXT_GAP
+        text = block.text
+        per_line = max(10, col // char)
+        lines = len(text) // per_line + 1 + text.count("\n")
+        return int(lines * line_height * 1.1) + TEXT_GAP + 4
+
+    def _bubble_width(self, col: int) -> int:
+        return int(col * USER_SHARE)
+
+    def _bubble_height(self, text: str, col: int, font: QFont) -> int:
+        inner = self._bubble_width(col) - 2 * BUBBLE_PAD_X
+        box = QFontMetrics(font).boundingRect(QRect(0, 0, inner, 1 << 20), _WRAP, text)
+        return box.height() + 2 * BUBBLE_PAD_Y
+
+    def _image_height(
+        self, block: ImageBlock, image: object, col: int, font: QFont
+    ) -> int:
+        caption = cards.image_caption_height(block, col, font)
+        if isinstance(image, QImage) and not image.isNull():
+            width = min(image.width(), col)
+            height = round(image.height() * width / max(1, image.width()))
+            return 4 + height + 4 + caption + TEXT_GAP
+        return 4 + 56 + 4 + caption + TEXT_GAP
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
+        width = option.rect.width() or 600
+        return QSize(
+            width, self.exact_height(index, width, option.font, option.palette)
+        )
+
+    # -- hit testing -------------------------------------------------------------
+
+    def hit(self, index: _Index, rect: QRect, point: QPoint, font: QFont) -> str | None:
+        """Which part of the row at ``rect`` is under ``point``.
+
+        "card", "menu", "toggle", "copy", "fork", or None for empty space.
+        """
+        block = index.data(BlockRole)
+        if isinstance(block, DeliverableBlock):
+            menu = cards.menu_button_rect(rect, block)
+            if menu is not None and menu.contains(point):
+                return "menu"
+            if cards.deliverable_card_rect(rect).contains(point):
+                return "card"
+            return None
+        if isinstance(block, ToolCallBlock):
+            if cards.tool_card_rect(rect).contains(point):
+                return "toggle"
+            return None
+        if isinstance(block, TurnActionsBlock):
+            for name, button in cards.action_button_rects(rect, font):
+                if button.contains(point):
+                    return name
+        return None
+
+    # -- painting ----------------------------------------------------------------
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: _Index
+    ) -> None:
+        block = index.data(BlockRole)
+        rect = QRect(option.rect)
+        colours = self.colours(option.palette)
+        font = option.font
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        hover = self.hover[1] if self.hover and self.hover[0] == index.row() else None
+        if isinstance(block, UserBlock):
+            self._paint_user(painter, rect, block, colours, font)
+        elif isinstance(block, AssistantTextBlock):
+            self._paint_text(painter, rect, block, option)
+        elif isinstance(block, ToolCallBlock):
+            expanded = bool(index.data(ExpandedRole))
+            cards.paint_tool_card(
+                painter, rect, block, expanded, colours, font, self.spinner_phase
+            )
+        elif isinstance(block, ImageBlock):
+            cards.paint_image(
+                painter, rect, block, index.data(ImageRole), colours, font
+            )
+        elif isinstance(block, DeliverableBlock):
+            ratio = painter.device().devicePixelRatioF()
+            verdict = index.data(VerdictRole)
+            cards.paint_deliverable(
+                painter, rect, block, verdict, colours, font, hover is not None, ratio
+            )
+        elif isinstance(block, TurnActionsBlock):
+            cards.paint_actions(painter, rect, colours, font, hover)
+        elif isinstance(block, RunErrorBlock):
+            self._paint_error(painter, rect, block, colours, font)
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            self._paint_focus(painter, rect, block, colours)
+        painter.restore()
+
+    def _paint_user(
+        self,
+        painter: QPainter,
+        rect: QRect,
+        block: UserBlock,
+        colours: Colours,
+        font: QFont,
+    ) -> None:
+        col = column(rect)
+        inner_max = self._bubble_width(col.width()) - 2 * BUBBLE_PAD_X
+        metrics = QFontMetrics(font)
+        box = metrics.boundingRect(QRect(0, 0, inner_max, 1 << 20), _WRAP, block.text)
+        width = min(inner_max, box.width() + 2) + 2 * BUBBLE_PAD_X
+        bubble = QRect(
+            col.right() - width,
+            rect.top() + TURN_GAP,
+            width,
+            rect.height() - TURN_GAP - TEXT_GAP,
+        )
+        cards.rounded(painter, bubble, colours.bubble, Qt.PenStyle.NoPen)
+        painter.setPen(colours.text)
+        painter.setFont(font)
+        inner = bubble.adjusted(
+            BUBBLE_PAD_X, BUBBLE_PAD_Y, -BUBBLE_PAD_X, -BUBBLE_PAD_Y
+        )
+        painter.drawText(
+            inner,
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop) | int(_WRAP),
+            block.text,
+        )
+
+    def _paint_text(
+        self,
+        painter: QPainter,
+        rect: QRect,
+        block: AssistantTextBlock,
+        option: QStyleOptionViewItem,
+    ) -> None:
+        col = column(rect)
+        document = self.document(block, col.width(), option.font, option.palette)
+        painter.translate(col.left(), rect.top() + 4)
+        context = QAbstractTextDocumentLayout.PaintContext()
+        context.palette = QPalette(option.palette)
+        text = option.palette.color(QPalette.ColorRole.Text)
+        context.palette.setColor(QPalette.ColorRole.Text, text)
+        document.documentLayout().draw(painter, context)
+
+    def _paint_error(
+        self,
+        painter: QPainter,
+        rect: QRect,
+        block: RunErrorBlock,
+        colours: Colours,
+        font: QFont,
+    ) -> None:
+        col = column(rect)
+        box = QRect(col.left(), rect.top() + 2, col.width(), rect.height() - TEXT_GAP)
+        cards.rounded(painter, box, colours.card, QPen(colours.error, 1))
+        painter.setPen(colours.error)
+        painter.setFont(font)
+        inner = box.adjusted(14, BUBBLE_PAD_Y, -14, -BUBBLE_PAD_Y)
+        painter.drawText(
+            inner,
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop) | int(_WRAP),
+            block.text,
+        )
+
+    def _paint_focus(
+        self, painter: QPainter, rect: QRect, block: Block, colours: Colours
+    ) -> None:
+        col = column(rect)
+        if isinstance(block, DeliverableBlock):
+            ring = cards.deliverable_card_rect(rect)
+        elif isinstance(block, ToolCallBlock):
+            ring = cards.tool_card_rect(rect)
+        else:
+            ring = QRect(
+                col.left() - 4, rect.top() + 1, col.width() + 8, rect.height() - 2
+            )
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(colours.focus, 2))
+        painter.drawRoundedRect(ring.adjusted(-1, -1, 1, 1), 11, 11)

@@ -1,0 +1,158 @@
+"""Inline chat images: verified public files decoded off the GUI thread, safely."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QIODevice,
+    QObject,
+    QRunnable,
+    QSize,
+    QThreadPool,
+    Signal,
+)
+from PySide6.QtGui import QImage, QImageReader
+
+from app.core.policy import Policy
+from app.core.safeio import SafeOpenError, open_verified
+
+MAX_PIXELS: Final = 40_000_000
+MAX_BYTES: Final = 32 * 1024 * 1024
+MAX_WIDTH: Final = 480
+
+# Checked in order; the reader is told the format, never asked to guess it.
+_MAGIC: Final[tuple[tuple[bytes, bytes], ...]] = (
+    (b"\x89PNG\r\n\x1a\n", b"png"),
+    (b"\xff\xd8\xff", b"jpeg"),
+    (b"GIF87a", b"gif"),
+    (b"GIF89a", b"gif"),
+    (b"BM", b"bmp"),
+    (b"\x00\x00\x01\x00", b"ico"),
+)
+
+
+class ImageLoadError(Exception):
+    """An image that is not shown; the message says why, in plain words."""
+
+
+def sniff_format(head: bytes) -> bytes | None:
+    """The decoder name for ``head``'s magic bytes, or ``None`` if not allowed."""
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return b"webp"
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return name
+    return None
+
+
+def _inside_public(real_path: str, workspace: str) -> bool:
+    public = os.path.realpath(os.path.join(workspace, "public"))
+    return os.path.dirname(real_path) == public
+
+
+def load_public_image(path: str, workspace: str, policy: Policy) -> QImage:
+    """Read ``path`` through a verified descriptor and decode it, scaled down.
+
+    Refuses symlinks, anything outside ``<workspace>/public/``, denied paths,
+    unknown formats (SVG included) and images over ``MAX_PIXELS``.
+    """
+    try:
+        verified = open_verified(path)
+    except SafeOpenError as error:
+        raise ImageLoadError(f"Image not shown: {error}") from error
+    with verified:
+        real = verified.real_path or os.path.realpath(path)
+        if not _inside_public(real, workspace):
+            raise ImageLoadError("Image not shown: it is not in the public folder")
+        if policy.denying_rule(real) is not None or policy.denying_rule(path):
+            raise ImageLoadError("Image not shown: the read-deny policy forbids it")
+        if verified.identity.size > MAX_BYTES:
+            raise ImageLoadError("Image not shown: the file is too large")
+        data = verified.read(MAX_BYTES + 1)
+    image_format = sniff_format(data[:16])
+    if image_format is None:
+        raise ImageLoadError("Image not shown: not a supported image format")
+    buffer = QBuffer()
+    buffer.setData(QByteArray(data))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer, QByteArray(image_format))
+    reader.setAutoDetectImageFormat(False)
+    reader.setDecideFormatFromContent(False)
+    size = reader.size()
+    if not size.isValid() or size.width() <= 0 or size.height() <= 0:
+        raise ImageLoadError("Image not shown: it cannot be decoded")
+    if size.width() * size.height() > MAX_PIXELS:
+        raise ImageLoadError("Image not shown: it has too many pixels")
+    if size.width() > MAX_WIDTH:
+        height = max(1, round(size.height() * MAX_WIDTH / size.width()))
+        reader.setScaledSize(QSize(MAX_WIDTH, height))
+    image = reader.read()
+    if image.isNull():
+        raise ImageLoadError(f"Image not shown: {reader.errorString()}")
+    return image
+
+
+@dataclass(frozen=True)
+class ImageResult:
+    """A decoded image (or why not) for the row keyed ``key`` of ``generation``."""
+
+    key: str
+    generation: int
+    image: QImage | None
+    error: str
+
+
+class _DecodeTask(QRunnable):
+    def __init__(
+        self,
+        emit: Callable[[ImageResult], None],
+        key: str,
+        generation: int,
+        path: str,
+        workspace: str,
+        policy: Policy,
+    ) -> None:
+        super().__init__()
+        self._emit = emit
+        self._args = (key, generation, path, workspace, policy)
+
+    def run(self) -> None:
+        key, generation, path, workspace, policy = self._args
+        try:
+            image = load_public_image(path, workspace, policy)
+        except ImageLoadError as error:
+            self._emit(ImageResult(key, generation, None, str(error)))
+        except Exception as error:  # a decoder bug must not kill the worker
+            self._emit(ImageResult(key, generation, None, f"Image not shown: {error}"))
+        else:
+            self._emit(ImageResult(key, generation, image, ""))
+
+
+class ImageLoader(QObject):
+    """Queues decodes on a thread pool and reports back on the GUI thread.
+
+    Signals:
+        decoded(ImageResult): emitted (queued) on the loader's thread.
+    """
+
+    decoded = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(2)
+
+    def request(
+        self, key: str, generation: int, path: str, workspace: str, policy: Policy
+    ) -> None:
+        task = _DecodeTask(self.decoded.emit, key, generation, path, workspace, policy)
+        self._pool.start(task)
+
+    def wait_for_done(self, msecs: int = 5000) -> bool:
+        return self._pool.waitForDone(msecs)

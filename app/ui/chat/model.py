@@ -1,0 +1,393 @@
+"""The chat's list model: one row per transcript block, plus live rows of a run."""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any, Final
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QImage
+
+from app.agent.events import (
+    MessageStored,
+    RunFailed,
+    RunFinished,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from app.core.deliverables import DeliverableRef
+from app.core.store import StoredMessage, StoredRecord
+from app.core.transcript import (
+    AssistantTextBlock,
+    Block,
+    DeliverableBlock,
+    ImageBlock,
+    RunErrorBlock,
+    Splice,
+    ToolCallBlock,
+    ToolState,
+    TranscriptBuilder,
+    TurnActionsBlock,
+    UserBlock,
+)
+
+BlockRole: Final = Qt.ItemDataRole.UserRole + 1
+VerdictRole: Final = Qt.ItemDataRole.UserRole + 2
+ExpandedRole: Final = Qt.ItemDataRole.UserRole + 3
+ImageRole: Final = Qt.ItemDataRole.UserRole + 4  # QImage, an error str, or None
+
+NEWEST_TURNS: Final = 30  # built at once; older turns follow in the background
+OLDER_CHUNK: Final = 100  # turns per event-loop pass: about 15 ms
+ACCESSIBLE_LIMIT: Final = 500
+_PROBLEM_VERDICTS: Final = frozenset(
+    {"changed", "missing", "denied", "symlink", "not_regular", "untrusted"}
+)
+_Index = QModelIndex | QPersistentModelIndex
+
+
+def accessible_text(block: Block) -> str:
+    """What a screen reader says for a row."""
+    if isinstance(block, DeliverableBlock):
+        if block.entry is None:
+            return f"Unsupported record (version {_version(block)})"
+        return f"{block.entry.name} — {block.entry.description}"
+    if isinstance(block, ToolCallBlock):
+        return f"{block.name} {block.state}"
+    if isinstance(block, ImageBlock):
+        return block.caption or block.alt_text
+    if isinstance(block, TurnActionsBlock):
+        return "Turn actions: Copy answer, Fork from here"
+    if isinstance(block, UserBlock | AssistantTextBlock | RunErrorBlock):
+        return block.text[:ACCESSIBLE_LIMIT]
+    return ""
+
+
+def _version(block: DeliverableBlock) -> str:
+    if block.unsupported is None:
+        return "?"
+    return json.dumps(block.unsupported.version)
+
+
+def escaped_tooltip(text: str) -> str:
+    """Rich text that shows ``text`` literally (Qt would guess at raw text)."""
+    return "<qt>" + html.escape(text).replace("\n", "<br>") + "</qt>"
+
+
+class ChatModel(QAbstractListModel):
+    """Blocks of one conversation; rows built from the store, then live rows.
+
+    Live rows (running tool cards, streamed text, a run error) sit after the
+    stored ones and are dropped when the stored messages they stand for arrive.
+
+    Signals:
+        historyLoaded(): every older turn has been built.
+        runningChanged(bool): whether any tool card is running.
+    """
+
+    historyLoaded = Signal()
+    runningChanged = Signal(bool)
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._builder = TranscriptBuilder("", "")
+        self._rows: list[Block] = []
+        self._live = 0  # rows at the end that are not (yet) stored
+        self._streaming = False  # the last row is text being streamed
+        self._expanded: set[str] = set()
+        self._verdicts: dict[DeliverableRef, str] = {}
+        self._images: dict[str, QImage | str] = {}
+        self._older_timer = QTimer(self)
+        self._older_timer.setInterval(0)
+        self._older_timer.timeout.connect(self._on_older_timer_timeout)
+
+    # -- Qt model API --------------------------------------------------------
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        return self._value(index, role)
+
+    def _value(self, index: _Index, role: int) -> Any:
+        row = index.row()
+        if not 0 <= row < len(self._rows):
+            return None
+        block = self._rows[row]
+        if role == BlockRole:
+            return block
+        if role in (Qt.ItemDataRole.AccessibleTextRole, Qt.ItemDataRole.DisplayRole):
+            return accessible_text(block)
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole:
+            if isinstance(block, ImageBlock):
+                return block.alt_text
+            if isinstance(block, DeliverableBlock) and block.entry is not None:
+                verdict = self._verdicts.get(block.ref)
+                return f"Last check: {verdict}" if verdict else block.entry.scope
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if isinstance(block, DeliverableBlock) and block.entry is not None:
+                entry = block.entry
+                return escaped_tooltip(
+                    f"{entry.name}\n{entry.description}\n{entry.path}"
+                )
+            return None
+        if role == VerdictRole:
+            if isinstance(block, DeliverableBlock):
+                return self._verdicts.get(block.ref)
+            return None
+        if role == ExpandedRole:
+            return isinstance(block, ToolCallBlock) and (
+                block.tool_call_id in self._expanded
+            )
+        if role == ImageRole:
+            if isinstance(block, ImageBlock):
+                return self._images.get(block.tool_call_id)
+            return None
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    # -- loading -------------------------------------------------------------
+
+    @property
+    def conversation_id(self) -> str:
+        return self._builder.conversation_id
+
+    @property
+    def workspace(self) -> str:
+        return self._builder.workspace
+
+    def block(self, row: int) -> Block:
+        return self._rows[row]
+
+    def history_complete(self) -> bool:
+        return self._builder.older_turns == 0
+
+    def set_conversation(
+        self, conversation_id: str, workspace: str, messages: list[StoredMessage]
+    ) -> None:
+        """Show ``messages``: the newest turns now, older ones soon after."""
+        self.beginResetModel()
+        self._builder = TranscriptBuilder(conversation_id, workspace)
+        self._builder.load(messages, newest_turns=NEWEST_TURNS)
+        self._rows = list(self._builder.blocks)
+        self._live = 0
+        self._streaming = False
+        self._expanded.clear()
+        self._verdicts.clear()
+        self._images.clear()
+        self.endResetModel()
+        if self._builder.older_turns:
+            self._older_timer.start()
+        else:
+            self._older_timer.stop()
+        self._announce_running()
+
+    def load_all_history(self) -> None:
+        """Build every older turn now (tests, benchmarks, "go to top")."""
+        while self._builder.older_turns:
+            self._load_older(OLDER_CHUNK * 4)
+
+    def _on_older_timer_timeout(self) -> None:
+        self._load_older(OLDER_CHUNK)
+
+    def _load_older(self, turns: int) -> None:
+        blocks = self._builder.build_older(turns)
+        if blocks:
+            self.beginInsertRows(QModelIndex(), 0, len(blocks) - 1)
+            self._builder.prepend(blocks)
+            self._rows[0:0] = blocks
+            self.endInsertRows()
+        if not self._builder.older_turns:
+            self._older_timer.stop()
+            self.historyLoaded.emit()
+
+    # -- live events ---------------------------------------------------------
+
+    def apply_event(self, event: object) -> None:
+        """Show a runner event (``app.agent.runner``) as it happens."""
+        if isinstance(event, MessageStored):
+            self._on_message_stored(event)
+        elif isinstance(event, ToolCallStarted):
+            if event.tool_call_id not in self._builder.tool_call_ids:
+                args = json.dumps(event.args, ensure_ascii=False)
+                self._put_live_tool(
+                    ToolCallBlock(event.tool_call_id, event.name, args, "running", "")
+                )
+        elif isinstance(event, ToolCallFinished):
+            if event.tool_call_id not in self._builder.tool_call_ids:
+                state: ToolState = "error" if event.status == "error" else "finished"
+                row = self._live_tool_row(event.tool_call_id)
+                args = "" if row is None else self._rows[row].args_json_text  # type: ignore[union-attr]
+                self._put_live_tool(
+                    ToolCallBlock(
+                        event.tool_call_id, event.name, args, state, event.content
+                    )
+                )
+        elif isinstance(event, RunFailed):
+            self._end_streaming()
+            self._stop_live_tools("the run failed")
+            self._append_live(RunErrorBlock(f"The agent run failed: {event.error}"))
+        elif isinstance(event, RunFinished):
+            self._end_streaming()
+            if event.cancelled:
+                self._stop_live_tools("cancelled")
+        self._announce_running()
+
+    def append_streaming_text(self, text: str) -> int:
+        """Append ``text`` to the live answer row; return that row."""
+        if self._streaming:
+            row = len(self._rows) - 1
+            current = self._rows[row]
+            assert isinstance(current, AssistantTextBlock)
+            self._rows[row] = AssistantTextBlock(current.text + text, False)
+            index = self.index(row)
+            self.dataChanged.emit(index, index)
+            return row
+        self._append_live(AssistantTextBlock(text, False))
+        self._streaming = True
+        return len(self._rows) - 1
+
+    def _on_message_stored(self, event: MessageStored) -> None:
+        data = event.message.get("data") or {}
+        if event.message.get("type") == "ai":
+            self._end_streaming()
+        record = None
+        if event.record is not None:
+            call_id = data.get("tool_call_id")
+            # The runner in this process just wrote this record: it is trusted.
+            record = StoredRecord(str(call_id), event.record, True)
+        stored = StoredMessage(
+            event.position, self.conversation_id, event.message, record
+        )
+        self._apply_splice(self._builder.add(stored))
+        self._drop_stored_live_rows()
+
+    def _apply_splice(self, splice: Splice) -> None:
+        if splice.removed:
+            self.beginRemoveRows(
+                QModelIndex(), splice.start, splice.start + splice.removed - 1
+            )
+            del self._rows[splice.start : splice.start + splice.removed]
+            self.endRemoveRows()
+        if splice.blocks:
+            last = splice.start + len(splice.blocks) - 1
+            self.beginInsertRows(QModelIndex(), splice.start, last)
+            self._rows[splice.start : splice.start] = splice.blocks
+            self.endInsertRows()
+
+    def _live_rows(self) -> range:
+        return range(len(self._rows) - self._live, len(self._rows))
+
+    def _live_tool_row(self, tool_call_id: str) -> int | None:
+        for row in self._live_rows():
+            block = self._rows[row]
+            if isinstance(block, ToolCallBlock) and block.tool_call_id == tool_call_id:
+                return row
+        return None
+
+    def _append_live(self, block: Block) -> None:
+        row = len(self._rows)
+        if self._streaming:
+            # Keep streamed text last: it is the row that grows.
+            row -= 1
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._rows.insert(row, block)
+        self._live += 1
+        self.endInsertRows()
+
+    def _put_live_tool(self, block: ToolCallBlock) -> None:
+        row = self._live_tool_row(block.tool_call_id)
+        if row is None:
+            self._append_live(block)
+            return
+        self._rows[row] = block
+        self.dataChanged.emit(self.index(row), self.index(row))
+
+    def _remove_row(self, row: int) -> None:
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._rows[row]
+        self._live -= 1
+        self.endRemoveRows()
+
+    def _end_streaming(self) -> None:
+        if self._streaming:
+            self._streaming = False
+            self._remove_row(len(self._rows) - 1)
+
+    def _drop_stored_live_rows(self) -> None:
+        known = self._builder.tool_call_ids
+        for row in reversed(self._live_rows()):
+            block = self._rows[row]
+            if isinstance(block, ToolCallBlock) and block.tool_call_id in known:
+                self._remove_row(row)
+
+    def _stop_live_tools(self, why: str) -> None:
+        for row in self._live_rows():
+            block = self._rows[row]
+            if isinstance(block, ToolCallBlock) and block.state == "running":
+                self._rows[row] = block._replace(state="error", result_text=why)
+                self.dataChanged.emit(self.index(row), self.index(row))
+
+    # -- per-row state -------------------------------------------------------
+
+    def running_rows(self) -> list[int]:
+        """Rows of running tool cards: only the last turn and live rows can run."""
+        found: list[int] = []
+        for row in range(len(self._rows) - 1, -1, -1):
+            block = self._rows[row]
+            if isinstance(block, ToolCallBlock) and block.state == "running":
+                found.append(row)
+            elif isinstance(block, UserBlock):
+                break
+        return found
+
+    def _announce_running(self) -> None:
+        self.runningChanged.emit(bool(self.running_rows()))
+
+    def toggle_expanded(self, row: int) -> None:
+        block = self._rows[row]
+        if not isinstance(block, ToolCallBlock):
+            return
+        if block.tool_call_id in self._expanded:
+            self._expanded.discard(block.tool_call_id)
+        else:
+            self._expanded.add(block.tool_call_id)
+        self.dataChanged.emit(self.index(row), self.index(row))
+
+    def set_verdict(self, ref: DeliverableRef, verdict: str) -> None:
+        """Show the last check's verdict on the card for ``ref`` (ok clears it)."""
+        if verdict in _PROBLEM_VERDICTS:
+            self._verdicts[ref] = verdict
+        else:
+            self._verdicts.pop(ref, None)
+        for row in range(len(self._rows) - 1, -1, -1):
+            block = self._rows[row]
+            if isinstance(block, DeliverableBlock) and block.ref == ref:
+                self.dataChanged.emit(self.index(row), self.index(row))
+
+    def set_image(self, tool_call_id: str, image: QImage | str) -> list[int]:
+        """Store a decoded image (or why not); return the rows that show it."""
+        self._images[tool_call_id] = image
+        rows = [
+            row
+            for row, block in enumerate(self._rows)
+            if isinstance(block, ImageBlock) and block.tool_call_id == tool_call_id
+        ]
+        for row in rows:
+            self.dataChanged.emit(self.index(row), self.index(row))
+        return rows
+
+    def has_image(self, tool_call_id: str) -> bool:
+        return tool_call_id in self._images

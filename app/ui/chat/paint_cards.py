@@ -1,0 +1,462 @@
+"""Painting of tool cards, deliverable cards, images and the turn actions row."""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QImage, QPainter, QPainterPath, QPen
+
+from app.core.kinds import Kind
+from app.core.transcript import DeliverableBlock, ImageBlock, ToolCallBlock
+from app.ui.chat.style import (
+    ACTIONS_HEIGHT,
+    CARD_GAP,
+    CARD_HEIGHT,
+    RADIUS,
+    TOOL_HEADER,
+    Colours,
+    blend,
+    column,
+)
+from app.ui.icons import kind_icon
+
+RESULT_LINES_LIMIT: Final = 80
+ERROR_LINES_LIMIT: Final = 8
+ICON_SIZE: Final = 36
+MENU_WIDTH: Final = 34
+ELIDE = Qt.TextElideMode.ElideRight
+_ALIGN_LEFT_V = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+_WRAP = Qt.TextFlag.TextWordWrap | Qt.TextFlag.TextWrapAnywhere
+
+
+def rounded(painter: QPainter, rect: QRect | QRectF, fill: object, pen: object) -> None:
+    path = QPainterPath()
+    path.addRoundedRect(QRectF(rect), RADIUS, RADIUS)
+    painter.setPen(pen)
+    painter.setBrush(fill)
+    painter.drawPath(path)
+
+
+def small_font(font: QFont) -> QFont:
+    small = QFont(font)
+    small.setPointSizeF(max(6.0, font.pointSizeF() * 0.9))
+    return small
+
+
+def mono_font(font: QFont) -> QFont:
+    mono = QFont("monospace")
+    mono.setStyleHint(QFont.StyleHint.Monospace)
+    mono.setPointSizeF(max(6.0, font.pointSizeF() * 0.88))
+    return mono
+
+
+# -- tool cards --------------------------------------------------------------
+
+
+def tool_card_rect(row: QRect) -> QRect:
+    col = column(row)
+    return QRect(col.left(), row.top() + 3, col.width(), row.height() - 6)
+
+
+def tool_body_text(block: ToolCallBlock, expanded: bool) -> str:
+    """The text under a tool card's header: arguments, error, or the result."""
+    if block.state == "running":
+        return block.args_json_text
+    if block.state == "error":
+        lines = block.result_text.splitlines()[:ERROR_LINES_LIMIT]
+        return "\n".join(lines)
+    if expanded:
+        return "\n".join(block.result_text.splitlines()[:RESULT_LINES_LIMIT])
+    return ""
+
+
+def tool_body_height(
+    block: ToolCallBlock, expanded: bool, width: int, font: QFont
+) -> int:
+    text = tool_body_text(block, expanded)
+    if not text:
+        return 0
+    metrics = QFontMetrics(mono_font(font))
+    if block.state == "running":
+        return metrics.height() + 10
+    bound = metrics.boundingRect(QRect(0, 0, max(40, width - 28), 1 << 20), _WRAP, text)
+    return bound.height() + 14
+
+
+def tool_summary(block: ToolCallBlock) -> str:
+    """The one line a tool card shows: "✓ present — 8 files" style."""
+    if block.state == "running":
+        return block.name
+    if block.state == "error":
+        return f"{block.name} — failed"
+    text = block.result_text.strip()
+    lines = text.splitlines()
+    first = lines[0] if lines else ""
+    if block.name == "present" and first.startswith("Presented "):
+        count = first.split(" ", 2)[1]
+        return f"{block.name} — {count} files" if count.isdigit() else block.name
+    if block.name == "show_image":
+        return f"{block.name} — image shown"
+    if not text:
+        return block.name
+    if first[:1] in "{[" or len(lines) > 1:
+        return f"{block.name} — {len(lines)} lines"
+    return f"{block.name} — {first}"
+
+
+def paint_tool_card(
+    painter: QPainter,
+    row: QRect,
+    block: ToolCallBlock,
+    expanded: bool,
+    colours: Colours,
+    font: QFont,
+    spinner_phase: float,
+) -> None:
+    card = tool_card_rect(row)
+    border = colours.error if block.state == "error" else colours.border
+    rounded(painter, card, colours.card, QPen(border, 1))
+    header = QRect(card.left() + 12, card.top(), card.width() - 24, TOOL_HEADER)
+    marker = QRectF(header.left(), header.center().y() - 8, 16, 16)
+    if block.state == "running":
+        _paint_spinner(painter, marker, colours, spinner_phase)
+    else:
+        glyph = "✕" if block.state == "error" else "✓"
+        painter.setPen(colours.error if block.state == "error" else colours.accent)
+        bold = QFont(font)
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.drawText(marker, Qt.AlignmentFlag.AlignCenter, glyph)
+    painter.setFont(font)
+    painter.setPen(colours.text)
+    text_rect = header.adjusted(26, 0, -24, 0)
+    summary = QFontMetrics(font).elidedText(
+        tool_summary(block), ELIDE, text_rect.width()
+    )
+    painter.drawText(text_rect, _ALIGN_LEFT_V, summary)
+    if block.state == "finished" and block.result_text:
+        painter.setPen(colours.muted)
+        arrow = "▾" if expanded else "▸"
+        painter.drawText(
+            header.adjusted(0, 0, 0, 0),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            arrow,
+        )
+    text = tool_body_text(block, expanded)
+    if not text:
+        return
+    mono = mono_font(font)
+    painter.setFont(mono)
+    body = QRect(
+        card.left() + 14,
+        card.top() + TOOL_HEADER,
+        card.width() - 28,
+        card.height() - TOOL_HEADER - 6,
+    )
+    if block.state == "running":
+        painter.setPen(colours.muted)
+        line = QFontMetrics(mono).elidedText(
+            " ".join(text.split()), ELIDE, body.width()
+        )
+        painter.drawText(
+            body, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, line
+        )
+        return
+    painter.setPen(colours.error if block.state == "error" else colours.muted)
+    painter.drawText(
+        body,
+        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop) | int(_WRAP),
+        text,
+    )
+
+
+def _paint_spinner(
+    painter: QPainter, rect: QRectF, colours: Colours, phase: float
+) -> None:
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    centre = rect.center()
+    for i in range(8):
+        angle = (i / 8.0 + phase) * 2 * math.pi
+        strength = (i + 1) / 8.0
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(blend(colours.card, colours.accent, strength))
+        point = QPointF(
+            centre.x() + 6 * math.cos(angle), centre.y() + 6 * math.sin(angle)
+        )
+        painter.drawEllipse(point, 1.8, 1.8)
+    painter.restore()
+
+
+# -- deliverable cards -------------------------------------------------------
+
+
+def deliverable_card_rect(row: QRect) -> QRect:
+    col = column(row)
+    return QRect(col.left(), row.top() + CARD_GAP // 2, col.width(), CARD_HEIGHT)
+
+
+def menu_button_rect(row: QRect, block: DeliverableBlock) -> QRect | None:
+    if block.entry is None:
+        return None
+    card = deliverable_card_rect(row)
+    return QRect(card.right() - MENU_WIDTH - 8, card.center().y() - 15, MENU_WIDTH, 30)
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            if unit == "bytes":
+                return f"{int(value)} bytes"
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} bytes"
+
+
+def _badge(
+    painter: QPainter,
+    right: int,
+    y: int,
+    text: str,
+    colour: object,
+    colours: Colours,
+    font: QFont,
+) -> int:
+    metrics = QFontMetrics(font)
+    width = metrics.horizontalAdvance(text) + 14
+    rect = QRectF(right - width, y, width, metrics.height() + 4)
+    painter.setPen(QPen(colour, 1))  # type: ignore[call-overload]
+    painter.setBrush(blend(colours.card, colour, 0.15))  # type: ignore[arg-type]
+    painter.drawRoundedRect(rect, rect.height() / 2, rect.height() / 2)
+    painter.setFont(font)
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+    return int(rect.left()) - 6
+
+
+def paint_deliverable(
+    painter: QPainter,
+    row: QRect,
+    block: DeliverableBlock,
+    verdict: str | None,
+    colours: Colours,
+    font: QFont,
+    hovered: bool,
+    device_pixel_ratio: float,
+) -> None:
+    card = deliverable_card_rect(row)
+    rounded(
+        painter,
+        card,
+        colours.card_hover if hovered else colours.card,
+        QPen(colours.border, 1),
+    )
+    entry = block.entry
+    kind = entry.kind_enum if entry is not None else None
+    icon = kind_icon(kind if entry is not None else None, ICON_SIZE, device_pixel_ratio)
+    icon_y = card.center().y() - ICON_SIZE // 2
+    painter.drawPixmap(card.left() + 14, icon_y, icon)
+    text_left = card.left() + 14 + ICON_SIZE + 12
+    menu = menu_button_rect(row, block)
+    right = (menu.left() - 8) if menu is not None else card.right() - 12
+    small = small_font(font)
+    bold = QFont(font)
+    bold.setBold(True)
+    name_metrics = QFontMetrics(bold)
+    top = card.top() + 10
+    if entry is not None:
+        description = _two_lines(entry.description, small, right - text_left)
+        lines = description.count("\n") + 1 if description else 0
+        content = name_metrics.height() + 3 + lines * QFontMetrics(small).height()
+        top = card.center().y() - content // 2
+    if entry is None:
+        painter.setFont(bold)
+        painter.setPen(colours.text)
+        version = block.unsupported.version if block.unsupported is not None else None
+        painter.drawText(
+            QRect(text_left, top, right - text_left, name_metrics.height()),
+            _ALIGN_LEFT_V,
+            f"Unsupported record (version {version})",
+        )
+        painter.setFont(small)
+        painter.setPen(colours.muted)
+        painter.drawText(
+            QRect(text_left, top + name_metrics.height() + 4, right - text_left, 20),
+            _ALIGN_LEFT_V,
+            "This app cannot read this record; it offers no file actions.",
+        )
+        return
+    # Badges sit on the name line, right-aligned, so long names elide before them.
+    badge_right = right
+    if verdict:
+        colour = colours.warning if verdict == "changed" else colours.error
+        badge_right = _badge(
+            painter,
+            badge_right,
+            top - 1,
+            verdict.replace("_", " "),
+            colour,
+            colours,
+            small,
+        )
+    if entry.scope == "external":
+        badge_right = _badge(
+            painter, badge_right, top - 1, "external", colours.accent, colours, small
+        )
+    size_text = human_size(entry.size)
+    size_width = QFontMetrics(small).horizontalAdvance(size_text)
+    painter.setFont(small)
+    painter.setPen(colours.muted)
+    name_width = max(20, badge_right - text_left - size_width - 12)
+    name = name_metrics.elidedText(entry.name, Qt.TextElideMode.ElideMiddle, name_width)
+    painter.setFont(bold)
+    painter.setPen(colours.text)
+    painter.drawText(
+        QRect(text_left, top, name_width, name_metrics.height()), _ALIGN_LEFT_V, name
+    )
+    drawn = name_metrics.horizontalAdvance(name)
+    painter.setFont(small)
+    painter.setPen(colours.muted)
+    painter.drawText(
+        QRect(text_left + drawn + 10, top, size_width + 2, name_metrics.height()),
+        _ALIGN_LEFT_V,
+        size_text,
+    )
+    description_rect = QRect(
+        text_left,
+        top + name_metrics.height() + 3,
+        right - text_left,
+        card.bottom() - top - name_metrics.height() - 10,
+    )
+    painter.drawText(
+        description_rect,
+        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
+        description,
+    )
+    if menu is not None:
+        painter.setPen(colours.muted)
+        painter.setFont(bold)
+        painter.drawText(menu, Qt.AlignmentFlag.AlignCenter, "⋯")
+
+
+def _two_lines(text: str, font: QFont, width: int) -> str:
+    """``text`` as at most two lines, the second elided."""
+    metrics = QFontMetrics(font)
+    words = " ".join(text.split())
+    if metrics.horizontalAdvance(words) <= width:
+        return words
+    first = ""
+    for word in words.split(" "):
+        trial = f"{first} {word}".strip()
+        if metrics.horizontalAdvance(trial) > width:
+            break
+        first = trial
+    if not first:
+        return metrics.elidedText(words, ELIDE, width)
+    rest = words[len(first) :].strip()
+    return first + "\n" + metrics.elidedText(rest, ELIDE, width)
+
+
+# -- images --------------------------------------------------------------------
+
+
+def image_caption_height(block: ImageBlock, width: int, font: QFont) -> int:
+    if not block.caption:
+        return 0
+    bound = QFontMetrics(small_font(font)).boundingRect(
+        QRect(0, 0, width, 1 << 20), _WRAP, block.caption
+    )
+    return bound.height() + 6
+
+
+def paint_image(
+    painter: QPainter,
+    row: QRect,
+    block: ImageBlock,
+    image: object,
+    colours: Colours,
+    font: QFont,
+) -> None:
+    col = column(row)
+    top = row.top() + 4
+    if isinstance(image, QImage) and not image.isNull():
+        dpr = painter.device().devicePixelRatioF() if painter.device() else 1.0
+        width = min(image.width(), col.width())
+        height = round(image.height() * width / max(1, image.width()))
+        target = QRect(col.left(), top, width, height)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        clip = QPainterPath()
+        clip.addRoundedRect(QRectF(target), 8, 8)
+        painter.setClipPath(clip)
+        painter.drawImage(target, image)
+        painter.restore()
+        del dpr
+        top += height + 4
+    else:
+        box = QRect(col.left(), top, min(col.width(), 480), 56)
+        rounded(
+            painter, box, colours.card, QPen(colours.border, 1, Qt.PenStyle.DashLine)
+        )
+        if block.mime == "image/svg+xml":
+            message = f"SVG image: {block.alt_text}"
+        elif isinstance(image, str):
+            message = image
+        else:
+            message = f"Loading image: {block.alt_text}"
+        painter.setFont(small_font(font))
+        painter.setPen(colours.error if isinstance(image, str) else colours.muted)
+        inner = box.adjusted(12, 0, -12, 0)
+        painter.drawText(
+            inner,
+            _ALIGN_LEFT_V,
+            QFontMetrics(small_font(font)).elidedText(message, ELIDE, inner.width()),
+        )
+        top += 56 + 4
+    if block.caption:
+        painter.setFont(small_font(font))
+        painter.setPen(colours.muted)
+        painter.drawText(
+            QRect(col.left(), top, col.width(), row.bottom() - top),
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop) | int(_WRAP),
+            block.caption,
+        )
+
+
+# -- turn actions ----------------------------------------------------------------
+
+ACTION_LABELS: Final = (("copy", "Copy answer"), ("fork", "Fork from here"))
+
+
+def action_button_rects(row: QRect, font: QFont) -> list[tuple[str, QRect]]:
+    col = column(row)
+    metrics = QFontMetrics(small_font(font))
+    left = col.left()
+    rects: list[tuple[str, QRect]] = []
+    for name, label in ACTION_LABELS:
+        width = metrics.horizontalAdvance(label) + 24
+        rects.append((name, QRect(left, row.top() + 4, width, ACTIONS_HEIGHT - 8)))
+        left += width + 8
+    return rects
+
+
+def paint_actions(
+    painter: QPainter, row: QRect, colours: Colours, font: QFont, hovered: str | None
+) -> None:
+    small = small_font(font)
+    painter.setFont(small)
+    for (name, rect), (_, label) in zip(
+        action_button_rects(row, font), ACTION_LABELS, strict=True
+    ):
+        fill = colours.card_hover if hovered == name else colours.base
+        painter.setPen(QPen(colours.border, 1))
+        painter.setBrush(fill)
+        painter.drawRoundedRect(QRectF(rect), rect.height() / 2, rect.height() / 2)
+        painter.setPen(colours.muted)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+
+
+def kind_of(block: DeliverableBlock) -> Kind | None:
+    return block.entry.kind_enum if block.entry is not None else None
