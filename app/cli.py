@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core.declare import DeclarationError, declare
 from app.core.policy import PermissionMode, PolicyError, load_policy
+
+if TYPE_CHECKING:
+    from app.core.store import Store
 
 
 def _failure(message: str, reason: str = "invalid") -> str:
@@ -53,27 +58,127 @@ def _validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _demo(args: argparse.Namespace) -> int:
-    from app.agent.demo import play_demo
-    from app.cli_text import print_conversation
-    from app.core.store import Store
-
-    data_dir = _data_dir(args)
-    with Store(data_dir) as store:
-        conversation_id = play_demo(store, data_dir / "demo-workspace")
-        print_conversation(store, conversation_id, out=sys.stdout)
-    return 0
-
-
 def _data_dir(args: argparse.Namespace) -> Path:
     if args.data_dir:
-        path = Path(args.data_dir)
+        path = Path(args.data_dir).expanduser()
     else:
         import platformdirs
 
         path = Path(platformdirs.user_data_dir("deliverables"))
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
+
+
+def _demo(args: argparse.Namespace) -> int:
+    """Build the demo workspace, play the scripted turns, open the window on them."""
+    from app.agent.demo import play_demo
+    from app.core.store import Store
+
+    data_dir = _data_dir(args)
+    store = Store(data_dir)
+    conversation_id = play_demo(store, data_dir / "demo-workspace")
+    return _run_window(args, store, data_dir, conversation_id=conversation_id)
+
+
+def _open(args: argparse.Namespace) -> int:
+    """Open the window on the stored conversations."""
+    from app.core.store import Store
+
+    data_dir = _data_dir(args)
+    store = Store(data_dir)
+    conversation_id = args.conversation
+    if conversation_id is None:
+        conversations = store.conversations()
+        conversation_id = conversations[-1].id if conversations else None
+    else:
+        try:
+            store.conversation(conversation_id)
+        except KeyError:
+            print(f"deliverables: no conversation {conversation_id!r}", file=sys.stderr)
+            return 2
+    return _run_window(args, store, data_dir, conversation_id=conversation_id)
+
+
+def _view(args: argparse.Namespace) -> int:
+    """Open files straight into the read-only workspace."""
+    from app.core.store import Store
+
+    data_dir = _data_dir(args)
+    paths = [os.path.abspath(p) for p in args.paths]
+    workspace = Path(args.workspace).resolve() if args.workspace else None
+    if workspace is None:
+        workspace = Path(os.path.commonpath([os.path.dirname(p) for p in paths]))
+    return _run_window(args, Store(data_dir), data_dir, view=(paths, workspace))
+
+
+def _chat(args: argparse.Namespace) -> int:
+    """Start a conversation with a live model in ``--workspace``."""
+    from app.core.store import Store
+
+    workspace = Path(args.workspace).resolve()
+    if not workspace.is_dir():
+        print(f"deliverables: workspace is not a folder: {workspace}", file=sys.stderr)
+        return 2
+    data_dir = _data_dir(args)
+    store = Store(data_dir)
+    conversation = store.create_conversation(
+        f"Chat in {workspace.name}", str(workspace)
+    )
+    return _run_window(
+        args,
+        store,
+        data_dir,
+        conversation_id=conversation.id,
+        model_spec=args.model,
+        mode=PermissionMode(args.mode),
+    )
+
+
+def _run_window(
+    args: argparse.Namespace,
+    store: Store,
+    data_dir: Path,
+    *,
+    conversation_id: str | None = None,
+    view: tuple[list[str], Path] | None = None,
+    model_spec: str | None = None,
+    mode: PermissionMode = PermissionMode.WORKSPACE_ONLY,
+) -> int:
+    from app.ui.application import create_application
+    from app.ui.main_window import MainWindow
+    from app.ui.screenshot import screenshot_when_loaded
+
+    app = create_application()
+    window = MainWindow(store, data_dir, model_spec=model_spec, mode=mode)
+    window.refresh_conversations()
+    if conversation_id is not None:
+        window.show_conversation(conversation_id)
+    window.show()
+    if view is not None:
+        window.view_files(*view)
+    if args.screenshot:
+        screenshot_when_loaded(
+            window, Path(args.screenshot), window.is_loaded, args.wait_ms
+        )
+    code = app.exec()
+    window.close()
+    store.close()
+    return int(code)
+
+
+def _add_window_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", help="where conversations are stored")
+    parser.add_argument(
+        "--screenshot",
+        metavar="FILE.png",
+        help="save a PNG of the window once the active view has loaded, then exit",
+    )
+    parser.add_argument(
+        "--wait-ms",
+        type=int,
+        default=10_000,
+        help="longest wait for loading before the screenshot (default 10000)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,9 +188,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    demo = commands.add_parser("demo", help="play the built-in demo conversation")
-    demo.add_argument("--data-dir", help="where conversations are stored")
+    demo = commands.add_parser(
+        "demo", help="build the demo workspace, play the demo and open the window"
+    )
+    _add_window_options(demo)
     demo.set_defaults(handler=_demo)
+
+    open_ = commands.add_parser("open", help="open the window on stored conversations")
+    _add_window_options(open_)
+    open_.add_argument("--conversation", help="the conversation to show (its id)")
+    open_.set_defaults(handler=_open)
+
+    view = commands.add_parser(
+        "view", help="open files straight into the read-only workspace"
+    )
+    _add_window_options(view)
+    view.add_argument("paths", nargs="+", metavar="PATH")
+    view.add_argument("--workspace", help="the folder shown in the file tree")
+    view.set_defaults(handler=_view)
+
+    chat = commands.add_parser("chat", help="chat with a live model in a workspace")
+    _add_window_options(chat)
+    chat.add_argument(
+        "--model", required=True, help="provider:model, e.g. ollama:llama3.2"
+    )
+    chat.add_argument("--workspace", required=True, help="the agent's workspace folder")
+    chat.add_argument(
+        "--mode",
+        choices=[mode.value for mode in PermissionMode],
+        default=PermissionMode.WORKSPACE_ONLY.value,
+    )
+    chat.set_defaults(handler=_chat)
 
     validate = commands.add_parser(
         "validate", help="run the present check on tool arguments; writes nothing"

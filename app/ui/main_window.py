@@ -1,0 +1,302 @@
+"""The main window: conversations, the chat and the read-only workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QMainWindow,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.deliverables import DeliverableRef
+from app.core.policy import PermissionMode, Policy, PolicyError, Rule, load_policy
+from app.core.records import FileEntry, Record, parse_record
+from app.core.safeio import VerifiedFile
+from app.core.store import Store, StoredMessage
+from app.ui.actions import FileActions
+from app.ui.application import settings_for
+from app.ui.chat.view import ChatView
+from app.ui.chat_input import ChatInputWidget
+from app.ui.conversations import ConversationListView
+from app.ui.notice import NoticeBarWidget
+from app.ui.workspace.widget import WorkspaceWidget
+
+SPLITTER_KEY = "window/splitter"
+GEOMETRY_KEY = "window/geometry"
+
+
+def fail_closed_policy(error: PolicyError) -> Policy:
+    """A policy that denies everything, used while a policy file is broken."""
+    return Policy([Rule("/**", f"unreadable policy file: {error}")])
+
+
+class MainWindow(QMainWindow):
+    """Conversations list, chat with its input, and the workspace.
+
+    Signals:
+        loaded(): the chat and the active preview finished loading.
+    """
+
+    loaded = Signal()
+
+    def __init__(
+        self,
+        store: Store,
+        data_dir: Path,
+        *,
+        model_spec: str | None = None,
+        mode: PermissionMode = PermissionMode.WORKSPACE_ONLY,
+    ) -> None:
+        super().__init__()
+        self.setWindowTitle("Deliverables")
+        self._store = store
+        self._settings = settings_for(data_dir)
+        self._model_spec = model_spec or str(self._settings.value("model/spec", ""))
+        self._mode = mode
+        self._conversation_id: str | None = None
+        self._workspace_root: Path | None = None
+        self._bridge: object | None = None
+
+        self.conversations = ConversationListView(self)
+        self.notice_bar = NoticeBarWidget(self)
+        self.chat = ChatView(self)
+        self.chat.set_policy_provider(self.current_policy)
+        self.chat_input = ChatInputWidget(self)
+        self.workspace = WorkspaceWidget(self.current_policy, self)
+        self.file_actions = FileActions(
+            store, self._policy_for, lambda: self._mode, parent=self
+        )
+        self.file_actions.set_dialog_parent(self)
+
+        chat_column = QWidget(self)
+        column = QVBoxLayout(chat_column)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.notice_bar)
+        column.addWidget(self.chat, 1)
+        column.addWidget(self.chat_input)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.conversations)
+        self.splitter.addWidget(chat_column)
+        self.splitter.addWidget(self.workspace)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 4)
+        self.splitter.setChildrenCollapsible(True)
+        self.setCentralWidget(self.splitter)
+        self._restore_layout()
+        self._build_menus()
+        self._connect()
+        self.chat_input.set_model_configured(bool(self._model_spec))
+
+    # Public API ---------------------------------------------------------------
+
+    def current_policy(self) -> Policy:
+        """The read-deny policy in force now, read fresh for every action."""
+        return self._policy_for(
+            str(self._workspace_root) if self._workspace_root else None
+        )
+
+    def refresh_conversations(self) -> None:
+        self.conversations.set_conversations(
+            self._store.conversations(), self._conversation_id
+        )
+
+    def show_conversation(self, conversation_id: str) -> None:
+        conversation = self._store.conversation(conversation_id)
+        self._conversation_id = conversation_id
+        self._workspace_root = Path(conversation.workspace)
+        messages = self._store.messages(conversation_id)
+        self.chat.set_conversation(conversation_id, conversation.workspace, messages)
+        self.workspace.set_root(self._workspace_root)
+        self.workspace.set_external_entries(_external_entries(messages))
+        self.setWindowTitle(f"{conversation.title} — Deliverables")
+        self._bridge = None
+        if self.conversations.current_conversation_id() != conversation_id:
+            self.refresh_conversations()
+
+    def view_files(self, paths: Sequence[str], workspace: Path | None) -> None:
+        """Open files straight into the workspace, the last one active."""
+        self._workspace_root = workspace
+        self.workspace.set_root(workspace)
+        self.splitter.setSizes([0, 0, max(self.width(), 800)])
+        for path in paths:
+            self.workspace.open_path(path)
+
+    def is_loaded(self) -> bool:
+        return bool(self.chat.is_loaded() and self.workspace.is_loaded())
+
+    # Wiring --------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        self.conversations.conversationSelected.connect(
+            self._on_conversations_conversation_selected
+        )
+        self.chat.deliverableActivated.connect(self._on_chat_deliverable_activated)
+        self.chat.deliverableMenuRequested.connect(self._on_chat_menu_requested)
+        self.chat.forkRequested.connect(self._on_chat_fork_requested)
+        self.chat.notice.connect(self.notice_bar.show_message)
+        self.file_actions.refused.connect(self._on_actions_refused)
+        self.file_actions.notice.connect(self.notice_bar.show_message)
+        self.file_actions.verdictChanged.connect(self.chat.set_verdict)
+        self.file_actions.openRequested.connect(self._on_actions_open_requested)
+        self.file_actions.revealRequested.connect(self.workspace.reveal)
+        self.workspace.notice.connect(self._on_actions_refused)
+        self.workspace.actionRequested.connect(self._on_workspace_action_requested)
+        self.chat_input.sendRequested.connect(self._on_input_send_requested)
+        self.chat_input.stopRequested.connect(self._on_input_stop_requested)
+        self.chat_input.settingsRequested.connect(self._open_settings)
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar().addMenu("&Conversation")
+        settings = QAction("&Settings…", self)
+        settings.triggered.connect(self._open_settings)
+        menu.addAction(settings)
+        menu.addSeparator()
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        menu.addAction(quit_action)
+        focus_chat = QAction("Focus message box", self)
+        focus_chat.setShortcut(QKeySequence("Ctrl+L"))
+        focus_chat.triggered.connect(self.chat_input.focus_editor)
+        self.addAction(focus_chat)
+
+    def _policy_for(self, workspace: str | None) -> Policy:
+        try:
+            return load_policy(workspace=Path(workspace) if workspace else None)
+        except PolicyError as error:
+            # A broken policy file must not open the door: deny everything and say so.
+            self.notice_bar.show_message(str(error), "error")
+            return fail_closed_policy(error)
+
+    def _on_conversations_conversation_selected(self, conversation_id: str) -> None:
+        if conversation_id != self._conversation_id:
+            self.show_conversation(conversation_id)
+
+    def _on_chat_deliverable_activated(self, ref: DeliverableRef) -> None:
+        self.file_actions.perform("open", ref)
+
+    def _on_chat_menu_requested(self, ref: DeliverableRef, position: QPoint) -> None:
+        menu = self.file_actions.menu_for(ref, self)
+        menu.exec(position)
+        menu.deleteLater()
+
+    def _on_chat_fork_requested(self, conversation_id: str, position: int) -> None:
+        fork = self._store.fork(conversation_id, position)
+        self.show_conversation(fork.id)
+        self.refresh_conversations()
+        self.notice_bar.show_message("Forked the conversation from that turn.")
+
+    def _on_actions_refused(self, message: str) -> None:
+        self.notice_bar.show_message(message, "warning")
+
+    def _on_actions_open_requested(
+        self, path: str, opened: object, source_view: bool, ref: object
+    ) -> None:
+        if not isinstance(opened, VerifiedFile):
+            return
+        self.workspace.open_verified(path, opened, source_view=source_view, ref=ref)
+
+    def _on_workspace_action_requested(
+        self, action: str, path: str, _ref: object
+    ) -> None:
+        root = str(self._workspace_root) if self._workspace_root else None
+        self.file_actions.perform_path(action, path, root)
+
+    # Agent ---------------------------------------------------------------------
+
+    def _on_input_send_requested(self, text: str) -> None:
+        if not self._model_spec or self._conversation_id is None:
+            self.notice_bar.show_message(
+                "Configure a model in Settings before sending messages.", "warning"
+            )
+            return
+        from app.ui.agent_bridge import AgentBridge
+
+        bridge = self._bridge
+        if not isinstance(bridge, AgentBridge):
+            assert self._workspace_root is not None
+            bridge = AgentBridge(
+                self._store,
+                self._conversation_id,
+                self._workspace_root,
+                self._model_spec,
+                lambda: self._mode,
+                self,
+            )
+            bridge.runEvent.connect(self._on_bridge_event)
+            bridge.busyChanged.connect(self.chat_input.set_busy)
+            bridge.failed.connect(self._on_actions_refused)
+            self._bridge = bridge
+        bridge.send(text)
+
+    def _on_input_stop_requested(self) -> None:
+        from app.ui.agent_bridge import AgentBridge
+
+        if isinstance(self._bridge, AgentBridge):
+            self._bridge.cancel()
+
+    def _on_bridge_event(self, event: object) -> None:
+        self.chat.apply_event(event)
+        from app.agent.events import MessageStored
+
+        if isinstance(event, MessageStored) and event.record is not None:
+            record = parse_record(event.record)
+            if isinstance(record, Record) and self._conversation_id is not None:
+                messages = self._store.messages(self._conversation_id)
+                self.workspace.set_external_entries(_external_entries(messages))
+
+    def _open_settings(self) -> None:
+        from app.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self._model_spec, self._mode, self)
+        if dialog.exec():
+            self._model_spec = dialog.model_spec()
+            self._mode = dialog.mode()
+            self._settings.setValue("model/spec", self._model_spec)
+            self.chat_input.set_model_configured(bool(self._model_spec))
+            self._bridge = None
+
+    # Layout memory -------------------------------------------------------------
+
+    def _restore_layout(self) -> None:
+        geometry = self._settings.value(GEOMETRY_KEY)
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1440, 900)
+        state = self._settings.value(SPLITTER_KEY)
+        if state is None or not self.splitter.restoreState(state):
+            QTimer.singleShot(0, self._default_sizes)
+
+    def _default_sizes(self) -> None:
+        width = max(self.width(), 1200)
+        self.splitter.setSizes(
+            [int(width * 0.14), int(width * 0.40), int(width * 0.46)]
+        )
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._settings.setValue(SPLITTER_KEY, self.splitter.saveState())
+        self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
+        self._settings.sync()
+        self.workspace.close()
+        super().closeEvent(event)
+
+
+def _external_entries(messages: list[StoredMessage]) -> list[FileEntry]:
+    """External deliverables of this conversation's trusted records."""
+    entries: list[FileEntry] = []
+    for stored in messages:
+        if stored.record is None or not stored.record.trusted:
+            continue
+        record = parse_record(stored.record.raw)
+        if isinstance(record, Record):
+            entries.extend(f for f in record.files if f.scope == "external")
+    return entries

@@ -1,0 +1,58 @@
+"""Settings: which model to chat with and the permission mode."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QWidget,
+)
+
+from app.core.policy import PermissionMode
+
+
+class SettingsDialog(QDialog):
+    """Edits the model spec (``provider:model``) and the permission mode."""
+
+    def __init__(
+        self, model_spec: str, mode: PermissionMode, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self._model = QLineEdit(model_spec, self)
+        self._model.setPlaceholderText("provider:model, e.g. ollama:llama3.2")
+        self._model.setAccessibleName("Model")
+        self._mode = QComboBox(self)
+        self._mode.setAccessibleName("Permission mode")
+        self._mode.addItem("Workspace files only", PermissionMode.WORKSPACE_ONLY.value)
+        self._mode.addItem("Allow external files", PermissionMode.ALLOW_EXTERNAL.value)
+        self._mode.setCurrentIndex(self._mode.findData(mode.value))
+        hint = QLabel(
+            "Install the provider's extra first, for example "
+            "pip install 'deliverables[ollama]'.",
+            self,
+        )
+        hint.setTextFormat(Qt.TextFormat.PlainText)
+        hint.setWordWrap(True)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
+            self,
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow("Model", self._model)
+        form.addRow("", hint)
+        form.addRow("Files the agent may present", self._mode)
+        form.addRow(buttons)
+
+    def model_spec(self) -> str:
+        return self._model.text().strip()
+
+    def mode(self) -> PermissionMode:
+        return PermissionMode(self._mode.currentData())
