@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
@@ -26,7 +28,9 @@ class ConversationListView(QTreeView):
         self.setModel(self._model)
         self.setHeaderHidden(True)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setUniformRowHeights(True)
+        self.setUniformRowHeights(False)
+        self.setWordWrap(False)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setAccessibleName("Conversations")
         self.setMinimumWidth(180)
         self.selectionModel().currentChanged.connect(self._on_selection_current_changed)
@@ -38,8 +42,10 @@ class ConversationListView(QTreeView):
         self._model.clear()
         items: dict[str, QStandardItem] = {}
         for conversation in conversations:
-            item = QStandardItem(conversation.title)
             stamp = conversation.created_at.astimezone().strftime("%Y-%m-%d %H:%M")
+            folder = Path(conversation.workspace).name or conversation.workspace
+            # Item text is plain in item views; titles may come from a model.
+            item = QStandardItem(f"{conversation.title}\n{folder} · {stamp}")
             item.setData(conversation.id, CONVERSATION_ID_ROLE)
             # Plain text: titles and paths may come from a model or a file name.
             item.setToolTip(_plain_tooltip(f"{conversation.workspace}\n{stamp}"))

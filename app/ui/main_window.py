@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QMainWindow,
     QSplitter,
@@ -29,6 +29,8 @@ from app.ui.workspace.widget import WorkspaceWidget
 
 SPLITTER_KEY = "window/splitter"
 GEOMETRY_KEY = "window/geometry"
+DEFAULT_SIZE = (1440, 900)
+MIN_SIZE = (720, 480)
 
 
 def fail_closed_policy(error: PolicyError) -> Policy:
@@ -75,6 +77,7 @@ class MainWindow(QMainWindow):
         self.file_actions.set_dialog_parent(self)
 
         chat_column = QWidget(self)
+        chat_column.setMinimumWidth(360)
         column = QVBoxLayout(chat_column)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
@@ -268,13 +271,24 @@ class MainWindow(QMainWindow):
 
     def _restore_layout(self) -> None:
         geometry = self._settings.value(GEOMETRY_KEY)
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1440, 900)
+        restored = geometry is not None and self.restoreGeometry(geometry)
+        if not restored or self.width() < MIN_SIZE[0] or self.height() < MIN_SIZE[1]:
+            self.resize(*self._default_size())
         state = self._settings.value(SPLITTER_KEY)
         if state is None or not self.splitter.restoreState(state):
             QTimer.singleShot(0, self._default_sizes)
+
+    def _default_size(self) -> tuple[int, int]:
+        width, height = DEFAULT_SIZE
+        screen = self.screen()
+        # The offscreen platform's screen is tiny; its windows may be larger.
+        if screen is not None and QGuiApplication.platformName() != "offscreen":
+            available = screen.availableGeometry()
+            width, height = (
+                min(width, available.width()),
+                min(height, available.height()),
+            )
+        return width, height
 
     def _default_sizes(self) -> None:
         width = max(self.width(), 1200)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from PySide6.QtCore import QPoint, Qt, Signal, Slot
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -124,6 +124,11 @@ def _tab_title(page: DocumentPageWidget) -> str:
     return f"{title} (source)" if page.source_view else title
 
 
+EMPTY_HINT = (
+    "Click a deliverable card, or double-click a file in the tree, to preview it here."
+)
+
+
 class DocumentTabsWidget(QTabWidget):
     """Up to ``MAX_TABS`` document pages, least recently used evicted first.
 
@@ -154,6 +159,20 @@ class DocumentTabsWidget(QTabWidget):
 
     def pages(self) -> list[DocumentPageWidget]:
         return [self.page(i) for i in range(self.count())]
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self.count():
+            return
+        # An empty workspace says what to do instead of showing a blank pane.
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        painter.drawText(
+            self.rect().adjusted(24, 24, -24, -24),
+            int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap),
+            EMPTY_HINT,
+        )
+        painter.end()
 
     def page(self, index: int) -> DocumentPageWidget:
         widget = self.widget(index)
