@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 APP_NAME = "Deliverables"
@@ -26,11 +26,45 @@ UNSAFE_ENVIRONMENT = (
 MEDIA_PROTOCOL_WHITELIST = "file"
 
 
-def scrub_environment() -> None:
-    """Run before the QApplication exists: Qt reads these at start-up."""
+# Chromium switches that would drop the renderer sandbox or open a debugging
+# port, and the marker after which QtWebEngine reads switches from argv.
+UNSAFE_ARGUMENTS = (
+    "--no-sandbox",
+    "--single-process",
+    "--disable-seccomp-filter-sandbox",
+    "--disable-setuid-sandbox",
+    "--no-zygote",
+    "--in-process-gpu",
+    "--enable-features=NetworkServiceInProcess",
+)
+UNSAFE_ARGUMENT_PREFIXES = ("--remote-debugging", "--remote-allow-origins")
+
+
+def _is_unsafe_argument(argument: str) -> bool:
+    name = argument.split("=", 1)[0]
+    return (
+        argument in UNSAFE_ARGUMENTS
+        or name in UNSAFE_ARGUMENTS
+        or name.startswith(UNSAFE_ARGUMENT_PREFIXES)
+    )
+
+
+def scrub_environment(argv: Sequence[str] = ()) -> list[str]:
+    """Run before the QApplication exists: Qt reads these at start-up.
+
+    Returns ``argv`` without the Chromium switches that would turn the
+    sandbox off or open remote debugging; pass that list to the application.
+    """
     for name in UNSAFE_ENVIRONMENT:
         os.environ.pop(name, None)
     os.environ["QT_FFMPEG_PROTOCOL_WHITELIST"] = MEDIA_PROTOCOL_WHITELIST
+    kept: list[str] = []
+    for argument in argv:
+        if argument == "--webEngineArgs":
+            break  # everything after it would go to Chromium
+        if not _is_unsafe_argument(argument):
+            kept.append(argument)
+    return kept
 
 
 def create_application(argv: Sequence[str] | None = None) -> QApplication:
@@ -38,18 +72,69 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     existing = QApplication.instance()
     if isinstance(existing, QApplication):
         return existing
-    scrub_environment()
+    arguments = scrub_environment(list(argv) if argv is not None else sys.argv[:1])
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
         Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
     )
-    app = QApplication(list(argv) if argv is not None else sys.argv[:1])
+    app = QApplication(arguments)
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setOrganizationName("Deliverables")
     app.setDesktopFileName("deliverables")
-    # Fusion follows the system colour scheme (light or dark) on every platform.
     app.setStyle("Fusion")
+    follow_color_scheme(app)
     return app
+
+
+def dark_palette() -> QPalette:
+    """Fusion's colours for a dark scheme, for platforms whose theme has none."""
+    palette = QPalette()
+    roles = QPalette.ColorRole
+    for role, colour in (
+        (roles.Window, "#202124"),
+        (roles.WindowText, "#e8eaed"),
+        (roles.Base, "#17181a"),
+        (roles.AlternateBase, "#2a2b2e"),
+        (roles.ToolTipBase, "#2a2b2e"),
+        (roles.ToolTipText, "#e8eaed"),
+        (roles.PlaceholderText, "#9aa0a6"),
+        (roles.Text, "#e8eaed"),
+        (roles.Button, "#2d2e31"),
+        (roles.ButtonText, "#e8eaed"),
+        (roles.BrightText, "#ff8a80"),
+        (roles.Link, "#8ab4f8"),
+        (roles.Highlight, "#3c6db5"),
+        (roles.HighlightedText, "#ffffff"),
+        (roles.Mid, "#3c4043"),
+        (roles.Midlight, "#35363a"),
+        (roles.Dark, "#101113"),
+        (roles.Shadow, "#000000"),
+        (roles.Light, "#44474b"),
+    ):
+        palette.setColor(role, QColor(colour))
+    disabled = QPalette.ColorGroup.Disabled
+    for role in (roles.WindowText, roles.Text, roles.ButtonText):
+        palette.setColor(disabled, role, QColor("#6f7377"))
+    return palette
+
+
+def follow_color_scheme(app: QApplication) -> None:
+    """Use the system's light or dark scheme, now and when it changes.
+
+    ``DELIVERABLES_COLOR_SCHEME=dark|light`` overrides the system, for
+    documentation screenshots and for platforms that report no scheme.
+    """
+    forced = os.environ.get("DELIVERABLES_COLOR_SCHEME", "").strip().lower()
+    hints = QGuiApplication.styleHints()
+
+    def apply() -> None:
+        scheme = hints.colorScheme()
+        dark = forced == "dark" or (not forced and scheme == Qt.ColorScheme.Dark)
+        app.setPalette(dark_palette() if dark else app.style().standardPalette())
+
+    apply()
+    if not forced:
+        hints.colorSchemeChanged.connect(lambda _scheme: apply())
 
 
 def settings_for(data_dir: Path) -> QSettings:

@@ -1,0 +1,36 @@
+"""Application set-up: the environment is scrubbed, the colour scheme is followed."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtGui import QPalette
+
+from app.ui.application import follow_color_scheme, scrub_environment
+
+
+def test_scrub_environment_clears_sandbox_and_debugging_switches(monkeypatch):
+    monkeypatch.setenv("QTWEBENGINE_DISABLE_SANDBOX", "1")
+    monkeypatch.setenv("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox")
+    monkeypatch.setenv("QTWEBENGINE_REMOTE_DEBUGGING", "9222")
+    scrub_environment()
+    assert "QTWEBENGINE_DISABLE_SANDBOX" not in os.environ
+    assert "QTWEBENGINE_CHROMIUM_FLAGS" not in os.environ
+    assert "QTWEBENGINE_REMOTE_DEBUGGING" not in os.environ
+    assert os.environ["QT_FFMPEG_PROTOCOL_WHITELIST"] == "file"
+
+
+def test_dark_scheme_gives_a_dark_palette(qapp, monkeypatch):
+    original = qapp.palette()
+    try:
+        monkeypatch.setenv("DELIVERABLES_COLOR_SCHEME", "dark")
+        follow_color_scheme(qapp)
+        window = qapp.palette().color(QPalette.ColorRole.Window)
+        text = qapp.palette().color(QPalette.ColorRole.WindowText)
+        assert window.lightness() < 60
+        assert text.lightness() > 180
+        monkeypatch.setenv("DELIVERABLES_COLOR_SCHEME", "light")
+        follow_color_scheme(qapp)
+        assert qapp.palette().color(QPalette.ColorRole.Window).lightness() > 180
+    finally:
+        qapp.setPalette(original)
