@@ -37,6 +37,8 @@ class AgentBridge(QObject):
         model_spec: str,
         mode: Callable[[], PermissionMode],
         parent: QObject | None = None,
+        *,
+        model_factory: Callable[[str], Any] | None = None,
     ) -> None:
         super().__init__(parent)
         self._store = store
@@ -45,6 +47,7 @@ class AgentBridge(QObject):
         self._model_spec = model_spec
         self._mode = mode
         self._runner: Any = None
+        self._model_factory = model_factory
         self._permission: Any = None
         self._thread: threading.Thread | None = None
 
@@ -93,7 +96,7 @@ class AgentBridge(QObject):
         from app.agent.runner import AgentRunner
         from app.agent.tools import AgentSession, PermissionSetting
 
-        model = load_chat_model(self._model_spec)
+        model = (self._model_factory or load_chat_model)(self._model_spec)
         self._permission = PermissionSetting(self._mode())
         session = AgentSession(workspace=self._workspace, permission=self._permission)
         return AgentRunner(self._store, self._conversation_id, model, session)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
@@ -54,8 +54,10 @@ class MainWindow(QMainWindow):
         *,
         model_spec: str | None = None,
         mode: PermissionMode = PermissionMode.WORKSPACE_ONLY,
+        model_factory: Callable[[str], object] | None = None,
     ) -> None:
         super().__init__()
+        self._model_factory = model_factory
         self.setWindowTitle("Deliverables")
         self._store = store
         self._settings = settings_for(data_dir)
@@ -233,6 +235,7 @@ class MainWindow(QMainWindow):
                 self._model_spec,
                 lambda: self._mode,
                 self,
+                model_factory=self._model_factory,
             )
             bridge.runEvent.connect(self._on_bridge_event)
             bridge.busyChanged.connect(self.chat_input.set_busy)

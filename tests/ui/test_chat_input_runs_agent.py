@@ -1,0 +1,80 @@
+"""Sending a message from the input runs the agent and shows its turn live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from langchain_core.messages import AIMessage, ToolCall
+from PySide6.QtCore import Qt
+
+from app.agent.models import ScriptedChatModel
+from app.core.store import Store
+from app.ui.main_window import MainWindow
+
+
+def test_a_sent_message_runs_the_model_and_shows_the_deliverable(qtbot, tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.md").write_text("# Notes\n")
+    store = Store(tmp_path / "data")
+    conversation = store.create_conversation("Live", str(workspace))
+    call = ToolCall(
+        id="call_1",
+        name="present",
+        args={"files": [{"path": "notes.md", "description": "My notes"}]},
+        type="tool_call",
+    )
+    script = [AIMessage(content="", tool_calls=[call]), AIMessage(content="Done.")]
+    asked: list[str] = []
+
+    def factory(spec: str) -> ScriptedChatModel:
+        asked.append(spec)
+        return ScriptedChatModel(replies=script)
+
+    window = MainWindow(
+        store, tmp_path / "data", model_spec="scripted:test", model_factory=factory
+    )
+    qtbot.addWidget(window)
+    window.show_conversation(conversation.id)
+    window.show()
+    assert not window.chat_input._edit.isReadOnly()
+    window.chat_input._edit.setPlainText("Please write notes")
+    window.chat_input._on_edit_submitted()
+
+    def turn_stored() -> bool:
+        return len(store.messages(conversation.id)) == 4
+
+    qtbot.waitUntil(turn_stored, timeout=20_000)
+    qtbot.waitUntil(lambda: not window.chat_input._stop.isVisible(), timeout=10_000)
+    assert asked == ["scripted:test"]
+    names = " ".join(
+        str(window.chat.model().index(row, 0).data(Qt.ItemDataRole.AccessibleTextRole))
+        for row in range(window.chat.model().rowCount())
+    )
+    assert "notes.md — My notes" in names
+    assert "Please write notes" in names
+    stored = store.messages(conversation.id)
+    assert stored[2].record is not None and stored[2].record.trusted
+    window.close()
+    store.close()
+
+
+def test_the_bridge_reports_a_model_that_cannot_be_set_up(qtbot, tmp_path: Path):
+    store = Store(tmp_path / "data")
+    conversation = store.create_conversation("Live", str(tmp_path))
+
+    def broken(spec: str) -> ScriptedChatModel:
+        raise RuntimeError("The nowhere provider is not installed.")
+
+    window = MainWindow(
+        store, tmp_path / "data", model_spec="nowhere:x", model_factory=broken
+    )
+    qtbot.addWidget(window)
+    window.show_conversation(conversation.id)
+    window.chat_input._edit.setPlainText("hello")
+    window.chat_input._on_edit_submitted()
+    qtbot.waitUntil(
+        lambda: "not installed" in window.notice_bar._text.text(), timeout=10_000
+    )
+    window.close()
+    store.close()
