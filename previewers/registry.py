@@ -11,6 +11,8 @@ from collections.abc import Iterable
 
 from previewers.base import Previewer, PreviewSource
 from previewers.fallback import FallbackPreviewer
+from previewers.image import ImagePreviewer
+from previewers.media import MediaPreviewer
 from previewers.plain_text import PlainTextPreviewer
 
 
@@ -52,7 +54,16 @@ class PreviewerRegistry:
         return self._fallback
 
 
-REGISTRY = PreviewerRegistry([PlainTextPreviewer()], FallbackPreviewer())
+REGISTRY = PreviewerRegistry(
+    [
+        # Chosen by magic bytes, so a PNG named .pdf is still an image and a
+        # playlist named .mp4 is never media.
+        ImagePreviewer(),
+        MediaPreviewer(),
+        PlainTextPreviewer(),
+    ],
+    FallbackPreviewer(),
+)
 """The app's table. Previewers added later register into it."""
 
 

@@ -21,9 +21,11 @@ UNSAFE_ENVIRONMENT = (
     "QTWEBENGINE_REMOTE_DEBUGGING",
 )
 
-# QtMultimedia's FFmpeg backend follows any protocol a container names unless
-# told otherwise: allow plain files only, so media cannot pull other files or URLs.
-MEDIA_PROTOCOL_WHITELIST = "file"
+# QtMultimedia's FFmpeg backend follows any protocol a container names (an HLS
+# playlist pulls its segments through "file"). Media reach FFmpeg only as a
+# device over the verified descriptor, which needs no protocol, so allow none:
+# "none" names no protocol, and FFmpeg opens nothing by itself.
+MEDIA_PROTOCOL_WHITELIST = "none"
 
 
 # Chromium switches that would drop the renderer sandbox or open a debugging

@@ -13,11 +13,13 @@ def test_scrub_environment_clears_sandbox_and_debugging_switches(monkeypatch):
     monkeypatch.setenv("QTWEBENGINE_DISABLE_SANDBOX", "1")
     monkeypatch.setenv("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox")
     monkeypatch.setenv("QTWEBENGINE_REMOTE_DEBUGGING", "9222")
+    # Registered so the value is restored for the tests that follow.
+    monkeypatch.setenv("QT_FFMPEG_PROTOCOL_WHITELIST", "file")
     scrub_environment()
     assert "QTWEBENGINE_DISABLE_SANDBOX" not in os.environ
     assert "QTWEBENGINE_CHROMIUM_FLAGS" not in os.environ
     assert "QTWEBENGINE_REMOTE_DEBUGGING" not in os.environ
-    assert os.environ["QT_FFMPEG_PROTOCOL_WHITELIST"] == "file"
+    assert os.environ["QT_FFMPEG_PROTOCOL_WHITELIST"] == "none"
 
 
 def test_dark_scheme_gives_a_dark_palette(qapp, monkeypatch):

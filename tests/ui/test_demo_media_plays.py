@@ -25,6 +25,13 @@ pytestmark = pytest.mark.qt_log_ignore(
 LOADED = (QMediaPlayer.MediaStatus.LoadedMedia, QMediaPlayer.MediaStatus.BufferedMedia)
 
 
+@pytest.fixture(autouse=True)
+def file_protocol(monkeypatch: pytest.MonkeyPatch) -> None:
+    # These tests check the files themselves, opened by path; the app opens
+    # media only as a device, with every FFmpeg protocol off.
+    monkeypatch.setenv("QT_FFMPEG_PROTOCOL_WHITELIST", "file")
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> DemoWorkspace:
     return build_demo_workspace(tmp_path_factory.mktemp("demo"))

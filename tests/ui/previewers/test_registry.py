@@ -47,8 +47,11 @@ def _table() -> PreviewerRegistry:
 
 
 def test_app_table_ends_in_the_fallback() -> None:
-    assert registry.REGISTRY.names()[-1] == "fallback"
-    assert registry.REGISTRY.names()[0] == "plain-text"
+    names = registry.REGISTRY.names()
+    assert names[-1] == "fallback"
+    # Specific, magic-byte previewers come before the generic text one.
+    assert names.index("image") < names.index("plain-text")
+    assert names.index("media") < names.index("plain-text")
 
 
 def test_register_before_puts_the_specific_entry_first() -> None:
@@ -81,8 +84,8 @@ def test_binary_txt_goes_to_the_fallback() -> None:
     assert registry.choose(source).name == "fallback"
 
 
-def test_png_named_txt_goes_to_the_fallback() -> None:
-    assert registry.choose(_source(b"\x89PNG\r\n\x1a\n", "a.txt")).name == "fallback"
+def test_png_named_txt_is_shown_as_an_image() -> None:
+    assert registry.choose(_source(b"\x89PNG\r\n\x1a\n", "a.txt")).name == "image"
 
 
 def test_unknown_and_office_files_go_to_the_fallback() -> None:
