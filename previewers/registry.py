@@ -10,9 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from previewers.base import Previewer, PreviewSource
+from previewers.csv_view import CsvPreviewer
 from previewers.fallback import FallbackPreviewer
 from previewers.image import ImagePreviewer
+from previewers.json_view import JsonPreviewer
+from previewers.markdown import MarkdownPreviewer
 from previewers.media import MediaPreviewer
+from previewers.pdf import PDF_PREVIEWER
 from previewers.plain_text import PlainTextPreviewer
 
 
@@ -60,6 +64,10 @@ REGISTRY = PreviewerRegistry(
         # playlist named .mp4 is never media.
         ImagePreviewer(),
         MediaPreviewer(),
+        PDF_PREVIEWER,
+        MarkdownPreviewer(),
+        JsonPreviewer(),
+        CsvPreviewer(),
         PlainTextPreviewer(),
     ],
     FallbackPreviewer(),

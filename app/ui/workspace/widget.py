@@ -17,6 +17,7 @@ from app.core.safeio import Identity, SafeOpenError, VerifiedFile, open_verified
 from app.ui.workspace.tabs import DiskState, DocumentPageWidget, DocumentTabsWidget
 from app.ui.workspace.tree import FileTreeView
 from app.ui.workspace.watcher import FileChangeWatcher
+from previewers import context as preview_context
 from previewers import registry
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.fallback import FallbackCardWidget
@@ -71,6 +72,12 @@ class WorkspaceWidget(QWidget):
         super().__init__(parent)
         self.setAccessibleName("Workspace")
         self._policy_provider = policy_provider
+        self._root: Path | None = None
+        # Previews that read around their file (Markdown images) ask these.
+        preview_context.set_policy_provider(policy_provider)
+        preview_context.set_root_provider(
+            lambda: str(self._root) if self._root is not None else None
+        )
         self._external: dict[str, FileEntry] = {}
         self.tree = FileTreeView(policy_provider, self)
         self.tabs = DocumentTabsWidget(self)
@@ -100,6 +107,7 @@ class WorkspaceWidget(QWidget):
     # -- content -------------------------------------------------------------------
 
     def set_root(self, root: Path | None) -> None:
+        self._root = root
         self.tree.set_root(root)
 
     def set_external_entries(self, entries: Sequence[FileEntry]) -> None:

@@ -83,4 +83,4 @@ def test_fallback_screenshot(
     card.resize(800, 420)
     image = card.grab()
     assert not image.isNull()
-    image.save("/tmp/fallback.png")
+    assert image.save(str(tmp_path / "fallback.png"))

@@ -73,9 +73,16 @@ def test_register_rejects_duplicates_and_unknown_anchors() -> None:
         table.register(_MimePreviewer("pdf", "application/pdf"), before="nope")
 
 
-def test_text_kinds_go_to_plain_text() -> None:
-    for name in ("a.txt", "a.py", "a.md", "a.json", "a.csv", "a.html"):
-        assert registry.choose(_source(b"hello\n", name)).name == "plain-text"
+def test_each_text_kind_goes_to_its_own_previewer() -> None:
+    expected = {"a.md": "markdown", "a.json": "json", "a.csv": "csv"}
+    for name, previewer in expected.items():
+        assert registry.choose(_source(b"hello\n", name)).name == previewer
+
+
+def test_source_view_of_any_text_kind_is_text() -> None:
+    for name in ("a.md", "a.json", "a.csv", "a.txt"):
+        chosen = registry.choose(_source(b"hello\n", name, source_view=True))
+        assert chosen.name == "plain-text"
 
 
 def test_binary_txt_goes_to_the_fallback() -> None:

@@ -111,7 +111,7 @@ def test_watcher_stops_on_shutdown(
 
 
 def test_workspace_screenshot(
-    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path, tmp_path: Path
 ) -> None:
     (root / "docs" / "report.txt").write_text(
         "Quarterly report\n================\n\n"
@@ -119,7 +119,8 @@ def test_workspace_screenshot(
         "The new pipeline cut processing time in half.\n"
     )
     for path in (root / "src" / "main.py", root / "docs" / "guide.md"):
-        _open_text(qtbot, workspace, path)
+        assert workspace.open_path(str(path))
+        qtbot.waitUntil(workspace.is_loaded)
     target = root / "docs" / "report.txt"
     _open_text(qtbot, workspace, target)
     workspace.reveal(str(target))
@@ -131,4 +132,4 @@ def test_workspace_screenshot(
     assert workspace.tab_count() == 3
     image = workspace.grab()
     assert image.width() == 1000
-    image.save("/tmp/workspace.png")
+    assert image.save(str(tmp_path / "workspace.png"))
