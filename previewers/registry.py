@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from previewers.base import Previewer, PreviewSource
+from previewers.code import CodePreviewer
 from previewers.csv_view import CsvPreviewer
 from previewers.fallback import FallbackPreviewer
 from previewers.image import ImagePreviewer
@@ -68,6 +69,8 @@ REGISTRY = PreviewerRegistry(
         MarkdownPreviewer(),
         JsonPreviewer(),
         CsvPreviewer(),
+        # Source views of every text kind, code and large text, paged.
+        CodePreviewer(),
         PlainTextPreviewer(),
     ],
     FallbackPreviewer(),

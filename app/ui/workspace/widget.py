@@ -270,6 +270,10 @@ class WorkspaceWidget(QWidget):
         preview.refused.connect(self._on_preview_settled)
         if isinstance(preview, FallbackCardWidget):
             preview.actionRequested.connect(self._on_fallback_action_requested)
+        reload_requested = getattr(preview, "reloadRequested", None)
+        if reload_requested is not None:
+            # A paged preview that found the file changed offers its own Reload.
+            reload_requested.connect(self._on_preview_reload_requested)
         return preview
 
     def _reload(self, page: DocumentPageWidget) -> None:
@@ -324,6 +328,11 @@ class WorkspaceWidget(QWidget):
         self.watcher.unwatch(path)
 
     @Slot()
+    def _on_preview_reload_requested(self) -> None:
+        page = self._page_of(self.sender())
+        if page is not None:
+            self._reload(page)
+
     def _on_page_reload_requested(self) -> None:
         page = self.sender()
         if isinstance(page, DocumentPageWidget):

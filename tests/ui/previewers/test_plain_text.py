@@ -11,15 +11,24 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.core.safeio import VerifiedFile, open_verified
+from previewers import registry
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.plain_text import (
     MIB,
     TEXT_LIMIT,
+    PlainTextPreviewer,
     PlainTextPreviewWidget,
     load_text,
 )
 
 from .conftest import OpenPreview
+
+
+@pytest.fixture(autouse=True)
+def plain_text_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The code previewer takes text files in the app; the plain-text view is
+    # still what PDF and web previews use for their source views.
+    monkeypatch.setattr(registry.REGISTRY, "_table", [PlainTextPreviewer()])
 
 
 def _loaded(qtbot: QtBot, preview: object) -> PlainTextPreviewWidget:

@@ -82,7 +82,7 @@ def test_each_text_kind_goes_to_its_own_previewer() -> None:
 def test_source_view_of_any_text_kind_is_text() -> None:
     for name in ("a.md", "a.json", "a.csv", "a.txt"):
         chosen = registry.choose(_source(b"hello\n", name, source_view=True))
-        assert chosen.name == "plain-text"
+        assert chosen.name == "code"
 
 
 def test_binary_txt_goes_to_the_fallback() -> None:
@@ -100,13 +100,11 @@ def test_unknown_and_office_files_go_to_the_fallback() -> None:
     assert registry.choose(_source(b"\x7fELF\x02", "tool")).name == "fallback"
 
 
-def test_source_view_of_svg_is_plain_text_but_plain_svg_is_not() -> None:
+def test_svg_is_never_decoded_as_an_image() -> None:
     head = b"<svg xmlns='http://www.w3.org/2000/svg'/>"
-    assert registry.choose(_source(head, "a.svg")).name == "fallback"
-    assert registry.choose(_source(head, "a.svg", source_view=True)).name == (
-        "plain-text"
-    )
+    assert registry.choose(_source(head, "a.svg")).name != "image"
+    assert registry.choose(_source(head, "a.svg", source_view=True)).name == "code"
 
 
 def test_text_named_mp4_shows_as_text() -> None:
-    assert registry.choose(_source(b"not a video\n", "clip.mp4")).name == ("plain-text")
+    assert registry.choose(_source(b"not a video\n", "clip.mp4")).name == ("code")

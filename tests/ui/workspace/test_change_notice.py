@@ -9,16 +9,16 @@ from pytestqt.qtbot import QtBot
 
 from app.ui.workspace import WorkspaceWidget
 from app.ui.workspace.tabs import DiskState
-from previewers.plain_text import PlainTextPreviewWidget
+from previewers.code import CodePreviewWidget
 
 
 def _open_text(
     qtbot: QtBot, workspace: WorkspaceWidget, path: Path
-) -> PlainTextPreviewWidget:
+) -> CodePreviewWidget:
     assert workspace.open_path(str(path))
     qtbot.waitUntil(workspace.is_loaded)
     preview = workspace.current_preview()
-    assert isinstance(preview, PlainTextPreviewWidget)
+    assert isinstance(preview, CodePreviewWidget)
     return preview
 
 
@@ -37,7 +37,7 @@ def test_modified_file_keeps_its_preview_until_reload(
     with qtbot.waitSignal(workspace.loaded):
         page.reload_button.click()
     reloaded = workspace.current_preview()
-    assert isinstance(reloaded, PlainTextPreviewWidget)
+    assert isinstance(reloaded, CodePreviewWidget)
     assert reloaded is not preview
     assert preview.is_released()
     assert reloaded.text() == "second version, longer than the first\n"

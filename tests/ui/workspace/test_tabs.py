@@ -146,11 +146,11 @@ def test_shortcut_handlers_switch_tabs_and_zoom(
     assert workspace.tabs.currentIndex() == 2
     preview = workspace.current_preview()
     assert preview is not None
-    size = preview.editor.font().pointSizeF()  # type: ignore[attr-defined]
+    size = preview._view_font().pointSizeF()  # type: ignore[attr-defined]
     workspace.zoom_in()
-    assert preview.editor.font().pointSizeF() == size + 1  # type: ignore[attr-defined]
+    assert preview._view_font().pointSizeF() == size + 1  # type: ignore[attr-defined]
     workspace.zoom_reset()
-    assert preview.editor.font().pointSizeF() == size  # type: ignore[attr-defined]
+    assert preview._view_font().pointSizeF() == size  # type: ignore[attr-defined]
     workspace.find_in_current()
     assert preview.find_bar.isVisibleTo(preview)  # type: ignore[attr-defined]
 
