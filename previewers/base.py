@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.core.kinds import Kind, kind_from_name
@@ -90,6 +91,20 @@ def plain_tooltip(text: str) -> str:
     text inside an explicit rich-text wrapper is displayed as written.
     """
     return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
+
+
+def notice_label(parent: QWidget, accessible_name: str) -> QLabel:
+    """A hidden, plain-text notice strip in the tooltip colours, for a preview's top."""
+    label = QLabel(parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setAccessibleName(accessible_name)
+    label.setContentsMargins(8, 4, 8, 4)
+    label.setAutoFillBackground(True)
+    label.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
+    label.setForegroundRole(QPalette.ColorRole.ToolTipText)
+    label.hide()
+    return label
 
 
 class PreviewReleasedError(RuntimeError):

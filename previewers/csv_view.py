@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtGui import QGuiApplication, QKeySequence, QPalette, QShortcut
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -36,7 +36,7 @@ from app.core.kinds import Kind
 from app.core.safeio import VerifiedFile
 from app.core.text_pages import BuildCancelledError, FenceBrokenError
 from previewers import magic
-from previewers.base import PreviewSource, PreviewWidget, plain_tooltip
+from previewers.base import PreviewSource, PreviewWidget, notice_label, plain_tooltip
 from previewers.csv_model import FULL_TEXT_ROLE, CsvTableModel
 
 HEAD_ROWS = 200
@@ -106,15 +106,7 @@ class CsvPreviewWidget(PreviewWidget):
         layout = QVBoxLayout(container)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        self.notice = QLabel(container)
-        self.notice.setTextFormat(Qt.TextFormat.PlainText)
-        self.notice.setWordWrap(True)
-        self.notice.setAccessibleName("Table notice")
-        self.notice.setContentsMargins(8, 4, 8, 4)
-        self.notice.setAutoFillBackground(True)
-        self.notice.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
-        self.notice.setForegroundRole(QPalette.ColorRole.ToolTipText)
-        self.notice.hide()
+        self.notice = notice_label(container, "Table notice")
         self.view = QTableView(container)
         self.view.setAccessibleName(f"Table of {source.name}")
         self.view.setWordWrap(False)

@@ -12,11 +12,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Slot
-from PySide6.QtGui import QFontDatabase, QPalette
+from PySide6.QtCore import QModelIndex, Slot
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QHeaderView,
-    QLabel,
     QPlainTextEdit,
     QTabWidget,
     QTreeView,
@@ -36,7 +35,7 @@ from app.core.json_load import (
 from app.core.kinds import Kind
 from app.core.safeio import VerifiedFile
 from previewers import magic
-from previewers.base import PreviewSource, PreviewWidget
+from previewers.base import PreviewSource, PreviewWidget, notice_label
 from previewers.json_tree import JsonTreeModel
 
 LINES_SUFFIXES = (".jsonl", ".ndjson")
@@ -136,15 +135,7 @@ class JsonPreviewWidget(PreviewWidget):
         layout = QVBoxLayout(container)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        self.notice = QLabel(container)
-        self.notice.setTextFormat(Qt.TextFormat.PlainText)
-        self.notice.setWordWrap(True)
-        self.notice.setAccessibleName("JSON notice")
-        self.notice.setContentsMargins(8, 4, 8, 4)
-        self.notice.setAutoFillBackground(True)
-        self.notice.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
-        self.notice.setForegroundRole(QPalette.ColorRole.ToolTipText)
-        self.notice.hide()
+        self.notice = notice_label(container, "JSON notice")
         self.tree = QTreeView(container)
         self.tree.setAccessibleName(f"Tree of {source.name}")
         self.tree.setUniformRowHeights(True)

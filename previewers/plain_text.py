@@ -11,7 +11,6 @@ from PySide6.QtGui import (
     QFont,
     QFontDatabase,
     QKeySequence,
-    QPalette,
     QShortcut,
     QTextDocument,
 )
@@ -28,7 +27,7 @@ from PySide6.QtWidgets import (
 from app.core.kinds import Kind
 from app.core.safeio import VerifiedFile
 from previewers import magic
-from previewers.base import PreviewSource, PreviewWidget
+from previewers.base import PreviewSource, PreviewWidget, notice_label
 
 MIB = 1 << 20
 TEXT_LIMIT = 2 * MIB
@@ -179,15 +178,7 @@ class PlainTextPreviewWidget(PreviewWidget):
         layout = QVBoxLayout(container)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        self.notice = QLabel(container)
-        self.notice.setTextFormat(Qt.TextFormat.PlainText)
-        self.notice.setWordWrap(True)
-        self.notice.setAccessibleName("Text notice")
-        self.notice.setContentsMargins(6, 4, 6, 4)
-        self.notice.setAutoFillBackground(True)
-        self.notice.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
-        self.notice.setForegroundRole(QPalette.ColorRole.ToolTipText)
-        self.notice.hide()
+        self.notice = notice_label(container, "Text notice")
         self.editor = QPlainTextEdit(container)
         self.editor.setReadOnly(True)
         self.editor.setUndoRedoEnabled(False)
