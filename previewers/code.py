@@ -206,6 +206,11 @@ class CodePreviewWidget(PreviewWidget):
         from previewers.paged_text_view import TokenFormats, is_dark
 
         page = first.page
+        if self._source.kind is Kind.JSON and not self._source.source_view:
+            # JSON over the tree's size limit falls through to this view.
+            from previewers.json_view import OVERSIZE_NOTICE
+
+            self.notice.add(OVERSIZE_NOTICE)
         if page.had_invalid_bytes:
             self.notice.add(
                 f"Some bytes are not valid {first.encoding} and are shown as \ufffd."

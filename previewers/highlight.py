@@ -312,7 +312,12 @@ def _lex(
     text = "\n".join(plain) + "\n"
     last_end = len(text) - 1
     found = LexPass([[] for _ in range(len(lines) - skip)], [], [])
-    tokens = lexer.get_tokens_unprocessed(text, stack=list(state))
+    if _resumable(lexer):
+        tokens = lexer.get_tokens_unprocessed(text, stack=list(state))
+    else:
+        # Lexers with their own loop (JSON, for one) take no state: each
+        # window is lexed from its first line.
+        tokens = lexer.get_tokens_unprocessed(text)
     want = 1  # the next line whose first token has not been seen
     index = 0
     line_state: State | None = state

@@ -261,3 +261,19 @@ def test_importing_the_previewer_loads_no_view_and_no_pygments() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_json_over_the_tree_limit_opens_as_text_with_a_notice(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from previewers import json_view
+
+    monkeypatch.setattr(json_view, "JSON_SIZE_LIMIT", 16)
+    path = tmp_path / "big.json"
+    path.write_text('{"rows": [1, 2, 3, 4, 5, 6, 7, 8]}\n')
+    preview = _loaded(qtbot, open_preview(path))
+    assert isinstance(preview, CodePreviewWidget)
+    assert json_view.OVERSIZE_NOTICE in preview.notice_text()
