@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.core.policy import Policy, PolicyError, builtin_rules, load_policy
+from app.core.policy import Policy, PolicyError, Rule, load_policy
 
 PolicyProvider = Callable[[], Policy]
 RootProvider = Callable[[], "str | None"]
@@ -49,6 +49,16 @@ def _inside(path: str, root: str) -> bool:
         return False
 
 
+def root_for(path: str) -> str:
+    """The workspace root holding ``path``, or "" when it lies outside it."""
+    root = _root_provider() if _root_provider is not None else None
+    if root is None:
+        return ""
+    real_root = os.path.realpath(root)
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    return real_root if _inside(folder, real_root) else ""
+
+
 def current_context(path: str) -> PreviewContext:
     """The context for a preview of ``path``: its folder if it is outside the root."""
     folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
@@ -60,7 +70,7 @@ def current_context(path: str) -> PreviewContext:
     else:
         try:
             policy = load_policy()
-        except PolicyError:
-            # A broken user file must not open up reads: the built-ins still hold.
-            policy = Policy(builtin_rules())
+        except PolicyError as error:
+            # A broken policy file must not open up reads: deny everything.
+            policy = Policy([Rule("/**", f"unreadable policy file: {error}")])
     return PreviewContext(os.path.realpath(root), policy)

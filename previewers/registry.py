@@ -13,12 +13,14 @@ from previewers.base import Previewer, PreviewSource
 from previewers.code import CodePreviewer
 from previewers.csv_view import CsvPreviewer
 from previewers.fallback import FallbackPreviewer
+from previewers.html import HTML_PREVIEWER
 from previewers.image import ImagePreviewer
 from previewers.json_view import JsonPreviewer
 from previewers.markdown import MarkdownPreviewer
 from previewers.media import MediaPreviewer
 from previewers.pdf import PDF_PREVIEWER
 from previewers.plain_text import PlainTextPreviewer
+from previewers.svg import SVG_PREVIEWER
 
 
 class RegistryError(ValueError):
@@ -63,9 +65,13 @@ REGISTRY = PreviewerRegistry(
     [
         # Chosen by magic bytes, so a PNG named .pdf is still an image and a
         # playlist named .mp4 is never media.
+        # SVG before images: it is shown as <img> in the sandboxed web view,
+        # never decoded by an image library that would load what it links.
+        SVG_PREVIEWER,
         ImagePreviewer(),
         MediaPreviewer(),
         PDF_PREVIEWER,
+        HTML_PREVIEWER,
         MarkdownPreviewer(),
         JsonPreviewer(),
         CsvPreviewer(),

@@ -21,7 +21,6 @@ from app.core.store import Store
 from app.ui.save_copy import SaveCopier
 from app.ui.system_open import SystemOpener
 
-BROWSER_PENDING = "The built-in browser arrives with HTML previews"
 SOURCE_KINDS = frozenset(
     {Kind.HTML, Kind.MARKDOWN, Kind.JSON, Kind.CSV, Kind.CODE, Kind.TEXT}
 )
@@ -43,6 +42,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "open_browser",
         "Open in built-in &browser",
         "open {name} in the built-in browser",
+        needs_fd=True,
     ),
     ActionSpec("reveal", "&Reveal in file tree", "reveal {name} in the file tree"),
     ActionSpec(
@@ -99,6 +99,9 @@ class FileActions(QObject):
         openRequested(str, object, bool, object): open this path from this
             VerifiedFile (the receiver owns and closes it), as source or not,
             for this DeliverableRef (``None`` for a plain path).
+        browserRequested(str, object, object): show this path from this
+            VerifiedFile (the receiver owns and closes it) in the built-in
+            browser, for this DeliverableRef (``None`` for a plain path).
         revealRequested(str): select this path in the file tree.
         notice(str): a short plain-text confirmation, such as "Path copied".
     """
@@ -106,6 +109,7 @@ class FileActions(QObject):
     refused = Signal(str)
     verdictChanged = Signal(object, str)
     openRequested = Signal(str, object, bool, object)
+    browserRequested = Signal(str, object, object)
     revealRequested = Signal(str)
     notice = Signal(str)
 
@@ -184,10 +188,6 @@ class FileActions(QObject):
             action = QAction(spec.label, menu)
             action.setData(spec.id)
             action.setObjectName(f"action_{spec.id}")
-            if spec.id == "open_browser":
-                action.setEnabled(False)
-                action.setToolTip(BROWSER_PENDING)
-                action.setStatusTip(BROWSER_PENDING)
             action.triggered.connect(
                 lambda _checked=False, action_id=spec.id: run(action_id)
             )
@@ -291,6 +291,10 @@ class FileActions(QObject):
             assert opened is not None
             self.openRequested.emit(path, opened, spec.id == "show_source", ref)
             return True
+        if spec.id == "open_browser":
+            assert opened is not None
+            self.browserRequested.emit(path, opened, ref)
+            return True
         if spec.id == "save_copy":
             assert opened is not None
             return self._saver.start(
@@ -302,9 +306,6 @@ class FileActions(QObject):
             )
         if opened is not None:
             opened.close()
-        if spec.id == "open_browser":
-            self._refuse(spec, name, BROWSER_PENDING)
-            return False
         if spec.id == "reveal":
             self.revealRequested.emit(path)
             return True

@@ -66,6 +66,7 @@ class MainWindow(QMainWindow):
         self._conversation_id: str | None = None
         self._workspace_root: Path | None = None
         self._bridge: object | None = None
+        self._browsers: list[QWidget] = []
 
         self.conversations = ConversationListView(self)
         self.notice_bar = NoticeBarWidget(self)
@@ -151,6 +152,7 @@ class MainWindow(QMainWindow):
         self.file_actions.notice.connect(self.notice_bar.show_message)
         self.file_actions.verdictChanged.connect(self.chat.set_verdict)
         self.file_actions.openRequested.connect(self._on_actions_open_requested)
+        self.file_actions.browserRequested.connect(self._on_actions_browser_requested)
         self.file_actions.revealRequested.connect(self.workspace.reveal)
         self.workspace.notice.connect(self._on_actions_refused)
         self.workspace.actionRequested.connect(self._on_workspace_action_requested)
@@ -208,6 +210,20 @@ class MainWindow(QMainWindow):
         if not isinstance(opened, VerifiedFile):
             return
         self.workspace.open_verified(path, opened, source_view=source_view, ref=ref)
+
+    def _on_actions_browser_requested(
+        self, path: str, opened: object, _ref: object
+    ) -> None:
+        if not isinstance(opened, VerifiedFile):
+            return
+        from app.ui.browser_window import BrowserWindow
+
+        root = str(self._workspace_root) if self._workspace_root else ""
+        window = BrowserWindow(path, opened, workspace_root=root, parent=self)
+        # Kept until it closes; the window frees its page and revokes its URL.
+        self._browsers.append(window)
+        window.closed.connect(lambda: self._browsers.remove(window))
+        window.show()
 
     def _on_workspace_action_requested(
         self, action: str, path: str, _ref: object

@@ -18,7 +18,7 @@ from app.core.policy import PermissionMode, Policy, Rule, builtin_rules
 from app.core.revalidate import Verdict
 from app.core.store import DATABASE_NAME, Store
 from app.ui import notice as notice_module
-from app.ui.actions import BROWSER_PENDING, FileActions, workspace_policy
+from app.ui.actions import FileActions, workspace_policy
 from app.ui.notice import NoticeBarWidget
 from app.ui.save_copy import SaveCopier, SaveCopyDialogs
 
@@ -119,6 +119,8 @@ class Harness:
         self.verdicts: list[tuple[DeliverableRef, str]] = []
         self.opens: list[tuple[str, object, bool, object]] = []
         self.reveals: list[str] = []
+        self.browsers: list[tuple[str, object, object]] = []
+        self.actions.browserRequested.connect(lambda *a: self.browsers.append(a))
         self.actions.refused.connect(self.refusals.append)
         self.actions.notice.connect(self.notices.append)
         self.actions.verdictChanged.connect(lambda r, v: self.verdicts.append((r, v)))
@@ -137,6 +139,8 @@ class Harness:
 
     def close(self) -> None:
         for _path, opened, _source, _ref in self.opens:
+            opened.close()  # type: ignore[attr-defined]
+        for _path, opened, _ref in self.browsers:
             opened.close()  # type: ignore[attr-defined]
         self.store.close()
 
@@ -413,13 +417,13 @@ def test_save_copy_over_the_source_itself_is_refused(h):
 # -- the menu -------------------------------------------------------------------
 
 
-def test_menu_lists_the_actions_in_order_with_the_browser_disabled(h, qtbot):
+def test_menu_lists_the_actions_in_order_all_enabled(h, qtbot):
     parent = QWidget()
     qtbot.addWidget(parent)
     menu = h.actions.menu_for(h.ref("page.html"), parent)
     assert menu_items(menu) == [
         ("Open", "open", True),
-        ("Open in built-in browser", "open_browser", False),
+        ("Open in built-in browser", "open_browser", True),
         ("Reveal in file tree", "reveal", True),
         ("Show source", "show_source", True),
         ("Copy path", "copy_path", True),
@@ -427,9 +431,6 @@ def test_menu_lists_the_actions_in_order_with_the_browser_disabled(h, qtbot):
         ("Show in file manager", "show_in_file_manager", True),
         ("Save a copy…", "save_copy", True),
     ]
-    browser = menu.actions()[1]
-    assert browser.toolTip() == BROWSER_PENDING
-    assert browser.statusTip() == BROWSER_PENDING
     assert menu.toolTipsVisible()
 
 
@@ -460,12 +461,33 @@ def test_menu_entry_runs_its_action(h, qtbot):
     assert QGuiApplication.clipboard().text() == str(h.path())
 
 
-def test_open_in_browser_is_refused_with_the_reason_for_now(h):
-    assert not h.actions.perform("open_browser", h.ref("page.html"))
-    assert h.refusals == [
-        f"Can't open page.html in the built-in browser: {BROWSER_PENDING}"
-    ]
+def test_open_in_browser_hands_over_the_verified_file(h):
+    assert h.actions.perform("open_browser", h.ref("page.html"))
+    assert h.refusals == []
+    assert len(h.browsers) == 1
+    path, opened, ref = h.browsers[0]
+    assert path == str(h.path("page.html"))
+    assert ref == h.ref("page.html")
+    assert opened.read(64, 0) == FILES["page.html"][:64]  # type: ignore[attr-defined]
     assert h.opens == []
+
+
+def test_open_in_browser_is_refused_when_the_file_changed_kind(h):
+    h.path("page.html").unlink()
+    h.path("page.html").mkdir()
+    assert not h.actions.perform("open_browser", h.ref("page.html"))
+    assert h.browsers == []
+    assert h.refusals[0].startswith("Can't open page.html in the built-in browser: ")
+
+
+def test_open_in_browser_from_the_tree_revalidates_the_path(h):
+    assert h.actions.perform_path(
+        "open_browser", str(h.path("photo.png")), str(h.workspace)
+    )
+    path, opened, ref = h.browsers[0]
+    assert path == str(h.path("photo.png"))
+    assert ref is None
+    assert opened.read(8, 0) == FILES["photo.png"][:8]  # type: ignore[attr-defined]
 
 
 def test_unknown_action_is_a_programming_error(h):

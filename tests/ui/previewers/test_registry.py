@@ -102,7 +102,8 @@ def test_unknown_and_office_files_go_to_the_fallback() -> None:
 
 def test_svg_is_never_decoded_as_an_image() -> None:
     head = b"<svg xmlns='http://www.w3.org/2000/svg'/>"
-    assert registry.choose(_source(head, "a.svg")).name != "image"
+    assert registry.choose(_source(head, "a.svg")).name == "svg"
+    assert registry.choose(_source(head, "disguised.png")).name == "svg"
     assert registry.choose(_source(head, "a.svg", source_view=True)).name == "code"
 
 

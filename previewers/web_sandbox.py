@@ -1,0 +1,365 @@
+"""The hardened web engine pieces every page preview uses: profile, page, view.
+
+Imports QtWebEngine, so only ``previewers.web_preview`` imports this module,
+and only when a page preview is created. Everything here assumes the page is
+hostile: it came from an agent. The capability server already sends a
+``sandbox allow-scripts`` Content-Security-Policy (opaque origin, no storage,
+no forms, no popups); this layer is the second wall, inside the browser.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+import threading
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWebEngineCore import (
+    QWebEngineDesktopMediaRequest,
+    QWebEngineDownloadRequest,
+    QWebEngineFileSystemAccessRequest,
+    QWebEngineFullScreenRequest,
+    QWebEnginePage,
+    QWebEnginePermission,
+    QWebEngineProfile,
+    QWebEngineRegisterProtocolHandlerRequest,
+    QWebEngineSettings,
+    QWebEngineUrlRequestInfo,
+    QWebEngineUrlRequestInterceptor,
+    QWebEngineWebAuthUxRequest,
+)
+from PySide6.QtWebEngineWidgets import QWebEngineView
+from PySide6.QtWidgets import QWidget
+
+from app.core.capability_server import PREFIX as CAPABILITY_PREFIX
+
+_log = logging.getLogger(__name__)
+
+NEUTRAL_USER_AGENT = "Mozilla/5.0 (preview)"
+MAX_BLOCKED = 200
+"""Blocked URLs kept for the info bar; a page looping on requests stops here."""
+
+_Attribute = QWebEngineSettings.WebAttribute
+# Every attribute a preview turns off. The defaults of an off-the-record
+# profile have file URL access, popups, the PDF viewer, navigate-on-drop,
+# WebGL and local storage on.
+SETTINGS_OFF: tuple[QWebEngineSettings.WebAttribute, ...] = (
+    _Attribute.LocalContentCanAccessFileUrls,
+    _Attribute.LocalContentCanAccessRemoteUrls,
+    _Attribute.JavascriptCanOpenWindows,
+    _Attribute.JavascriptCanAccessClipboard,
+    _Attribute.JavascriptCanPaste,
+    _Attribute.AllowWindowActivationFromJavaScript,
+    _Attribute.PluginsEnabled,
+    _Attribute.PdfViewerEnabled,
+    _Attribute.WebGLEnabled,
+    _Attribute.Accelerated2dCanvasEnabled,
+    _Attribute.LocalStorageEnabled,
+    _Attribute.ScreenCaptureEnabled,
+    _Attribute.AllowRunningInsecureContent,
+    _Attribute.AllowGeolocationOnInsecureOrigins,
+    _Attribute.NavigateOnDropEnabled,
+    _Attribute.FullScreenSupportEnabled,
+    _Attribute.AutoLoadIconsForPage,
+    _Attribute.TouchIconsEnabled,
+    _Attribute.DnsPrefetchEnabled,
+    _Attribute.HyperlinkAuditingEnabled,
+    _Attribute.ErrorPageEnabled,
+)
+SETTINGS_ON: tuple[QWebEngineSettings.WebAttribute, ...] = (
+    _Attribute.PlaybackRequiresUserGesture,
+    _Attribute.WebRTCPublicInterfacesOnly,
+)
+# Tokens are 43 URL-safe base64 characters; shorter segments are left alone so
+# a blocked "/cap/outside.png" still says what the page asked for.
+_TOKEN_IN_URL = re.compile(re.escape(CAPABILITY_PREFIX) + r"[A-Za-z0-9_-]{20,}")
+
+
+def redact(url: str) -> str:
+    """``url`` with any capability token replaced, fit for logs and the screen."""
+    return _TOKEN_IN_URL.sub(CAPABILITY_PREFIX + "…", url)
+
+
+def harden_settings(settings: QWebEngineSettings, *, javascript: bool) -> None:
+    """Turn off every risky default; scripts run only where a page needs them."""
+    for attribute in SETTINGS_OFF:
+        settings.setAttribute(attribute, False)
+    for attribute in SETTINGS_ON:
+        settings.setAttribute(attribute, True)
+    settings.setAttribute(_Attribute.JavascriptEnabled, javascript)
+    settings.setUnknownUrlSchemePolicy(
+        QWebEngineSettings.UnknownUrlSchemePolicy.DisallowUnknownUrlSchemes
+    )
+
+
+class PrefixInterceptor(QWebEngineUrlRequestInterceptor):
+    """Blocks every request outside one capability prefix, WebSockets included.
+
+    Runs on the engine's IO thread and holds the profile while it does, so it
+    only compares strings. Blocked URLs are kept (redacted) for the info bar.
+
+    Signals:
+        blocked(str): a request was blocked; its redacted URL.
+    """
+
+    blocked = Signal(str)
+
+    def __init__(self, prefix: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._prefix = prefix
+        self._lock = threading.Lock()
+        self._blocked: list[str] = []
+
+    def interceptRequest(self, info: QWebEngineUrlRequestInfo) -> None:
+        url = info.requestUrl().toString(QUrl.ComponentFormattingOption.FullyEncoded)
+        if url.startswith(self._prefix):
+            return
+        info.block(True)
+        shown = redact(url)
+        with self._lock:
+            if len(self._blocked) >= MAX_BLOCKED or shown in self._blocked:
+                return
+            self._blocked.append(shown)
+        self.blocked.emit(shown)
+
+    def blocked_urls(self) -> list[str]:
+        with self._lock:
+            return list(self._blocked)
+
+
+def create_profile(
+    prefix: str, *, javascript: bool, parent: QObject | None = None
+) -> tuple[QWebEngineProfile, PrefixInterceptor]:
+    """A fresh off-the-record profile that can reach nothing but ``prefix``.
+
+    No storage name means nothing is written to disk and nothing is shared
+    with another preview: no cookies, cache, storage or permission decisions.
+    """
+    profile = QWebEngineProfile(parent)
+    profile.setHttpCacheType(QWebEngineProfile.HttpCacheType.NoCache)
+    profile.setPersistentCookiesPolicy(
+        QWebEngineProfile.PersistentCookiesPolicy.NoPersistentCookies
+    )
+    profile.setPersistentPermissionsPolicy(
+        QWebEngineProfile.PersistentPermissionsPolicy.AskEveryTime
+    )
+    profile.setHttpUserAgent(NEUTRAL_USER_AGENT)
+    profile.setSpellCheckEnabled(False)
+    harden_settings(profile.settings(), javascript=javascript)
+    interceptor = PrefixInterceptor(prefix, profile)
+    profile.setUrlRequestInterceptor(interceptor)
+    profile.downloadRequested.connect(_on_profile_download_requested)
+    return profile, interceptor
+
+
+def _on_profile_download_requested(download: QWebEngineDownloadRequest) -> None:
+    # Without a receiver Qt accepts "save page" downloads by itself.
+    download.cancel()
+    _log.info("a preview tried to download a file; cancelled")
+
+
+class SandboxedPage(QWebEnginePage):
+    """A page that may show one URL and nothing else, and asks for nothing.
+
+    Navigation is allowed to the entry URL only (its first load and reloads);
+    new windows, permissions, file system access, protocol handlers, full
+    screen and JavaScript dialogs are all refused without showing anything.
+
+    Signals: those of ``QWebEnginePage``.
+    """
+
+    def __init__(
+        self,
+        profile: QWebEngineProfile,
+        entry_url: str,
+        *,
+        javascript: bool,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(profile, parent)
+        self._entry = QUrl(entry_url)
+        self.refused_navigations: list[str] = []
+        harden_settings(self.settings(), javascript=javascript)
+        self.permissionRequested.connect(self._on_self_permission_requested)
+        self.fileSystemAccessRequested.connect(
+            self._on_self_file_system_access_requested
+        )
+        self.registerProtocolHandlerRequested.connect(
+            self._on_self_register_protocol_handler_requested
+        )
+        self.fullScreenRequested.connect(self._on_self_full_screen_requested)
+        self.desktopMediaRequested.connect(self._on_self_desktop_media_requested)
+        self.webAuthUxRequested.connect(self._on_self_web_auth_ux_requested)
+
+    @property
+    def entry_url(self) -> QUrl:
+        return QUrl(self._entry)
+
+    def load_entry(self) -> None:
+        self.load(self._entry)
+
+    def acceptNavigationRequest(
+        self,
+        url: QUrl | str,
+        type: QWebEnginePage.NavigationType,
+        is_main_frame: bool,
+    ) -> bool:
+        target = QUrl(url).toString().split("#", 1)[0]
+        if is_main_frame and target == self._entry.toString():
+            return True
+        self.refused_navigations.append(redact(target))
+        return False
+
+    def createWindow(  # type: ignore[override]  # returning None refuses it
+        self, type: QWebEnginePage.WebWindowType
+    ) -> QWebEnginePage | None:
+        return None
+
+    def javaScriptAlert(self, security_origin: QUrl | str, msg: str) -> None:
+        """Nothing: a page must not raise dialogs in the app."""
+
+    def javaScriptConfirm(self, security_origin: QUrl | str, msg: str) -> bool:
+        return False
+
+    def javaScriptPrompt(
+        self, security_origin: QUrl | str, msg: str, default_value: str
+    ) -> tuple[bool, str]:
+        return False, ""
+
+    def javaScriptConsoleMessage(
+        self,
+        level: QWebEnginePage.JavaScriptConsoleMessageLevel,
+        message: str,
+        line_number: int,
+        source_id: str,
+    ) -> None:
+        # The default writes page-controlled text into the Qt log; keep it out
+        # of warnings (and tokens out of every log).
+        _log.debug("page console: %s", redact(message)[:500])
+
+    def _on_self_permission_requested(self, permission: QWebEnginePermission) -> None:
+        permission.deny()
+
+    def _on_self_file_system_access_requested(
+        self, request: QWebEngineFileSystemAccessRequest
+    ) -> None:
+        request.reject()
+
+    def _on_self_register_protocol_handler_requested(
+        self, request: QWebEngineRegisterProtocolHandlerRequest
+    ) -> None:
+        request.reject()
+
+    def _on_self_full_screen_requested(
+        self, request: QWebEngineFullScreenRequest
+    ) -> None:
+        request.reject()
+
+    def _on_self_desktop_media_requested(
+        self, request: QWebEngineDesktopMediaRequest
+    ) -> None:
+        request.cancel()
+
+    def _on_self_web_auth_ux_requested(
+        self, request: QWebEngineWebAuthUxRequest
+    ) -> None:
+        request.cancel()
+
+
+class SandboxedWebView(QWebEngineView):
+    """A view with no context menu that ignores drops.
+
+    Dropping a file on a web view would navigate to it; the engine's own
+    widget inside the view (its focus proxy) gets the same treatment once it
+    exists.
+
+    Signals: those of ``QWebEngineView``.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
+        self.setAcceptDrops(False)
+
+    def refuse_drops(self) -> None:
+        """Turn drops off on the engine's inner widget, which appears on load."""
+        self.setAcceptDrops(False)
+        proxy = self.focusProxy()
+        if proxy is not None:
+            proxy.setAcceptDrops(False)
+            proxy.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        event.ignore()
+
+
+_retiring: list[tuple[QWebEnginePage, QWebEngineProfile]] = []
+
+
+def dispose(page: QWebEnginePage, profile: QWebEngineProfile) -> None:
+    """Delete ``page``, then ``profile``, once control is back in the event loop.
+
+    Qt warns, and may crash, when a profile goes before its pages. Both are
+    kept referenced here until deleted, so Python's collector cannot delete
+    either first (or in the middle of one of the page's own signals).
+    """
+    pair = (page, profile)
+    _retiring.append(pair)
+
+    def forget() -> None:
+        _retiring.remove(pair)
+
+    profile.destroyed.connect(forget)
+    page.destroyed.connect(profile.deleteLater)
+    page.deleteLater()
+
+
+def retiring_count() -> int:
+    """Pages whose deletion is still pending (for tests and leak checks)."""
+    return len(_retiring)
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    """What the renderer's sandbox check found: ``active`` and what was read."""
+
+    active: bool
+    detail: str
+
+
+def read_seccomp_mode(pid: int) -> int | None:
+    """The ``Seccomp:`` mode of process ``pid`` (2 means filtered), if readable."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Seccomp:"):
+                    return int(line.split(":", 1)[1].strip())
+    except (OSError, ValueError) as error:
+        _log.warning("could not read the renderer's status: %s", error)
+    return None
+
+
+def check_renderer_sandbox(pid: int) -> SandboxStatus:
+    """Whether the renderer ``pid`` runs inside Chromium's sandbox.
+
+    On Linux the sandbox installs a seccomp filter in every renderer, so
+    ``Seccomp: 2`` in its status proves it is on. Other systems have no such
+    cheap proof; there the engine's own sandbox is trusted.
+    """
+    if not sys.platform.startswith("linux"):
+        return SandboxStatus(True, "not checked on this system")
+    if pid <= 0:
+        return SandboxStatus(False, "the renderer process is not running")
+    mode = read_seccomp_mode(pid)
+    if mode == 2:
+        return SandboxStatus(True, "Seccomp: 2")
+    return SandboxStatus(False, f"Seccomp: {mode if mode is not None else 'unknown'}")
