@@ -162,6 +162,13 @@ def _run_window(
         )
     code = app.exec()
     window.close()
+    # Previews free their pages and web profiles with deferred deletes, page
+    # first; run those now, while Qt still exists, not at interpreter exit.
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+        app.processEvents()
     store.close()
     return int(code)
 

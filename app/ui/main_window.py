@@ -67,6 +67,7 @@ class MainWindow(QMainWindow):
         self._workspace_root: Path | None = None
         self._bridge: object | None = None
         self._browsers: list[QWidget] = []
+        self._viewer_only = False
 
         self.conversations = ConversationListView(self)
         self.notice_bar = NoticeBarWidget(self)
@@ -128,10 +129,15 @@ class MainWindow(QMainWindow):
             self.refresh_conversations()
 
     def view_files(self, paths: Sequence[str], workspace: Path | None) -> None:
-        """Open files straight into the workspace, the last one active."""
+        """Open files straight into the workspace, the last one active.
+
+        The window becomes a viewer: the conversations and the chat fold away,
+        and this layout is not remembered for the next start.
+        """
+        self._viewer_only = True
         self._workspace_root = workspace
         self.workspace.set_root(workspace)
-        self.splitter.setSizes([0, 0, max(self.width(), 800)])
+        self._default_sizes()
         for path in paths:
             self.workspace.open_path(path)
 
@@ -310,15 +316,19 @@ class MainWindow(QMainWindow):
         return width, height
 
     def _default_sizes(self) -> None:
+        if self._viewer_only:
+            self.splitter.setSizes([0, 0, max(self.width(), 800)])
+            return
         width = max(self.width(), 1200)
         self.splitter.setSizes(
             [int(width * 0.14), int(width * 0.40), int(width * 0.46)]
         )
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self._settings.setValue(SPLITTER_KEY, self.splitter.saveState())
-        self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
-        self._settings.sync()
+        if not self._viewer_only:
+            self._settings.setValue(SPLITTER_KEY, self.splitter.saveState())
+            self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
+            self._settings.sync()
         self.workspace.close()
         super().closeEvent(event)
 
