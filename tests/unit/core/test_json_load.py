@@ -97,3 +97,13 @@ def test_tree_nodes_give_type_and_size_and_children_on_demand():
     assert [child.key for child in children(items, 1, 5)] == [1, 2]
     assert children(items)[2].preview() == "{1 keys}"
     assert children(name) == []
+
+
+def test_the_garbage_collector_is_back_on_after_a_parse_and_a_failure():
+    import gc
+
+    assert gc.isenabled()
+    load_json(b'{"a": [1, 2, 3]}')
+    assert gc.isenabled()
+    load_json(b'{"a": [1, 2,')
+    assert gc.isenabled()
