@@ -9,7 +9,6 @@ on the pool, after which the view scrolls over the whole file.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMetaMethod, Qt, QTimer, Signal, Slot
@@ -25,9 +24,17 @@ from PySide6.QtWidgets import (
 
 from app.core.kinds import Kind
 from app.core.safeio import VerifiedFile
-from app.core.text_pages import BuildCancelledError, FenceBrokenError, Page, PagedText
+from app.core.text_pages import BuildCancelledError, FenceBrokenError, Page
 from previewers import magic
 from previewers.base import PreviewSource, PreviewWidget
+from previewers.code_jobs import (
+    FirstPage,
+    IndexOutcome,
+    Progress,
+    SearchOutcome,
+    read_first_page,
+    size_text,
+)
 
 if TYPE_CHECKING:
     from app.core.line_index import LineIndex
@@ -65,45 +72,6 @@ class CodePreviewer:
         return CodePreviewWidget(source, file, parent)
 
 
-@dataclass(frozen=True)
-class FirstPage:
-    """The first page of a file and what the view needs to know about it."""
-
-    page: Page
-    encoding: str
-    size: int
-
-
-@dataclass(frozen=True)
-class IndexOutcome:
-    index: LineIndex | None
-    error: str
-
-
-@dataclass(frozen=True)
-class SearchOutcome:
-    needle: str
-    found: tuple[int, int] | None
-    error: str
-
-
-class _Progress:
-    """Written by one worker, read by a GUI timer; a float store is atomic."""
-
-    def __init__(self) -> None:
-        self.share = 0.0
-
-    def update(self, done: int, total: int) -> None:
-        self.share = done / total if total else 1.0
-
-
-def _size_text(size: int) -> str:
-    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= factor:
-            return f"{size / factor:.1f} {unit}"
-    return f"{size} bytes"
-
-
 class CodePreviewWidget(PreviewWidget):
     """Text with line numbers, highlighting, find, go to line, wrap and zoom.
 
@@ -128,8 +96,8 @@ class CodePreviewWidget(PreviewWidget):
         self._needle = ""
         self._pending_find: tuple[str, bool] | None = None
         self._search: threading.Event | None = None
-        self._index_progress = _Progress()
-        self._search_progress = _Progress()
+        self._index_progress = Progress()
+        self._search_progress = Progress()
         self._base_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self._facts = ""
         self.scan_done = False
@@ -170,7 +138,7 @@ class CodePreviewWidget(PreviewWidget):
         self._timer.timeout.connect(self._on_timer_timeout)
         path = source.path
         self.run_in_background(
-            lambda opened, _cancelled: _read_first_page(opened, path),
+            lambda opened, _cancelled: read_first_page(opened, path),
             self._on_first_page_read,
         )
 
@@ -218,7 +186,7 @@ class CodePreviewWidget(PreviewWidget):
         lexer = lexer_for_name(self._source.name)
         formats = TokenFormats(is_dark(self.palette())) if lexer else None
         language = lexer.name if lexer is not None else "Plain text"
-        self._facts = f"{language} · {first.encoding} · {_size_text(first.size)}"
+        self._facts = f"{language} · {first.encoding} · {size_text(first.size)}"
         long_line = any(len(line) > LONG_LINE_CHARS for line in page.text.splitlines())
         if page.is_last and not long_line:
             self._show_whole(page.text)
@@ -601,9 +569,3 @@ class CodePreviewWidget(PreviewWidget):
     @Slot()
     def _on_find_previous_shortcut(self) -> None:
         self.find_next(self.find_bar.field.text(), True)
-
-
-def _read_first_page(file: VerifiedFile, path: str) -> FirstPage:
-    paged = PagedText(file, path=path)
-    page = paged.first_page()
-    return FirstPage(page, paged.encoding.name, paged.size)
