@@ -26,15 +26,15 @@ def policy() -> Policy:
 @pytest.mark.parametrize(
     "path",
     [
-        "/work/ws/.env",
-        "/work/ws/config/.env.local",
-        "/work/ws/prod.env",
-        "/work/ws/keys/id_rsa",
-        "/work/ws/keys/id_ed25519.pub",
-        "/work/ws/tls/server.pem",
-        "/work/ws/tls/server.key",
-        "/work/ws/.netrc",
-        "/work/ws/.git-credentials",
+        "/projects/ws/.env",
+        "/projects/ws/config/.env.local",
+        "/projects/ws/prod.env",
+        "/projects/ws/keys/id_rsa",
+        "/projects/ws/keys/id_ed25519.pub",
+        "/projects/ws/tls/server.pem",
+        "/projects/ws/tls/server.key",
+        "/projects/ws/.netrc",
+        "/projects/ws/.git-credentials",
         f"{HOME}/.ssh/config",
         f"{HOME}/.ssh/known_hosts",
         f"{HOME}/.aws/credentials",
@@ -53,10 +53,10 @@ def test_builtin_rules_deny_secrets(policy, path):
 @pytest.mark.parametrize(
     "path",
     [
-        "/work/ws/report.html",
-        "/work/ws/environment.md",
-        "/work/ws/keys.txt",
-        "/work/ws/notes/env.txt",
+        "/projects/ws/report.html",
+        "/projects/ws/environment.md",
+        "/projects/ws/keys.txt",
+        "/projects/ws/notes/env.txt",
         f"{HOME}/.sshrc",
         f"{HOME}/projects/ssh/notes.md",
         "/other/.ssh/config",
@@ -72,10 +72,10 @@ def test_folder_rule_covers_the_folder_itself(policy):
 
 def test_case_and_unicode_are_normalised_when_the_fs_ignores_case():
     folded = Policy(builtin_rules(), home=HOME, fold_case=True)
-    assert folded.denying_rule("/work/ws/.ENV") is not None
+    assert folded.denying_rule("/projects/ws/.ENV") is not None
     assert folded.denying_rule(f"{HOME}/.SSH/id") is not None
     exact = Policy(builtin_rules(), home=HOME, fold_case=False)
-    assert exact.denying_rule("/work/ws/.ENV") is None
+    assert exact.denying_rule("/projects/ws/.ENV") is None
     # "é" composed and decomposed are one name after NFC normalisation.
     rule = Policy([Rule("caf\u00e9.txt", "t")], home=HOME, fold_case=False)
     assert rule.denying_rule("/w/cafe\u0301.txt") is not None

@@ -68,7 +68,7 @@ def test_fresh_store_applies_all_migrations_and_uses_wal(tmp_path: Path) -> None
 
 def test_reopening_keeps_data_and_does_not_rerun_migrations(tmp_path: Path) -> None:
     with Store(tmp_path) as store:
-        conversation = store.create_conversation("Report", "/work/space")
+        conversation = store.create_conversation("Report", "/projects/space")
         store.append_message(conversation.id, human("hello"))
     with Store(tmp_path) as store:
         assert store.conversations() == [conversation]
