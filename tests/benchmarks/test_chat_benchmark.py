@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QEvent, QObject, QStringListModel
-from PySide6.QtWidgets import QListView
+from PySide6.QtWidgets import QApplication, QListView
 
 from app.core.store import StoredMessage, StoredRecord
 from app.ui.chat import ChatView
@@ -19,6 +19,7 @@ from app.ui.chat import ChatView
 pytestmark = pytest.mark.benchmark
 
 TURNS = 10_000
+IDLE_TICKS = 10  # event-loop passes between two page scrolls
 ANSWER = (
     "## Result {n}\n\nRevenue grew **12 %** over the quarter, driven by *annual "
     "plans*.\n\n- North led with 38 % of revenue.\n- Refunds stayed below 2 %.\n\n"
@@ -92,7 +93,10 @@ def first_paint_ms(qtbot: Any, view: QListView, load: Any) -> float:
     return elapsed
 
 
-def scroll_frames_ms(view: QListView, steps: int = 200) -> list[float]:
+def scroll_frames_ms(
+    view: QListView, steps: int = 200, visited: list[int] | None = None
+) -> list[float]:
+    """Jumps through the whole chat, no idle time between frames (first visits)."""
     bar = view.verticalScrollBar()
     bar.setValue(0)
     view.viewport().repaint()
@@ -100,6 +104,42 @@ def scroll_frames_ms(view: QListView, steps: int = 200) -> list[float]:
     frames: list[float] = []
     for step in range(steps):
         bar.setValue(min(bar.maximum(), step * stride))
+        if visited is not None:
+            visited.append(bar.value())
+        start = time.perf_counter()
+        view.viewport().repaint()
+        frames.append((time.perf_counter() - start) * 1000)
+    return frames
+
+
+def revisit_frames_ms(view: QListView, positions: list[int]) -> list[float]:
+    """The same scroll positions again: rows seen before."""
+    bar = view.verticalScrollBar()
+    frames: list[float] = []
+    for value in positions:
+        bar.setValue(value)
+        start = time.perf_counter()
+        view.viewport().repaint()
+        frames.append((time.perf_counter() - start) * 1000)
+    return frames
+
+
+def page_frames_ms(view: QListView, start_value: int, pages: int = 100) -> list[float]:
+    """Page by page through rows never shown, with idle time between frames.
+
+    Events are processed between pages, as a user's scrolling leaves the event
+    loop idle between frames; only the repaint itself is timed.
+    """
+    app = QApplication.instance()
+    assert app is not None
+    bar = view.verticalScrollBar()
+    bar.setValue(start_value)
+    view.viewport().repaint()
+    frames: list[float] = []
+    for _ in range(pages):
+        for _ in range(IDLE_TICKS):
+            app.processEvents()
+        bar.setValue(min(bar.maximum(), bar.value() + bar.pageStep()))
         start = time.perf_counter()
         view.viewport().repaint()
         frames.append((time.perf_counter() - start) * 1000)
@@ -163,7 +203,12 @@ def test_chat_with_ten_thousand_turns(
     )
     per_turn = (after - before - record_text - args_text) / TURNS
 
-    frames = scroll_frames_ms(view)
+    visited: list[int] = []
+    frames = scroll_frames_ms(view, visited=visited)
+    revisits = revisit_frames_ms(view, visited)
+    base_pages = page_frames_ms(baseline, baseline.verticalScrollBar().maximum() // 3)
+    # A third of the way down: rows no earlier pass has shown.
+    pages = page_frames_ms(view, view.verticalScrollBar().maximum() // 3 + 1234)
     view.verticalScrollBar().setValue(view.verticalScrollBar().maximum())
     view.viewport().repaint()
     start = time.perf_counter()
@@ -183,6 +228,12 @@ def test_chat_with_ten_thousand_turns(
             f"chat scroll p95 {p95(frames):.2f} ms, max {max(frames):.2f} ms "
             f"(baseline p95 {p95(base_frames):.2f} ms, "
             f"ratio {p95(frames) / max(p95(base_frames), 1e-3):.1f})",
+            f"chat scroll revisiting those positions p95 {p95(revisits):.2f} ms, "
+            f"max {max(revisits):.2f} ms",
+            f"chat page-by-page scroll with idle time between frames p95 "
+            f"{p95(pages):.2f} ms, max {max(pages):.2f} ms (baseline p95 "
+            f"{p95(base_pages):.2f} ms, "
+            f"ratio {p95(pages) / max(p95(base_pages), 1e-3):.1f})",
             f"chat memory per turn beyond text {per_turn / 1024:.2f} KiB "
             f"(traced {(after - before) / TURNS / 1024:.2f} KiB/turn; copied text "
             f"{(record_text + args_text) / TURNS:.0f} B/turn; message text "

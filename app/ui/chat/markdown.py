@@ -31,7 +31,33 @@ def _image_as_text(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> 
 
 def markdown_html(text: str) -> str:
     """Render agent Markdown to HTML; raw HTML in the text stays literal."""
-    return str(_parser().render(text))
+    return _html_cache.get(text)
+
+
+class _HtmlCache:
+    """Rendered HTML by Markdown text: parsing costs more than laying out.
+
+    Far larger than the document cache, since a string is cheap to keep and a
+    row scrolled back into view then skips the parser.
+    """
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self._capacity = capacity
+        self._html: OrderedDict[str, str] = OrderedDict()
+
+    def get(self, text: str) -> str:
+        html_text = self._html.get(text)
+        if html_text is None:
+            html_text = str(_parser().render(text))
+            self._html[text] = html_text
+            if len(self._html) > self._capacity:
+                self._html.popitem(last=False)
+        else:
+            self._html.move_to_end(text)
+        return html_text
+
+
+_html_cache = _HtmlCache()
 
 
 class SafeTextDocument(QTextDocument):
@@ -55,6 +81,11 @@ class SafeTextDocument(QTextDocument):
 def _style_sheet(palette: QPalette) -> str:
     code_bg = palette.color(QPalette.ColorRole.AlternateBase).name()
     link = palette.color(QPalette.ColorRole.Link).name()
+    return _style_sheet_for(code_bg, link)
+
+
+@lru_cache(maxsize=8)
+def _style_sheet_for(code_bg: str, link: str) -> str:
     return (
         f"a {{ color: {link}; }}"
         f"code, pre {{ background-color: {code_bg}; font-family: monospace; }}"
@@ -77,9 +108,13 @@ def make_document(
 
 
 class DocumentCache:
-    """Documents for the rows on screen only: a small least-recently-used map."""
+    """Documents for the rows on and near the screen: a least-recently-used map.
 
-    def __init__(self, capacity: int = 48) -> None:
+    A screen shows a handful of answers; the capacity keeps a few screens of
+    them either side, so scrolling back and forth lays nothing out again.
+    """
+
+    def __init__(self, capacity: int = 96) -> None:
         self._capacity = capacity
         self._documents: OrderedDict[tuple[str, int, str], SafeTextDocument] = (
             OrderedDict()

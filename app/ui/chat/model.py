@@ -199,6 +199,15 @@ class ChatModel(QAbstractListModel):
         while self._builder.older_turns:
             self._load_older(OLDER_CHUNK * 4)
 
+    def defer_older(self) -> None:
+        """Hold back building older turns until ``resume_older``."""
+        self._older_timer.stop()
+
+    def resume_older(self) -> None:
+        """Build the older turns held back by ``defer_older``, a chunk per tick."""
+        if self._builder.older_turns and not self._older_timer.isActive():
+            self._older_timer.start()
+
     def _on_older_timer_timeout(self) -> None:
         self._load_older(OLDER_CHUNK)
 

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from typing import Final
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QImage, QPainter, QPainterPath, QPen
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QImage,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPixmap,
+    QTransform,
+)
 
 from app.core.kinds import Kind
 from app.core.transcript import DeliverableBlock, ImageBlock, ToolCallBlock
@@ -37,6 +48,51 @@ def rounded(painter: QPainter, rect: QRect | QRectF, fill: object, pen: object) 
     painter.setPen(pen)
     painter.setBrush(fill)
     painter.drawPath(path)
+
+
+_BACKGROUNDS: OrderedDict[tuple[int, int, int, int, float], QPixmap] = OrderedDict()
+_BACKGROUNDS_MAX: Final = 32
+
+
+def card_background(
+    painter: QPainter, rect: QRect, fill: QColor, border: QColor
+) -> None:
+    """``rounded`` with a 1 px border, drawn from a pixmap kept per size and colours.
+
+    Every card of a kind has the same size, and an antialiased rounded path
+    costs several times what copying its pixels does.
+    """
+    transform = painter.worldTransform()
+    translated = (
+        transform.type().value <= QTransform.TransformationType.TxTranslate.value
+    )
+    if not translated or not (
+        transform.dx().is_integer() and transform.dy().is_integer()
+    ):
+        rounded(painter, rect, fill, QPen(border, 1))
+        return
+    ratio = painter.device().devicePixelRatioF()
+    key = (rect.width(), rect.height(), fill.rgba(), border.rgba(), ratio)
+    pixmap = _BACKGROUNDS.get(key)
+    if pixmap is None:
+        # One pixel of margin holds the half of the border outside the rect.
+        pixmap = QPixmap(
+            math.ceil((rect.width() + 2) * ratio),
+            math.ceil((rect.height() + 2) * ratio),
+        )
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        tile = QPainter(pixmap)
+        tile.setRenderHint(QPainter.RenderHint.Antialiasing)
+        tile.translate(1, 1)
+        rounded(tile, QRect(0, 0, rect.width(), rect.height()), fill, QPen(border, 1))
+        tile.end()
+        _BACKGROUNDS[key] = pixmap
+        if len(_BACKGROUNDS) > _BACKGROUNDS_MAX:
+            _BACKGROUNDS.popitem(last=False)
+    else:
+        _BACKGROUNDS.move_to_end(key)
+    painter.drawPixmap(rect.left() - 1, rect.top() - 1, pixmap)
 
 
 def small_font(font: QFont) -> QFont:
@@ -117,7 +173,7 @@ def paint_tool_card(
 ) -> None:
     card = tool_card_rect(row)
     border = colours.error if block.state == "error" else colours.border
-    rounded(painter, card, colours.card, QPen(border, 1))
+    card_background(painter, card, colours.card, border)
     header = QRect(card.left() + 12, card.top(), card.width() - 24, TOOL_HEADER)
     marker = QRectF(header.left(), header.center().y() - 8, 16, 16)
     if block.state == "running":
@@ -247,12 +303,8 @@ def paint_deliverable(
     device_pixel_ratio: float,
 ) -> None:
     card = deliverable_card_rect(row)
-    rounded(
-        painter,
-        card,
-        colours.card_hover if hovered else colours.card,
-        QPen(colours.border, 1),
-    )
+    fill = colours.card_hover if hovered else colours.card
+    card_background(painter, card, fill, colours.border)
     entry = block.entry
     kind = entry.kind_enum if entry is not None else None
     icon = kind_icon(kind if entry is not None else None, ICON_SIZE, device_pixel_ratio)

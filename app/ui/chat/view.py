@@ -5,16 +5,16 @@ delegate (Python) for each size: with 60,000 rows that is a pause on every
 streamed token or image. This view keeps heights in a flat array instead:
 rows never shown get a cheap estimate, rows on screen are measured exactly
 when painted, and offsets are prefix sums rebuilt in C (``accumulate``).
-The rows on screen stay put when heights above them settle.
+The rows on screen stay put when heights above them settle. While the event
+loop is idle, the rows a page above and below the screen are measured (and
+their Markdown laid out) a few at a time, so the next page paints from caches.
 """
 
 from __future__ import annotations
 
 import time
 from array import array
-from bisect import bisect_right
 from collections.abc import Callable
-from itertools import accumulate
 from pathlib import Path
 from typing import Any, Final
 
@@ -31,9 +31,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QFontMetrics,
-    QGuiApplication,
-    QKeyEvent,
-    QMouseEvent,
     QPainter,
     QPaintEvent,
     QRegion,
@@ -44,51 +41,36 @@ from app.core.deliverables import DeliverableRef
 from app.core.policy import Policy, load_policy
 from app.core.store import StoredMessage
 from app.core.transcript import (
-    DeliverableBlock,
     ImageBlock,
-    ToolCallBlock,
-    TurnActionsBlock,
 )
-from app.ui.chat import paint_cards as cards
 from app.ui.chat.delegate import ChatDelegate
+from app.ui.chat.heights import RowHeights
 from app.ui.chat.images import ImageLoader, ImageResult
+from app.ui.chat.interaction import ChatInteractionView
 from app.ui.chat.model import ChatModel
 
 SPINNER_MS: Final = 90
+OLDER_FALLBACK_MS: Final = 250
+PREPARE_PAGES: Final = 1  # pages measured ahead either side while idle
+PREPARE_BUDGET_S: Final = 0.004  # work per idle tick, so input stays responsive
 _Index = QModelIndex | QPersistentModelIndex
-_BLOCK: Final = 256
 _Cursor = QAbstractItemView.CursorAction
 
 
-class ChatView(QListView):
+class ChatView(ChatInteractionView):
     """One conversation's turns: text, tool cards, images, deliverable cards.
 
-    Signals:
-        deliverableActivated(DeliverableRef): a card was clicked or Enter pressed.
-        deliverableMenuRequested(DeliverableRef, QPoint): "⋯", right click, Menu key.
-        forkRequested(str, int): conversation id and fork position.
-        notice(str): a short message for the status area.
+    Signals: those of ``ChatInteractionView``, and
         loaded(): the images on screen finished decoding.
     """
 
-    deliverableActivated = Signal(object)
-    deliverableMenuRequested = Signal(object, QPoint)
-    forkRequested = Signal(str, int)
-    notice = Signal(str)
     loaded = Signal()
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._chat = ChatModel(self)
         self._delegate = ChatDelegate(self)
-        self._heights = array("i")
-        self._exact = bytearray()
-        # Two-level prefix sums: one sum per block of rows, then offsets of the
-        # blocks. A height change re-sums one block, not every row.
-        self._block_sums = array("q")
-        self._block_offsets = array("q", [0])
-        self._dirty_blocks: set[int] = set()
-        self._dirty = False  # rows were inserted or removed: re-sum every block
+        self._rows = RowHeights()
         self._width = 0
         self._stick_bottom = True
         self._press: tuple[int, str] | None = None
@@ -102,6 +84,16 @@ class ChatView(QListView):
         self._spinner = QTimer(self)
         self._spinner.setInterval(SPINNER_MS)
         self._spinner.timeout.connect(self._on_spinner_timeout)
+        # Idle pass: rows just off screen are laid out between frames, so a
+        # page scrolled into view is painted from the caches.
+        self._prepare = QTimer(self)
+        self._prepare.setSingleShot(True)
+        self._prepare.setInterval(0)
+        self._prepare.timeout.connect(self._on_prepare_timeout)
+        self._older_fallback = QTimer(self)
+        self._older_fallback.setSingleShot(True)
+        self._older_fallback.setInterval(OLDER_FALLBACK_MS)
+        self._older_fallback.timeout.connect(self._on_older_fallback_timeout)
         self.setModel(self._chat)
         self.setItemDelegate(self._delegate)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
@@ -134,6 +126,10 @@ class ChatView(QListView):
         self._stick_bottom = True
         self._delegate.documents.clear()
         self._chat.set_conversation(conversation_id, workspace, messages)
+        # Older turns are built after the first paint, whose event would
+        # otherwise wait behind them; the fallback covers a view never shown.
+        self._chat.defer_older()
+        self._older_fallback.start()
 
     def apply_event(self, event: object) -> None:
         self._chat.apply_event(event)
@@ -152,7 +148,7 @@ class ChatView(QListView):
 
     def cached_height(self, row: int) -> tuple[int, bool]:
         """A row's height in the cache and whether it is exact (not an estimate)."""
-        return self._heights[row], bool(self._exact[row])
+        return self._rows.heights[row], bool(self._rows.exact[row])
 
     # -- geometry ----------------------------------------------------------------
 
@@ -167,68 +163,24 @@ class ChatView(QListView):
             (estimate(model.block(r), width, line, char) for r in range(start, end)),
         )
 
-    def _sync(self) -> None:
-        heights = self._heights
-        if self._dirty:
-            self._block_sums = array(
-                "q",
-                (sum(heights[i : i + _BLOCK]) for i in range(0, len(heights), _BLOCK)),
-            )
-            self._dirty = False
-            self._dirty_blocks.clear()
-        elif self._dirty_blocks:
-            for block in self._dirty_blocks:
-                start = block * _BLOCK
-                self._block_sums[block] = sum(heights[start : start + _BLOCK])
-            self._dirty_blocks.clear()
-        else:
-            return
-        self._block_offsets = array("q", accumulate(self._block_sums, initial=0))
-
-    def _top(self, row: int) -> int:
-        self._sync()
-        block = row // _BLOCK
-        return self._block_offsets[block] + sum(self._heights[block * _BLOCK : row])
-
-    def _total(self) -> int:
-        self._sync()
-        return self._block_offsets[-1]
-
-    def _row_at(self, y: int) -> int:
-        self._sync()
-        rows = len(self._heights)
-        if rows == 0:
-            return 0
-        blocks = len(self._block_sums)
-        block = max(0, min(blocks - 1, bisect_right(self._block_offsets, y) - 1))
-        start = block * _BLOCK
-        end = min(rows, start + _BLOCK)
-        tops = list(
-            accumulate(self._heights[start:end], initial=self._block_offsets[block])
-        )
-        return start + max(0, min(end - start - 1, bisect_right(tops, y) - 1))
-
     def _measure(self, row: int, option: QStyleOptionViewItem) -> None:
-        if self._exact[row]:
+        if self._rows.exact[row]:
             return
         index = self._chat.index(row)
         height = self._delegate.exact_height(
             index, self._width, option.font, option.palette
         )
-        self._exact[row] = 1
-        if height != self._heights[row]:
-            self._heights[row] = height
-            self._dirty_blocks.add(row // _BLOCK)
+        self._rows.set_exact(row, height)
 
     def _layout_visible(self) -> None:
         """Measure the rows on screen exactly and keep the first of them in place."""
-        rows = len(self._heights)
+        rows = len(self._rows)
         bar = self.verticalScrollBar()
         width = self.viewport().width()
         if width != self._width:
             # Lazily: old heights stay as estimates until each row is painted.
             self._width = width
-            self._exact = bytearray(rows)
+            self._rows.forget_exact()
         if rows == 0:
             self._set_range(0)
             return
@@ -239,23 +191,23 @@ class ChatView(QListView):
             row, covered = rows - 1, 0
             while row >= 0 and covered < height:
                 self._measure(row, option)
-                covered += self._heights[row]
+                covered += self._rows.heights[row]
                 row -= 1
-            self._set_range(max(0, self._total() - height), to_bottom=True)
+            self._set_range(max(0, self._rows.total() - height), to_bottom=True)
             return
-        anchor = self._row_at(bar.value())
-        delta = bar.value() - self._top(anchor)
+        anchor = self._rows.row_at(bar.value())
+        delta = bar.value() - self._rows.top(anchor)
         row, covered = anchor, -delta
         while row < rows and covered < height:
             self._measure(row, option)
-            covered += self._heights[row]
+            covered += self._rows.heights[row]
             row += 1
-        self._set_range(self._top(anchor) + delta)
+        self._set_range(self._rows.top(anchor) + delta)
 
     def _set_range(self, value: int, *, to_bottom: bool = False) -> None:
         bar = self.verticalScrollBar()
         height = self.viewport().height()
-        maximum = max(0, self._total() - height)
+        maximum = max(0, self._rows.total() - height)
         blocked = bar.blockSignals(True)
         bar.setRange(0, maximum)
         bar.setPageStep(max(1, height))
@@ -269,7 +221,7 @@ class ChatView(QListView):
         self._set_range(bar.value(), to_bottom=self._stick_bottom)
 
     def doItemsLayout(self) -> None:
-        if len(self._heights) != self._chat.rowCount():
+        if len(self._rows) != self._chat.rowCount():
             self._reset_heights()
         QAbstractItemView.doItemsLayout(self)
 
@@ -280,18 +232,13 @@ class ChatView(QListView):
 
     def _reset_heights(self) -> None:
         self._width = self.viewport().width()
-        rows = self._chat.rowCount()
-        self._heights = self._estimate(0, rows)
-        self._exact = bytearray(rows)
-        self._dirty = True
+        self._rows.reset(self._estimate(0, self._chat.rowCount()))
 
     def rowsInserted(self, parent: _Index, start: int, end: int) -> None:
         bar = self.verticalScrollBar()
-        above = start <= self._row_at(bar.value()) and len(self._heights) > 0
+        above = start <= self._rows.row_at(bar.value()) and len(self._rows) > 0
         new = self._estimate(start, end + 1)
-        self._heights[start:start] = new
-        self._exact[start:start] = bytes(len(new))
-        self._dirty = True
+        self._rows.insert(start, new)
         QAbstractItemView.rowsInserted(self, parent, start, end)
         value = bar.value() + (sum(new) if above else 0)
         self._set_range(value, to_bottom=self._stick_bottom)
@@ -299,9 +246,7 @@ class ChatView(QListView):
 
     def rowsAboutToBeRemoved(self, parent: _Index, start: int, end: int) -> None:
         QAbstractItemView.rowsAboutToBeRemoved(self, parent, start, end)
-        del self._heights[start : end + 1]
-        del self._exact[start : end + 1]
-        self._dirty = True
+        self._rows.remove(start, end)
         QTimer.singleShot(0, self.updateGeometries)
         self.viewport().update()
 
@@ -310,22 +255,21 @@ class ChatView(QListView):
     ) -> None:
         # Only these rows are measured again, when next painted.
         for row in range(top_left.row(), bottom_right.row() + 1):
-            if 0 <= row < len(self._exact):
-                self._exact[row] = 0
+            self._rows.forget_exact(row)
         self.viewport().update()
 
     def visualRect(self, index: _Index) -> QRect:
         row = index.row() if index.isValid() else -1
-        if not 0 <= row < len(self._heights):
+        if not 0 <= row < len(self._rows):
             return QRect()
-        top = self._top(row) - self.verticalScrollBar().value()
-        return QRect(0, top, self.viewport().width(), self._heights[row])
+        top = self._rows.top(row) - self.verticalScrollBar().value()
+        return QRect(0, top, self.viewport().width(), self._rows.heights[row])
 
     def indexAt(self, point: QPoint) -> QModelIndex:
         y = point.y() + self.verticalScrollBar().value()
-        if not self._heights or not 0 <= y < self._total():
+        if not len(self._rows) or not 0 <= y < self._rows.total():
             return QModelIndex()
-        return self._chat.index(self._row_at(y))
+        return self._chat.index(self._rows.row_at(y))
 
     def scrollTo(
         self,
@@ -335,8 +279,8 @@ class ChatView(QListView):
         if not index.isValid():
             return
         bar = self.verticalScrollBar()
-        top = self._top(index.row())
-        bottom = top + self._heights[index.row()]
+        top = self._rows.top(index.row())
+        bottom = top + self._rows.heights[index.row()]
         height = self.viewport().height()
         value = bar.value()
         if hint == QAbstractItemView.ScrollHint.PositionAtTop or top < value:
@@ -423,14 +367,14 @@ class ChatView(QListView):
         current = self.currentIndex()
         focused = self.hasFocus()
         selection = self.selectionModel()
-        rows = len(self._heights)
-        row = self._row_at(value + area.top()) if rows else 0
-        top = self._top(row) - value if rows else 0
+        rows = len(self._rows)
+        row = self._rows.row_at(value + area.top()) if rows else 0
+        top = self._rows.top(row) - value if rows else 0
         while row < rows:
             if top > area.bottom():
                 break
             index = self._chat.index(row)
-            option.rect = QRect(0, top, width, self._heights[row])
+            option.rect = QRect(0, top, width, self._rows.heights[row])
             state = QStyle.StateFlag.State_Enabled
             if selection is not None and selection.isSelected(index):
                 state |= QStyle.StateFlag.State_Selected
@@ -439,12 +383,70 @@ class ChatView(QListView):
             option.state = state
             self._delegate.paint(painter, option, index)
             self._request_image(row)
-            top += self._heights[row]
+            top += self._rows.heights[row]
             row += 1
         painter.end()
         if not self._painted:
             self._painted = True
+            self._older_fallback.stop()
+            self._chat.resume_older()
         self._maybe_loaded()
+        if not self._prepare.isActive():
+            self._prepare.start()
+
+    def _on_older_fallback_timeout(self) -> None:
+        self._chat.resume_older()
+
+    # -- idle preparation --------------------------------------------------------
+
+    def _on_prepare_timeout(self) -> None:
+        """Measure rows a page below and above the screen, a bounded slice per tick."""
+        rows = len(self._rows)
+        if (
+            rows == 0
+            or rows != self._chat.rowCount()
+            or not self.isVisible()
+            or self.viewport().width() != self._width
+        ):
+            return
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        deadline = time.perf_counter() + PREPARE_BUDGET_S
+        bar = self.verticalScrollBar()
+        value = bar.value()
+        height = self.viewport().height()
+        reach = height * PREPARE_PAGES
+        row = self._rows.row_at(value + height - 1) + 1
+        covered = 0
+        while row < rows and covered < reach:
+            if not self._rows.exact[row]:
+                self._measure(row, option)
+                if time.perf_counter() > deadline:
+                    self._set_range(value, to_bottom=self._stick_bottom)
+                    self._prepare.start()
+                    return
+            covered += self._rows.heights[row]
+            row += 1
+        if self._stick_bottom:
+            # Rows above cannot move a view held at the bottom.
+            self._set_range(value, to_bottom=True)
+            return
+        row, covered, shift = self._rows.row_at(value) - 1, 0, 0
+        finished = True
+        while row >= 0 and covered < reach:
+            if not self._rows.exact[row]:
+                before = self._rows.heights[row]
+                self._measure(row, option)
+                shift += self._rows.heights[row] - before
+                if time.perf_counter() > deadline:
+                    finished = False
+                    break
+            covered += self._rows.heights[row]
+            row -= 1
+        # Rows above that settled move the range with them: the screen stays put.
+        self._set_range(value + shift)
+        if not finished:
+            self._prepare.start()
 
     # -- images ------------------------------------------------------------------
 
@@ -505,102 +507,3 @@ class ChatView(QListView):
                 self.viewport().update(rect)
 
     # -- interaction -------------------------------------------------------------
-
-    def _part_at(self, point: QPoint) -> tuple[int, str] | None:
-        index = self.indexAt(point)
-        if not index.isValid():
-            return None
-        part = self._delegate.hit(index, self.visualRect(index), point, self.font())
-        return (index.row(), part) if part else None
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        super().mousePressEvent(event)
-        self._press = self._part_at(event.position().toPoint())
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        super().mouseReleaseEvent(event)
-        press, self._press = self._press, None
-        if event.button() != Qt.MouseButton.LeftButton or press is None:
-            return
-        point = event.position().toPoint()
-        if self._part_at(point) != press:
-            return
-        self._act(press[0], press[1], self.viewport().mapToGlobal(point))
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        super().mouseMoveEvent(event)
-        hover = self._part_at(event.position().toPoint())
-        if hover != self._delegate.hover:
-            for old in (self._delegate.hover, hover):
-                if old is not None:
-                    self.viewport().update(self.visualRect(self._chat.index(old[0])))
-            self._delegate.hover = hover
-            shape = (
-                Qt.CursorShape.PointingHandCursor
-                if hover
-                else Qt.CursorShape.ArrowCursor
-            )
-            self.viewport().setCursor(shape)
-
-    def leaveEvent(self, event: Any) -> None:
-        super().leaveEvent(event)
-        if self._delegate.hover is not None:
-            self.viewport().update(
-                self.visualRect(self._chat.index(self._delegate.hover[0]))
-            )
-            self._delegate.hover = None
-
-    def contextMenuEvent(self, event: Any) -> None:
-        index = self.indexAt(event.pos())
-        if index.isValid() and self._menu_ref(index.row()) is not None:
-            self.setCurrentIndex(index)
-            self._act(index.row(), "menu", event.globalPos())
-            event.accept()
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        row = self.currentIndex().row() if self.currentIndex().isValid() else -1
-        key = event.key()
-        menu_key = key == Qt.Key.Key_Menu or (
-            key == Qt.Key.Key_F10
-            and event.modifiers() & Qt.KeyboardModifier.ShiftModifier
-        )
-        if row >= 0 and menu_key and self._menu_ref(row) is not None:
-            rect = self.visualRect(self._chat.index(row))
-            block = self._chat.block(row)
-            assert isinstance(block, DeliverableBlock)
-            button = cards.menu_button_rect(rect, block) or rect
-            self._act(row, "menu", self.viewport().mapToGlobal(button.bottomLeft()))
-            event.accept()
-            return
-        if row >= 0 and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            block = self._chat.block(row)
-            if isinstance(block, DeliverableBlock):
-                self._act(row, "card", QPoint())
-            elif isinstance(block, ToolCallBlock):
-                self._act(row, "toggle", QPoint())
-            event.accept()
-            return
-        super().keyPressEvent(event)
-
-    def _menu_ref(self, row: int) -> DeliverableRef | None:
-        block = self._chat.block(row)
-        if isinstance(block, DeliverableBlock) and block.entry is not None:
-            return block.ref
-        return None
-
-    def _act(self, row: int, part: str, global_point: QPoint) -> None:
-        block = self._chat.block(row)
-        if isinstance(block, DeliverableBlock) and block.entry is not None:
-            if part == "menu":
-                self.deliverableMenuRequested.emit(block.ref, global_point)
-            elif part == "card":
-                self.deliverableActivated.emit(block.ref)
-        elif isinstance(block, ToolCallBlock) and part == "toggle":
-            if block.state == "finished" and block.result_text:
-                self._chat.toggle_expanded(row)
-        elif isinstance(block, TurnActionsBlock):
-            if part == "copy":
-                QGuiApplication.clipboard().setText(block.answer_text)
-                self.notice.emit("Answer copied")
-            elif part == "fork":
-                self.forkRequested.emit(self._chat.conversation_id, block.fork_position)

@@ -375,3 +375,60 @@ def test_painting_and_signals_keep_references_to_none_and_true(
         view.notice.emit("x")
     assert sys.getrefcount(None) >= none_before - 5
     assert sys.getrefcount(True) >= true_before - 5
+
+
+def _long_chat(new_messages: Any, turns: int) -> Any:
+    m = new_messages()
+    for t in range(turns):
+        m.human(f"Question {t}")
+        m.answer(f"## Answer {t}\n\n" + "Some **bold** words here. " * 30)
+    return m
+
+
+def test_rows_a_page_off_screen_are_measured_while_idle_and_the_screen_stays_put(
+    qtbot: Any, workspace: Path, policy: Any, new_messages: Any
+) -> None:
+    view = make_view(qtbot, workspace, _long_chat(new_messages, 25), policy)
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    view.viewport().repaint()
+    height = view.viewport().height()
+    first = view.indexAt(QPoint(10, 0)).row()
+    last = view.indexAt(QPoint(10, height - 1)).row()
+    top = view.visualRect(view.chat_model().index(first)).top()
+    below, above = last + 2, first - 2
+    assert not view.cached_height(below)[1] and not view.cached_height(above)[1]
+    qtbot.waitUntil(
+        lambda: view.cached_height(below)[1] and view.cached_height(above)[1]
+    )
+    assert view.visualRect(view.chat_model().index(first)).top() == top
+    assert view.indexAt(QPoint(10, 0)).row() == first
+
+
+def test_older_turns_are_built_after_the_first_paint(
+    qtbot: Any, workspace: Path, policy: Any, new_messages: Any
+) -> None:
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.resize(900, 1000)
+    view.set_policy_provider(policy)
+    view.set_conversation(CID, str(workspace), _long_chat(new_messages, 40).items)
+    model = view.chat_model()
+    newest = model.rowCount()
+    QApplication.processEvents()
+    assert model.rowCount() == newest, "nothing is built before the view paints"
+    with qtbot.waitSignal(view.loaded, timeout=5000):
+        view.show()
+    qtbot.waitUntil(model.history_complete)
+    assert model.rowCount() == 40 * 3
+
+
+def test_older_turns_of_a_view_never_shown_are_still_built(
+    qtbot: Any, workspace: Path, policy: Any, new_messages: Any
+) -> None:
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.set_policy_provider(policy)
+    view.set_conversation(CID, str(workspace), _long_chat(new_messages, 40).items)
+    qtbot.waitUntil(view.chat_model().history_complete)
+    assert view.chat_model().rowCount() == 40 * 3
