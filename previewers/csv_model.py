@@ -5,10 +5,16 @@ without an index); once it is, ``set_fetcher`` switches to blocks of ``BLOCK``
 rows from the index, with a small least-recently-used cache. Cells are display
 text: long ones are cut and line breaks shown as ``⏎`` so a row stays one line;
 the full text is in the tooltip (escaped) and in ``FULL_TEXT_ROLE`` for copying.
+
+A repaint asks ``data`` for several roles per visible cell, so roles the model
+does not serve return at once and the display text of a row is made once per
+block. ``clock`` tells a background job the view is painting, so it can leave
+the interpreter to the GUI thread for a moment.
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -19,11 +25,16 @@ from PySide6.QtGui import QColor, QPalette
 from app.core.csv_index import Row
 from previewers.base import plain_tooltip
 
-BLOCK = 256
-CACHE_BLOCKS = 32
+BLOCK = 64
+CACHE_BLOCKS = 128
 CELL_CHARS = 300
 TOOLTIP_CHARS = 4000
 FULL_TEXT_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+# Plain ints: comparing with enum members on every call costs more than the lookup.
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_BACKGROUND = int(Qt.ItemDataRole.BackgroundRole)
+_SERVED = frozenset((_DISPLAY, _TOOLTIP, _BACKGROUND, FULL_TEXT_ROLE))
 _Index = QModelIndex | QPersistentModelIndex
 RowFetcher = Callable[[int, int], list[Row]]
 """(first row, count) -> rows; errors reach the view through ``on_error``."""
@@ -36,6 +47,18 @@ def display_cell(text: str) -> str:
     return (
         text.replace("\r\n", "\u23ce").replace("\n", "\u23ce").replace("\r", "\u23ce")
     )
+
+
+class UseClock:
+    """When the view last asked for data (``time.monotonic()``).
+
+    A plain object, so worker threads read it without touching the Qt model.
+    """
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last = 0.0
 
 
 class CsvTableModel(QAbstractTableModel):
@@ -58,10 +81,13 @@ class CsvTableModel(QAbstractTableModel):
         self._count = len(head)
         self._fetcher: RowFetcher | None = None
         self._blocks: OrderedDict[int, list[Row]] = OrderedDict()
+        # Display text per file row, for the rows of the cached blocks (or head).
+        self._shown: dict[int, tuple[str, ...]] = {}
         self._order: list[int] | None = None
         self._broken = False
         self.on_error: Callable[[Exception], None] | None = None
         self.fetches = 0
+        self.clock = UseClock()
         palette = QPalette()
         tint = QColor(palette.color(QPalette.ColorRole.Highlight))
         tint.setAlpha(40)
@@ -73,6 +99,7 @@ class CsvTableModel(QAbstractTableModel):
         """Rows come from ``fetcher`` now; the table grows to ``count`` rows."""
         self._fetcher = fetcher
         self._blocks.clear()
+        self._shown.clear()
         if count >= self._count:
             if count > self._count:
                 self.beginInsertRows(QModelIndex(), self._count, count - 1)
@@ -122,7 +149,9 @@ class CsvTableModel(QAbstractTableModel):
             self.fetches += 1
             self._blocks[block_number] = block
             while len(self._blocks) > CACHE_BLOCKS:
-                self._blocks.popitem(last=False)
+                dropped, rows = self._blocks.popitem(last=False)
+                for gone in range(dropped * BLOCK, dropped * BLOCK + len(rows)):
+                    self._shown.pop(gone, None)
         else:
             self._blocks.move_to_end(block_number)
         offset = number - block_number * BLOCK
@@ -140,31 +169,50 @@ class CsvTableModel(QAbstractTableModel):
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else self._columns
 
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: _Index, role: int = _DISPLAY) -> Any:
+        if role not in _SERVED:
+            return None
+        self.clock.last = time.monotonic()
         if not index.isValid():
             return None
-        if role not in (
-            Qt.ItemDataRole.DisplayRole,
-            Qt.ItemDataRole.ToolTipRole,
-            Qt.ItemDataRole.BackgroundRole,
-            FULL_TEXT_ROLE,
-        ):
-            return None
-        row = self.row_at(index.row())
+        number = index.row()
+        if role == _DISPLAY:
+            shown = self._shown.get(self.file_row(number))
+            if shown is None:
+                shown = self._display_row(number)
+                if shown is None:
+                    return None
+            column = index.column()
+            return shown[column] if column < len(shown) else ""
+        row = self.row_at(number)
         if row is None:
             return None
-        if role == Qt.ItemDataRole.BackgroundRole:
+        if role == _BACKGROUND:
             return self._ragged_tint if row.ragged or row.truncated else None
-        column = index.column()
+        text = self._full_text(row, index.column())
+        if role == FULL_TEXT_ROLE:
+            return text
+        return self._tooltip(row, text)
+
+    def _full_text(self, row: Row, column: int) -> str:
         text = row.cells[column] if column < len(row.cells) else ""
         if column == self._columns - 1 and len(row.cells) > self._columns:
             # Extra cells of a ragged row stay visible in the last column.
             text = "\t".join(row.cells[column:])
-        if role == Qt.ItemDataRole.DisplayRole:
-            return display_cell(text)
-        if role == FULL_TEXT_ROLE:
-            return text
-        return self._tooltip(row, text)
+        return text
+
+    def _display_row(self, number: int) -> tuple[str, ...] | None:
+        """The display text of every cell of table row ``number``, kept while its
+        block is cached."""
+        row = self.row_at(number)
+        if row is None:
+            return None
+        shown = tuple(
+            display_cell(self._full_text(row, column))
+            for column in range(self._columns)
+        )
+        self._shown[self.file_row(number)] = shown
+        return shown
 
     def _tooltip(self, row: Row, text: str) -> str | None:
         notes = []
@@ -186,20 +234,20 @@ class CsvTableModel(QAbstractTableModel):
         self,
         section: int,
         orientation: Qt.Orientation,
-        role: int = Qt.ItemDataRole.DisplayRole,
+        role: int = _DISPLAY,
     ) -> Any:
+        if role != _DISPLAY and role != _TOOLTIP:
+            return None
         if orientation == Qt.Orientation.Horizontal:
-            if role == Qt.ItemDataRole.DisplayRole:
+            if role == _DISPLAY:
                 if self._header is not None and section < len(self._header):
                     return display_cell(self._header[section]) or f"({section + 1})"
                 return f"Column {section + 1}"
             return None
-        if role == Qt.ItemDataRole.DisplayRole:
+        row = self.row_at(section) if section < self._count else None
+        if role == _DISPLAY:
             number = f"{self.file_row(section) + 1:,}"
-            row = self.row_at(section) if section < self._count else None
             return f"\u26a0 {number}" if row is not None and row.ragged else number
-        if role == Qt.ItemDataRole.ToolTipRole:
-            row = self.row_at(section) if section < self._count else None
-            if row is not None and row.ragged:
-                return plain_tooltip("This row's cell count differs; it was padded.")
+        if row is not None and row.ragged:
+            return plain_tooltip("This row's cell count differs; it was padded.")
         return None

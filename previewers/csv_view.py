@@ -6,11 +6,19 @@ on a worker, with its progress in the status line. Rows are then read in blocks
 as the view scrolls. Sorting needs every row in memory, so it is on only for
 files up to ``SORT_LIMIT_BYTES``. A file that changes while it is read stops the
 reading: what is shown stays, and a notice asks for a reload.
+
+The index scan is pure Python byte work that holds the interpreter lock; every
+cell the view paints needs that lock too, so a scan running flat out makes a
+repaint wait for it many times over. The scan therefore starts once the first
+rows are painted (waiting at most ``_FIRST_PAINT_S``, and not at all for a table
+that is not on screen), and steps aside (sleeps, releasing the lock) while the
+table was painted within the last ``_BUSY_S``.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer, Slot
@@ -37,10 +45,14 @@ from app.core.safeio import VerifiedFile
 from app.core.text_pages import BuildCancelledError, FenceBrokenError
 from previewers import magic
 from previewers.base import PreviewSource, PreviewWidget, notice_label, plain_tooltip
-from previewers.csv_model import FULL_TEXT_ROLE, CsvTableModel
+from previewers.csv_model import FULL_TEXT_ROLE, CsvTableModel, UseClock
 
 HEAD_ROWS = 200
 _PROGRESS_MS = 100
+_BUSY_S = 0.05
+_FIRST_PAINT_S = 0.5
+_STEP_ASIDE_S = 0.002
+_STEP_ASIDE_MAX_S = 0.25
 _DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 
 
@@ -66,6 +78,21 @@ class SortOutcome:
     descending: bool
     order: tuple[int, ...] | None
     problem: str = ""
+
+
+def _yield_to_view(clock: UseClock, cancelled: threading.Event) -> None:
+    """On a worker: wait while the view is painting (see the module docstring).
+
+    Waits at most ``_STEP_ASIDE_MAX_S`` at a time, so a view that keeps painting
+    (a long scroll through the first rows) slows the index but never stops it.
+    """
+    until = time.monotonic() + _STEP_ASIDE_MAX_S
+    while (
+        time.monotonic() - clock.last < _BUSY_S
+        and time.monotonic() < until
+        and not cancelled.is_set()
+    ):
+        time.sleep(_STEP_ASIDE_S)
 
 
 class CsvPreviewer:
@@ -157,6 +184,9 @@ class CsvPreviewWidget(PreviewWidget):
             table.header, table.column_count, list(head.rows), self
         )
         self.model.on_error = self._on_model_error
+        clock = self.model.clock
+        # A table not on screen is not painted: nothing to wait for.
+        first_paint = _FIRST_PAINT_S if self.view.isVisible() else 0.0
         self.view.setModel(self.model)
         self._show_status(indexing=0.0)
         self.mark_loaded()
@@ -165,7 +195,13 @@ class CsvPreviewWidget(PreviewWidget):
         def index_job(file: VerifiedFile, cancelled: threading.Event) -> IndexOutcome:
             def progress(done: int, total: int) -> None:
                 self._progress = done / total if total else 1.0
+                _yield_to_view(clock, cancelled)
 
+            waited = time.monotonic() + first_paint
+            while not clock.last and time.monotonic() < waited:
+                if cancelled.wait(_STEP_ASIDE_S):
+                    return IndexOutcome(None, "cancelled")
+            _yield_to_view(clock, cancelled)
             try:
                 built = CsvIndex.build(
                     table, progress=progress, cancelled=cancelled.is_set

@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from app.core import csv_index
-from previewers import csv_view, registry
+from previewers import csv_model, csv_view, registry
 from previewers.csv_model import BLOCK, CACHE_BLOCKS, CELL_CHARS
 from previewers.csv_view import CsvPreviewer, CsvPreviewWidget
 
@@ -241,3 +241,58 @@ def test_file_changed_after_indexing_stops_reading_rows(
         handle.write(b"late,1\n")
     assert preview.cell(count - 1, 0) == ""
     assert "changed on disk" in preview.notice_text()
+
+
+def test_row_index_starts_after_the_first_rows_are_painted(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_build = csv_view.CsvIndex.build
+    painted_before_build: list[bool] = []
+    preview: CsvPreviewWidget | None = None
+
+    def watched_build(table: Any, **kwargs: Any) -> csv_index.CsvIndex:
+        assert preview is not None and preview.model is not None
+        painted_before_build.append(preview.model.clock.last > 0)
+        return real_build(table, **kwargs)
+
+    monkeypatch.setattr(csv_view.CsvIndex, "build", watched_build)
+    made = open_preview(_people(tmp_path, 300))
+    assert isinstance(made, CsvPreviewWidget)
+    preview = made
+    preview.resize(500, 300)
+    preview.show()
+    qtbot.waitUntil(preview.is_indexed)
+    assert painted_before_build == [True]
+
+
+def test_display_text_is_made_once_per_row_and_other_roles_cost_nothing(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    preview = _open(qtbot, open_preview, _people(tmp_path, 50))
+    model = preview.model
+    assert model is not None
+    made: list[str] = []
+    real_display = csv_model.display_cell
+
+    def counted(text: str) -> str:
+        made.append(text)
+        return real_display(text)
+
+    monkeypatch.setattr(csv_model, "display_cell", counted)
+    for _ in range(3):
+        assert model.index(7, 0).data() == "person 7"
+        assert model.index(7, 1).data() == str(20 + (7 * 7) % 50)
+    assert made == ["person 7", str(20 + (7 * 7) % 50)]
+    for role in (
+        Qt.ItemDataRole.FontRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        Qt.ItemDataRole.SizeHintRole,
+        Qt.ItemDataRole.DecorationRole,
+    ):
+        assert model.index(7, 0).data(role) is None

@@ -12,6 +12,7 @@ from app.core.csv_index import (
     CsvError,
     CsvFile,
     CsvIndex,
+    _scan,
     cells_to_tsv,
     sniff_format,
 )
@@ -77,6 +78,45 @@ def test_rows_match_the_csv_module_across_checkpoints(quoted_rows):
         got = [list(row.cells) for row in index.rows(first, 60)]
         assert got == rows[1 + first : 61 + first]
     assert [list(r.cells) for r in data.head_rows(60)] == rows[1:61]
+
+
+def _parity_scan(segment: bytes, inside: bool) -> tuple[int, bool]:
+    """The rule itself, byte by byte: a newline outside quotes ends a row."""
+    ends = 0
+    for byte in segment:
+        if byte == ord('"'):
+            inside = not inside
+        elif byte == ord("\n") and not inside:
+            ends += 1
+    return ends, inside
+
+
+@pytest.mark.parametrize("inside", [False, True])
+def test_segment_scan_matches_the_quote_parity_rule(inside):
+    rng = random.Random(11)
+    pieces = [b"a", b",", b"\n", b'"', b'""', b"\r\n", b"xyz"]
+    for _ in range(300):
+        segment = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 80)))
+        assert _scan(segment, inside) == _parity_scan(segment, inside), segment
+
+
+def test_unquoted_rows_parse_exactly_like_the_csv_module(tmp_path):
+    text = "a,b,c\r\n1,,3\n,,\nonly\n4,5,6,7\n\nx\ry,z,w\r\r\nlast,row,end"
+    path = tmp_path / "plain.csv"
+    path.write_bytes(text.encode())
+    data = table(path)
+    rows = CsvIndex.build(data).rows(0, 100)
+    # What ``csv`` reads for each row's bytes, padded to three cells; a lone CR
+    # splits a record, so that row is ragged.
+    assert [(row.cells, row.ragged) for row in rows] == [
+        (("1", "", "3"), False),
+        (("", "", ""), False),
+        (("only", "", ""), True),
+        (("4", "5", "6", "7"), True),
+        (("", "", ""), True),
+        (("x", "y", "z", "w"), True),
+        (("last", "row", "end"), False),
+    ]
 
 
 def test_ragged_rows_are_padded_and_flagged(tmp_path):
