@@ -34,17 +34,6 @@ from previewers.base import PreviewSource
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
-# Messages the engine prints once per process in a headless session; none
-# is about the page or the sandbox: no GPU, GL context, Vulkan or GBM device
-# exists here, so Chromium falls back to software rendering and says so.
-pytestmark = pytest.mark.qt_log_ignore(
-    r"^QRhiGles2: Failed to create (temporary )?context",
-    r"^Failed to create RHI for backend: OpenGL",
-    r"^This plugin does not support createPlatformVulkanInstance",
-    r"^QVulkanInstance: Failed to initialize Vulkan",
-    r"^GBM is not supported with the current configuration",
-    r"^GPUInfo not initialized on GpuInfoUpdate",
-)
 
 SECRET = "TOP-SECRET-CANARY-7f3a"
 OTHER_TOKEN = "Zm9yZWlnbi1wcmV2aWV3LXRva2VuLXRoYXQtaXMtNDM"  # another preview's

@@ -22,17 +22,6 @@ from previewers import web_preview
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
-# Printed once per process by the engine in a headless session: there is no
-# GPU, GL context, Vulkan or GBM device, so it falls back to software.
-pytestmark = pytest.mark.qt_log_ignore(
-    r"^QRhiGles2: Failed to create (temporary )?context",
-    r"^Failed to create RHI for backend: OpenGL",
-    r"^This plugin does not support createPlatformVulkanInstance",
-    r"^QVulkanInstance: Failed to initialize Vulkan",
-    r"^GBM is not supported with the current configuration",
-    r"^GPUInfo not initialized on GpuInfoUpdate",
-)
-
 
 @pytest.fixture
 def demo(tmp_path: Path) -> Path:

@@ -20,16 +20,6 @@ from previewers.svg import SVG_PREVIEWER
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
-# Printed once per process by the engine in a headless session: there is no
-# GPU, GL context, Vulkan or GBM device, so it falls back to software.
-pytestmark = pytest.mark.qt_log_ignore(
-    r"^QRhiGles2: Failed to create (temporary )?context",
-    r"^Failed to create RHI for backend: OpenGL",
-    r"^This plugin does not support createPlatformVulkanInstance",
-    r"^QVulkanInstance: Failed to initialize Vulkan",
-    r"^GBM is not supported with the current configuration",
-    r"^GPUInfo not initialized on GpuInfoUpdate",
-)
 
 PAGE = (
     b'<!DOCTYPE html><html><head><meta charset="utf-8"><title>Report</title>'
