@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeVar
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QMessageBox, QVBoxLayout, QWidget
 
 from app.core.kinds import Kind, kind_from_name
 from app.core.safeio import Identity, VerifiedFile
@@ -91,6 +91,32 @@ def plain_tooltip(text: str) -> str:
     text inside an explicit rich-text wrapper is displayed as written.
     """
     return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
+
+
+def ask_plain_question(
+    parent: QWidget | None,
+    title: str,
+    text: str,
+    accept: QMessageBox.StandardButton = QMessageBox.StandardButton.Open,
+) -> bool:
+    """Ask a yes/no question whose text may hold untrusted strings.
+
+    The text is plain (a URL or file name is never read as HTML) and the safe
+    answer is the default.
+    """
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle(title)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setText(text)
+    refuse = (
+        QMessageBox.StandardButton.No
+        if accept == QMessageBox.StandardButton.Yes
+        else QMessageBox.StandardButton.Cancel
+    )
+    box.setStandardButtons(accept | refuse)
+    box.setDefaultButton(refuse)
+    return box.exec() == accept
 
 
 def notice_label(parent: QWidget, accessible_name: str) -> QLabel:

@@ -39,7 +39,7 @@ from app.core.kinds import Kind
 from app.core.markdown_html import RenderedMarkdown, render_markdown
 from app.core.safeio import VerifiedFile
 from previewers import magic
-from previewers.base import PreviewSource, PreviewWidget
+from previewers.base import PreviewSource, PreviewWidget, ask_plain_question
 from previewers.context import current_context
 from previewers.markdown_view import (
     LoadedImage,
@@ -77,16 +77,9 @@ def decode_markdown(data: bytes) -> tuple[str, tuple[str, ...]]:
 
 def ask_with_message_box(parent: QWidget, url: str) -> bool:
     """Ask before a link leaves the app; the URL is shown as plain text."""
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle("Open link")
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setText(f"Open this link in your web browser?\n\n{url}")
-    box.setStandardButtons(
-        QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel
+    return ask_plain_question(
+        parent, "Open link", f"Open this link in your web browser?\n\n{url}"
     )
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-    return box.exec() == QMessageBox.StandardButton.Open
 
 
 def tell_with_message_box(parent: QWidget, message: str) -> None:

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -43,7 +42,7 @@ from app.core.pdf_doc import (
     is_pdf,
 )
 from app.core.safeio import VerifiedFile
-from previewers.base import PreviewSource, PreviewWidget
+from previewers.base import PreviewSource, PreviewWidget, ask_plain_question
 from previewers.pdf_pages import (
     BLOCKED_NOTICE,
     FIT_PAGE,
@@ -70,16 +69,11 @@ _Y_ROLE = Qt.ItemDataRole.UserRole + 2
 
 def ask_to_open_url(parent: QWidget, url: str) -> bool:
     """Ask before a web address from a PDF goes to the system browser."""
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle("Open web link?")
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setText(f"The PDF links to this address:\n\n{url}\n\nOpen it in your browser?")
-    box.setStandardButtons(
-        QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel
+    return ask_plain_question(
+        parent,
+        "Open web link?",
+        f"The PDF links to this address:\n\n{url}\n\nOpen it in your browser?",
     )
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-    return box.exec() == QMessageBox.StandardButton.Open
 
 
 class PdfPasswordWidget(QWidget):

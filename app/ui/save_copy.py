@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QRunnable, QStandardPaths, Qt, QThreadPool, 
 from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QProgressDialog, QWidget
 
 from app.core.safeio import VerifiedFile
+from previewers.base import ask_plain_question
 
 # Smaller copies finish before a progress dialog would be worth showing.
 PROGRESS_THRESHOLD = 8 * 1024 * 1024
@@ -144,17 +145,12 @@ def _choose_target(parent: QWidget | None, proposed: str) -> str:
 
 
 def _confirm_changed(parent: QWidget | None, name: str) -> bool:
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle("File changed")
-    # The name comes from an agent: never let the box read it as HTML.
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setText(f"{name} changed since it was presented. Save the current version?")
-    box.setStandardButtons(
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+    return ask_plain_question(
+        parent,
+        "File changed",
+        f"{name} changed since it was presented. Save the current version?",
+        QMessageBox.StandardButton.Yes,
     )
-    box.setDefaultButton(QMessageBox.StandardButton.No)
-    return box.exec() == QMessageBox.StandardButton.Yes
 
 
 @dataclass(frozen=True)
