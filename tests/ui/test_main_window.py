@@ -162,3 +162,29 @@ def test_view_command_opens_files_into_the_workspace(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert png.exists()
+
+
+def _deliverable_refs(window):
+    from app.core.transcript import DeliverableBlock
+
+    model = window.chat.chat_model()
+    return {
+        block.entry.name: block.ref
+        for block in (model.block(row) for row in range(model.rowCount()))
+        if isinstance(block, DeliverableBlock) and block.entry is not None
+    }
+
+
+def test_clicking_a_card_opens_it_and_show_source_opens_its_text(window, qtbot):
+    from previewers.code import CodePreviewWidget
+    from previewers.markdown import MarkdownPreviewWidget
+
+    refs = _deliverable_refs(window)
+    assert {"summary.md", "clean_data.py", "report.pdf", "tone.wav"} <= set(refs)
+    window.chat.deliverableActivated.emit(refs["summary.md"])
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
+    assert isinstance(window.workspace.current_preview(), MarkdownPreviewWidget)
+    assert window.file_actions.perform("show_source", refs["summary.md"])
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
+    assert isinstance(window.workspace.current_preview(), CodePreviewWidget)
+    assert window.workspace.tab_count() == 2
