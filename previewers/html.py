@@ -64,4 +64,4 @@ class HtmlPreviewer:
 
 
 HTML_PREVIEWER = HtmlPreviewer()
-"""The instance to register: before the plain-text previewer."""
+"""The instance to register: before the code previewer."""

@@ -1,46 +1,33 @@
-"""Plain text: the first 2 MiB of a text file, decoded off the GUI thread."""
+"""Plain-text pieces the previews share: bounded decoding and the find bar.
+
+The code previewer shows text files; web and PDF previews use ``load_text`` for
+their source views and ``FindBarWidget`` for find.
+"""
 
 from __future__ import annotations
 
 import codecs
-import threading
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import (
-    QFont,
-    QFontDatabase,
     QKeySequence,
     QShortcut,
-    QTextDocument,
 )
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPlainTextEdit,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
-from app.core.kinds import Kind
 from app.core.safeio import VerifiedFile
 from previewers import magic
-from previewers.base import PreviewSource, PreviewWidget, notice_label
 
 MIB = 1 << 20
 TEXT_LIMIT = 2 * MIB
 """Text up to this size loads whole; beyond it only this much is shown."""
-
-TEXT_KINDS = frozenset(
-    {Kind.TEXT, Kind.CODE, Kind.MARKDOWN, Kind.JSON, Kind.CSV, Kind.HTML}
-)
-# Kinds that read as prose wrap at the window edge; code and tables do not.
-_WRAPPED_KINDS = frozenset({Kind.TEXT, Kind.MARKDOWN})
-_TEXT_MIMES = frozenset({magic.EMPTY_MIME, "image/svg+xml"})
-
-_MIN_POINTS, _MAX_POINTS = 6, 72
 
 
 @dataclass(frozen=True)
@@ -82,32 +69,8 @@ def load_text(file: VerifiedFile, limit: int = TEXT_LIMIT) -> TextLoadResult:
             f"Some bytes are not valid {encoding.upper()} and are shown as \ufffd."
         )
     if truncated:
-        notices.append(
-            f"Showing the first {_mib(limit)} MiB of {_mib(size)} MiB; "
-            "paging arrives with the text previewer."
-        )
+        notices.append(f"Showing the first {_mib(limit)} MiB of {_mib(size)} MiB.")
     return TextLoadResult(text, encoding, tuple(notices), truncated, size)
-
-
-class PlainTextPreviewer:
-    """Text kinds, text-looking files and "Show source"; never a binary head."""
-
-    name = "plain-text"
-
-    def accepts(self, source: PreviewSource) -> bool:
-        textual = magic.is_textual_mime(source.mime) or source.mime in _TEXT_MIMES
-        if not textual or magic.looks_binary(source.head):
-            return False
-        return (
-            source.source_view
-            or source.kind in TEXT_KINDS
-            or magic.is_textual_mime(source.mime)
-        )
-
-    def create(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None
-    ) -> PlainTextPreviewWidget:
-        return PlainTextPreviewWidget(source, file, parent)
 
 
 class FindBarWidget(QWidget):
@@ -162,111 +125,3 @@ class FindBarWidget(QWidget):
     @Slot()
     def _on_next_clicked(self) -> None:
         self.searchRequested.emit(self.field.text(), False)
-
-
-class PlainTextPreviewWidget(PreviewWidget):
-    """A read-only monospace text view with a find bar and zoom.
-
-    Signals: those of ``PreviewWidget``.
-    """
-
-    def __init__(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
-    ) -> None:
-        super().__init__(source, file, parent)
-        container = QWidget(self)
-        layout = QVBoxLayout(container)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        self.notice = notice_label(container, "Text notice")
-        self.editor = QPlainTextEdit(container)
-        self.editor.setReadOnly(True)
-        self.editor.setUndoRedoEnabled(False)
-        self.editor.setAccessibleName(f"Text of {source.name}")
-        self.editor.setPlaceholderText("Loading…")
-        wrap = source.kind in _WRAPPED_KINDS and not source.source_view
-        self.editor.setLineWrapMode(
-            QPlainTextEdit.LineWrapMode.WidgetWidth
-            if wrap
-            else QPlainTextEdit.LineWrapMode.NoWrap
-        )
-        self._base_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self.editor.setFont(QFont(self._base_font))
-        self.find_bar = FindBarWidget(container)
-        self.find_bar.hide()
-        self.find_bar.searchRequested.connect(self._on_find_bar_search_requested)
-        self.find_bar.closeRequested.connect(self._on_find_bar_close_requested)
-        layout.addWidget(self.notice)
-        layout.addWidget(self.editor, 1)
-        layout.addWidget(self.find_bar)
-        self.set_content(container)
-        self.run_in_background(_load_job, self._on_loader_finished)
-
-    @Slot(object)
-    def _on_loader_finished(self, result: TextLoadResult) -> None:
-        self.editor.setPlaceholderText("")
-        self.editor.setPlainText(result.text)
-        if result.notices:
-            self.notice.setText("\n".join(result.notices))
-            self.notice.show()
-        self.mark_loaded()
-
-    def text(self) -> str:
-        return self.editor.toPlainText()
-
-    def notice_text(self) -> str:
-        return self.notice.text() if self.notice.isVisibleTo(self) else ""
-
-    def find_next(self, text: str, backward: bool = False) -> bool:
-        if not text:
-            self.find_bar.status.clear()
-            return False
-        flags = QTextDocument.FindFlag(0)
-        if backward:
-            flags |= QTextDocument.FindFlag.FindBackward
-        found = self.editor.find(text, flags)
-        if not found:
-            # Wrap around once, from the other end.
-            cursor = self.editor.textCursor()
-            cursor.movePosition(
-                cursor.MoveOperation.End if backward else cursor.MoveOperation.Start
-            )
-            self.editor.setTextCursor(cursor)
-            found = self.editor.find(text, flags)
-        self.find_bar.status.setText("" if found else "Not found")
-        return found
-
-    def focus_find(self) -> None:
-        self.find_bar.show()
-        selected = self.editor.textCursor().selectedText()
-        if selected and "\u2029" not in selected:
-            self.find_bar.field.setText(selected)
-        self.find_bar.field.setFocus()
-        self.find_bar.field.selectAll()
-
-    def zoom_in(self) -> None:
-        self._set_points(self.editor.font().pointSizeF() + 1)
-
-    def zoom_out(self) -> None:
-        self._set_points(self.editor.font().pointSizeF() - 1)
-
-    def zoom_reset(self) -> None:
-        self.editor.setFont(QFont(self._base_font))
-
-    def _set_points(self, points: float) -> None:
-        font = QFont(self.editor.font())
-        font.setPointSizeF(min(max(points, _MIN_POINTS), _MAX_POINTS))
-        self.editor.setFont(font)
-
-    @Slot(str, bool)
-    def _on_find_bar_search_requested(self, text: str, backward: bool) -> None:
-        self.find_next(text, backward)
-
-    @Slot()
-    def _on_find_bar_close_requested(self) -> None:
-        self.find_bar.hide()
-        self.editor.setFocus()
-
-
-def _load_job(file: VerifiedFile, cancelled: threading.Event) -> TextLoadResult:
-    return load_text(file)

@@ -19,7 +19,6 @@ from previewers.json_view import JsonPreviewer
 from previewers.markdown import MarkdownPreviewer
 from previewers.media import MediaPreviewer
 from previewers.pdf import PDF_PREVIEWER
-from previewers.plain_text import PlainTextPreviewer
 from previewers.svg import SVG_PREVIEWER
 
 
@@ -75,9 +74,8 @@ REGISTRY = PreviewerRegistry(
         MarkdownPreviewer(),
         JsonPreviewer(),
         CsvPreviewer(),
-        # Source views of every text kind, code and large text, paged.
+        # Text and code of any size, and "Show source" of every text kind.
         CodePreviewer(),
-        PlainTextPreviewer(),
     ],
     FallbackPreviewer(),
 )

@@ -38,7 +38,7 @@ from app.agent.demo_workspace import build_demo_workspace
 from app.core.safeio import open_verified
 from previewers import html, web_preview
 from previewers.base import PreviewSource
-from previewers.plain_text import PlainTextPreviewer
+from previewers.code import CodePreviewer
 
 root = Path(sys.argv[1])
 build_demo_workspace(root)
@@ -91,7 +91,7 @@ def first_paint(previewer):
 
 cold = first_paint(html.HTML_PREVIEWER)
 warm = [first_paint(html.HTML_PREVIEWER) for _ in range(int(sys.argv[2]))]
-text = [first_paint(PlainTextPreviewer()) for _ in range(int(sys.argv[2]))]
+text = [first_paint(CodePreviewer()) for _ in range(int(sys.argv[2]))]
 web_preview.close_shared_server()
 print(json.dumps({
     "cold": cold,

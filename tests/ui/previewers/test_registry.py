@@ -10,7 +10,6 @@ from app.core.safeio import Identity, VerifiedFile
 from previewers import magic, registry
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.fallback import FallbackPreviewer
-from previewers.plain_text import PlainTextPreviewer
 from previewers.registry import PreviewerRegistry, RegistryError
 
 
@@ -43,22 +42,22 @@ class _MimePreviewer:
 
 
 def _table() -> PreviewerRegistry:
-    return PreviewerRegistry([PlainTextPreviewer()], FallbackPreviewer())
+    return PreviewerRegistry([_MimePreviewer("text", "text/")], FallbackPreviewer())
 
 
 def test_app_table_ends_in_the_fallback() -> None:
     names = registry.REGISTRY.names()
     assert names[-1] == "fallback"
     # Specific, magic-byte previewers come before the generic text one.
-    assert names.index("image") < names.index("plain-text")
-    assert names.index("media") < names.index("plain-text")
+    assert names.index("image") < names.index("code")
+    assert names.index("media") < names.index("code")
 
 
 def test_register_before_puts_the_specific_entry_first() -> None:
     table = _table()
     table.register(_MimePreviewer("image", "image/"))
     table.register(_MimePreviewer("svg", "image/svg+xml"), before="image")
-    assert table.names() == ["plain-text", "svg", "image", "fallback"]
+    assert table.names() == ["text", "svg", "image", "fallback"]
     svg = _source(b"<svg/>", "pic.svg", mime="image/svg+xml")
     png = _source(b"\x89PNG\r\n\x1a\n", "pic.png")
     assert table.choose(svg).name == "svg"
@@ -68,7 +67,7 @@ def test_register_before_puts_the_specific_entry_first() -> None:
 def test_register_rejects_duplicates_and_unknown_anchors() -> None:
     table = _table()
     with pytest.raises(RegistryError):
-        table.register(_MimePreviewer("plain-text", "text/"))
+        table.register(_MimePreviewer("text", "text/"))
     with pytest.raises(RegistryError):
         table.register(_MimePreviewer("pdf", "application/pdf"), before="nope")
 
