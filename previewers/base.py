@@ -72,6 +72,23 @@ class PreviewSource:
         )
 
 
+def is_text_of_kind(source: PreviewSource, kind: Kind, size_limit: int) -> bool:
+    """A rendered (not "Show source") preview of a text file of ``kind``.
+
+    Text means a byte order mark or a head that does not look binary; files
+    over ``size_limit`` fall through to the plain code and text view.
+    """
+    return (
+        source.kind is kind
+        and not source.source_view
+        and source.identity.size <= size_limit
+        and (
+            magic.bom_encoding(source.head) is not None
+            or not magic.looks_binary(source.head)
+        )
+    )
+
+
 class Previewer(Protocol):
     """One family of files: says which sources it takes and builds their widget."""
 

@@ -35,7 +35,7 @@ from app.core.json_load import (
 from app.core.kinds import Kind
 from app.core.safeio import VerifiedFile
 from previewers import magic
-from previewers.base import PreviewSource, PreviewWidget, notice_label
+from previewers.base import PreviewSource, PreviewWidget, is_text_of_kind, notice_label
 from previewers.json_tree import JsonTreeModel
 
 LINES_SUFFIXES = (".jsonl", ".ndjson")
@@ -102,15 +102,7 @@ class JsonPreviewer:
     name = "json"
 
     def accepts(self, source: PreviewSource) -> bool:
-        return (
-            source.kind is Kind.JSON
-            and not source.source_view
-            and source.identity.size <= JSON_SIZE_LIMIT
-            and (
-                magic.bom_encoding(source.head) is not None
-                or not magic.looks_binary(source.head)
-            )
-        )
+        return is_text_of_kind(source, Kind.JSON, JSON_SIZE_LIMIT)
 
     def create(
         self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None

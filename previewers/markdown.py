@@ -39,7 +39,12 @@ from app.core.kinds import Kind
 from app.core.markdown_html import RenderedMarkdown, render_markdown
 from app.core.safeio import VerifiedFile
 from previewers import magic
-from previewers.base import PreviewSource, PreviewWidget, ask_plain_question
+from previewers.base import (
+    PreviewSource,
+    PreviewWidget,
+    ask_plain_question,
+    is_text_of_kind,
+)
 from previewers.context import current_context
 from previewers.markdown_view import (
     LoadedImage,
@@ -101,15 +106,7 @@ class MarkdownPreviewer:
     name = "markdown"
 
     def accepts(self, source: PreviewSource) -> bool:
-        return (
-            source.kind is Kind.MARKDOWN
-            and not source.source_view
-            and source.identity.size <= MARKDOWN_LIMIT
-            and (
-                magic.bom_encoding(source.head) is not None
-                or not magic.looks_binary(source.head)
-            )
-        )
+        return is_text_of_kind(source, Kind.MARKDOWN, MARKDOWN_LIMIT)
 
     def create(
         self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None
