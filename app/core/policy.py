@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 import sys
@@ -13,10 +14,25 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-import platformdirs
+from app.core.app_files import config_dir, protected_globs
+from app.core.globs import (
+    GlobError,
+    PathGlob,
+    compile_path,
+    has_wildcards,
+    name_regex,
+)
 
 USER_POLICY_NAME = "policy.toml"
 WORKSPACE_POLICY_NAME = ".deliverables-policy.toml"
+APP_FILES_ORIGIN = "the app's own files"
+# Policy files may be written by an agent (the workspace's): bound what they
+# can make the app do.
+MAX_POLICY_FILE = 256 * 1024
+MAX_RULES_PER_FILE = 256
+MAX_RULE_LENGTH = 256
+MAX_RULE_TEXT_PER_FILE = 16 * 1024
+MAX_WILDCARDS_PER_FILE = 256
 
 
 class PermissionMode(StrEnum):
@@ -81,6 +97,12 @@ BUILTIN_RULES: tuple[str, ...] = (
     "~/Library/Safari/",
     "~/AppData/Local/Google/Chrome/User Data/",
     "~/AppData/Roaming/Mozilla/Firefox/",
+    # Pseudo file systems: their "files" are live views of processes and the
+    # kernel (/proc/self/environ holds the app's environment). Safe opens also
+    # refuse them by file system type, wherever they are mounted.
+    "/proc/",
+    "/sys/",
+    "/dev/",
 )
 
 
@@ -92,41 +114,6 @@ def filesystem_is_case_insensitive() -> bool:
 def _normalise(text: str, *, fold_case: bool) -> str:
     text = unicodedata.normalize("NFC", text)
     return text.casefold() if fold_case else text
-
-
-def _glob_to_regex(pattern: str) -> str:
-    """Translate a path glob: ``**`` crosses folders, ``*`` and ``?`` do not."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = pattern.find("]", i + 1)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                body = pattern[i + 1 : end].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body}]")
-                i = end + 1
-                continue
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -141,53 +128,83 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class _CompiledRule:
-    rule: Rule
-    regex: re.Pattern[str]
-    whole_path: bool
+class _CompiledRules:
+    """A rule set ready to match: names in one pattern, paths one by one."""
+
+    rules: tuple[Rule, ...]
+    name_rules: tuple[tuple[int, re.Pattern[str]], ...]
+    any_name: re.Pattern[str] | None
+    literal_paths: dict[str, int]  # literal folder or file -> first rule index
+    literal_folders: frozenset[str]
+    path_rules: tuple[tuple[int, PathGlob], ...]
 
 
-def _compile(rule: Rule, home: str, fold_case: bool) -> _CompiledRule:
-    pattern = rule.pattern.strip()
-    folder = pattern.endswith("/")
-    pattern = pattern.rstrip("/")
-    if pattern.startswith("~/") or pattern == "~":
-        pattern = home.rstrip("/") + pattern[1:]
-    whole_path = "/" in pattern
-    body = _glob_to_regex(_normalise(pattern, fold_case=fold_case))
-    if whole_path:
-        if not pattern.startswith("/"):
-            # A relative pattern with a slash matches at any depth.
-            body = "(?:.*/)?" + body
-        suffix = "(?:/.*)?" if folder else ""
-        regex = re.compile(f"^{body}{suffix}$", re.DOTALL)
-    else:
-        regex = re.compile(f"^{body}$", re.DOTALL)
-    return _CompiledRule(rule, regex, whole_path)
+def _is_anchored(pattern: str) -> bool:
+    return pattern.startswith("/") or re.match(r"[A-Za-z]:/", pattern) is not None
 
 
-def _union(rules: Iterable[_CompiledRule]) -> re.Pattern[str] | None:
-    patterns = [f"(?:{compiled.regex.pattern})" for compiled in rules]
-    return re.compile("|".join(patterns), re.DOTALL) if patterns else None
+def _expand_home(pattern: str, homes: tuple[str, ...]) -> list[str]:
+    if pattern == "~" or pattern.startswith("~/"):
+        return [home.rstrip("/") + pattern[1:] for home in homes]
+    return [pattern]
 
 
 @functools.lru_cache(maxsize=32)
 def _compile_all(
-    rules: tuple[Rule, ...], home: str, fold_case: bool
-) -> tuple[tuple[_CompiledRule, ...], re.Pattern[str] | None, re.Pattern[str] | None]:
+    rules: tuple[Rule, ...], homes: tuple[str, ...], fold_case: bool
+) -> _CompiledRules:
     """Compile a rule set once; the policy is reloaded before every action."""
-    compiled = tuple(
-        _compile(rule, home, fold_case) for rule in rules if rule.pattern.strip()
+    group = itertools.count()
+    name_rules: list[tuple[int, re.Pattern[str]]] = []
+    name_sources: list[str] = []
+    literal_paths: dict[str, int] = {}
+    literal_folders: set[str] = set()
+    path_rules: list[tuple[int, PathGlob]] = []
+    for index, rule in enumerate(rules):
+        raw = rule.pattern.strip().replace("\\", "/")
+        folder = raw.endswith("/")
+        raw = raw.rstrip("/")
+        if not raw:
+            continue
+        for pattern in _expand_home(raw, homes):
+            if "/" not in pattern:
+                # A name rule guards secrets by their names, which mean the
+                # same in any case: ".ENV" is as secret as ".env".
+                source = name_regex(_normalise(pattern, fold_case=True), group)
+                name_rules.append((index, re.compile(f"(?s:{source})\\Z")))
+                name_sources.append(f"(?:{source})\\Z")
+                continue
+            text = _normalise(pattern, fold_case=fold_case)
+            components = [part for part in text.split("/") if part]
+            if _is_anchored(text) and not any(map(has_wildcards, components)):
+                literal = "/" + "/".join(components)
+                literal_paths.setdefault(literal, index)
+                if folder:
+                    literal_folders.add(literal)
+                continue
+            if not _is_anchored(text):
+                components = ["**", *components]
+            glob = compile_path([*components, "**"] if folder else components)
+            path_rules.append((index, glob))
+    any_name = (
+        re.compile("(?s:" + "|".join(name_sources) + ")") if name_sources else None
     )
-    # One alternation per rule family answers "is anything denied?" in a single
-    # match; the individual rules are consulted only to name the one that hit.
-    any_name = _union(c for c in compiled if not c.whole_path)
-    any_path = _union(c for c in compiled if c.whole_path)
-    return compiled, any_name, any_path
+    return _CompiledRules(
+        rules,
+        tuple(name_rules),
+        any_name,
+        literal_paths,
+        frozenset(literal_folders),
+        tuple(path_rules),
+    )
 
 
 class Policy:
-    """An immutable set of deny rules, checked against resolved absolute paths."""
+    """An immutable set of deny rules, checked against resolved absolute paths.
+
+    ``problem`` is set when the policy in force could not be loaded: then this
+    policy denies everything and ``problem`` says why.
+    """
 
     def __init__(
         self,
@@ -195,15 +212,27 @@ class Policy:
         *,
         home: str | None = None,
         fold_case: bool | None = None,
+        problem: str | None = None,
     ) -> None:
         self.rules: tuple[Rule, ...] = tuple(rules)
-        self._home = home if home is not None else os.path.expanduser("~")
+        self.problem = problem
+        written = home if home is not None else os.path.expanduser("~")
+        # Paths are matched after realpath(), so "~" must mean the real home
+        # too: with /home a link to /var/home, "~/.ssh/" as written would
+        # never match a resolved path.
+        self._homes = tuple(dict.fromkeys((written, os.path.realpath(written))))
         self._fold_case = (
             filesystem_is_case_insensitive() if fold_case is None else fold_case
         )
-        self._compiled, self._any_name, self._any_path = _compile_all(
-            self.rules, self._home, self._fold_case
-        )
+        try:
+            self._compiled = _compile_all(self.rules, self._homes, self._fold_case)
+        except (GlobError, re.error, RecursionError) as error:
+            raise PolicyError(f"a read-deny rule cannot be used: {error}") from error
+
+    @classmethod
+    def deny_all(cls, reason: str) -> Policy:
+        """A policy that denies every path, for when the real one cannot load."""
+        return cls([Rule("/**", f"policy not loaded: {reason}")], problem=reason)
 
     def denying_rule(self, path: str) -> Rule | None:
         """The first rule that forbids reading ``path``, or ``None`` if it is allowed.
@@ -211,39 +240,67 @@ class Policy:
         ``path`` should be absolute and already resolved; this function does not
         touch the file system.
         """
-        normal = _normalise(path.replace(os.sep, "/"), fold_case=self._fold_case)
+        compiled = self._compiled
+        slashed = path.replace(os.sep, "/")
+        normal = _normalise(slashed, fold_case=self._fold_case)
         parts = [part for part in normal.split("/") if part]
-        path_hit = self._any_path is not None and self._any_path.match(normal)
-        name_hit = self._any_name is not None and any(
-            self._any_name.match(part) for part in parts
-        )
-        if not (path_hit or name_hit):
-            return None
-        for compiled in self._compiled:
-            if compiled.whole_path:
-                if compiled.regex.match(normal):
-                    return compiled.rule
-            elif any(compiled.regex.match(part) for part in parts):
-                return compiled.rule
-        return None
+        hits: list[int] = []
+        if compiled.any_name is not None:
+            folded = _normalise(slashed, fold_case=True)
+            names = [part for part in folded.split("/") if part]
+            if any(compiled.any_name.match(name) for name in names):
+                hits += [
+                    index
+                    for index, regex in compiled.name_rules
+                    if any(regex.match(name) for name in names)
+                ][:1]
+        prefix = ""
+        for depth, part in enumerate(parts):
+            prefix = f"{prefix}/{part}"
+            found = compiled.literal_paths.get(prefix)
+            if found is not None and (
+                depth == len(parts) - 1 or prefix in compiled.literal_folders
+            ):
+                hits.append(found)
+        for index, glob in compiled.path_rules:
+            if hits and index > min(hits):
+                break
+            if glob.matches(parts):
+                hits.append(index)
+                break
+        return self.rules[min(hits)] if hits else None
 
 
 def builtin_rules() -> list[Rule]:
     return [Rule(pattern, "built-in") for pattern in BUILTIN_RULES]
 
 
+def app_rules() -> list[Rule]:
+    """Deny rules for the app's own files; no policy file can remove them."""
+    return [
+        Rule(pattern, APP_FILES_ORIGIN)
+        for pattern in (WORKSPACE_POLICY_NAME, *protected_globs())
+    ]
+
+
 def user_policy_path() -> Path:
     """Where the user's policy file lives (the platform config folder)."""
-    return Path(platformdirs.user_config_dir("deliverables")) / USER_POLICY_NAME
+    return config_dir() / USER_POLICY_NAME
 
 
 def _read_toml(path: Path) -> dict[str, object]:
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            data = handle.read(MAX_POLICY_FILE + 1)
     except FileNotFoundError:
         return {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except OSError as error:
+        raise PolicyError(f"cannot read policy file {path}: {error}") from error
+    if len(data) > MAX_POLICY_FILE:
+        raise PolicyError(f"policy file {path} is larger than {MAX_POLICY_FILE} bytes")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as error:
         raise PolicyError(f"cannot read policy file {path}: {error}") from error
 
 
@@ -251,6 +308,28 @@ def _string_list(table: dict[str, object], key: str, path: Path) -> list[str]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise PolicyError(f"{path}: [deny] {key} must be a list of strings")
+    if len(value) > MAX_RULES_PER_FILE:
+        raise PolicyError(
+            f"{path}: [deny] {key} has {len(value)} rules; at most "
+            f"{MAX_RULES_PER_FILE} are allowed"
+        )
+    for pattern in value:
+        if len(pattern) > MAX_RULE_LENGTH:
+            raise PolicyError(
+                f"{path}: a rule is longer than {MAX_RULE_LENGTH} characters"
+            )
+    # Compiling is linear in the rules' text and wildcards; bound both so a
+    # file cannot make each reload slow either.
+    if sum(map(len, value)) > MAX_RULE_TEXT_PER_FILE:
+        raise PolicyError(
+            f"{path}: [deny] {key} holds more than {MAX_RULE_TEXT_PER_FILE} "
+            "characters of rules"
+        )
+    wildcards = sum(len(re.findall(r"\*+|\?|\[", pattern)) for pattern in value)
+    if wildcards > MAX_WILDCARDS_PER_FILE:
+        raise PolicyError(
+            f"{path}: [deny] {key} uses more than {MAX_WILDCARDS_PER_FILE} wildcards"
+        )
     return list(value)
 
 
@@ -272,22 +351,59 @@ def load_policy(
     The user's file (``[deny] add = [...]``, ``remove = [...]``) may add rules and
     remove built-in ones. The workspace's file may only add: the agent can write
     into the workspace, so anything it could put there must not widen access.
-    Called before every action, so an edited file applies without a restart.
+    The app's own files are denied whatever either file says. Raises
+    ``PolicyError``; callers that act on files use ``current_policy``.
     """
     rules = builtin_rules()
     user_path = user_file if user_file is not None else user_policy_path()
     user_table = _deny_table(_read_toml(user_path), user_path)
     removed = set(_string_list(user_table, "remove", user_path))
     rules = [rule for rule in rules if rule.pattern not in removed]
+    rules += app_rules()
     rules += [
         Rule(p, f"user policy {user_path}")
         for p in _string_list(user_table, "add", user_path)
     ]
     if workspace is not None:
-        ws_path = workspace / WORKSPACE_POLICY_NAME
+        ws_path = Path(workspace) / WORKSPACE_POLICY_NAME
         ws_table = _deny_table(_read_toml(ws_path), ws_path)
         rules += [
             Rule(p, f"workspace policy {ws_path}")
             for p in _string_list(ws_table, "add", ws_path)
         ]
     return Policy(rules, home=home)
+
+
+def current_policy(
+    workspace: Path | str | None = None,
+    *,
+    user_file: Path | None = None,
+    home: str | None = None,
+) -> Policy:
+    """The policy in force now, or one that denies everything and says why.
+
+    The one door every check goes through: whatever goes wrong while loading
+    or compiling (a broken file, an unusable glob, anything unforeseen) must
+    close access, never open it.
+    """
+    try:
+        return load_policy(
+            workspace=Path(workspace) if workspace else None,
+            user_file=user_file,
+            home=home,
+        )
+    except Exception as error:  # fail closed on every failure, named or not
+        return Policy.deny_all(str(error) or type(error).__name__)
+
+
+def policy_file_state(path: Path | None = None) -> tuple[int, int, int, int] | None:
+    """The identity of the user's policy file now (None when there is none).
+
+    Compared before and after an agent turn: a change the user did not make
+    while the agent worked is worth telling them about.
+    """
+    try:
+        status = os.stat(path if path is not None else user_policy_path())
+    except OSError:
+        return None
+    return (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Self
 
+from app.core.app_files import register_data_dir
 from app.core.migrations import migrate
 
 DATABASE_NAME: Final = "deliverables.sqlite3"
@@ -78,6 +79,8 @@ class Store:
 
     def __init__(self, data_dir: Path) -> None:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # No agent tool may read or write the store or its key, wherever it is.
+        register_data_dir(data_dir)
         self._key = _load_or_create_key(data_dir / KEY_NAME)
         database = data_dir / DATABASE_NAME
         # SQLite gives its -wal and -shm files the mode of the main file, so

@@ -75,10 +75,29 @@ def test_case_and_unicode_are_normalised_when_the_fs_ignores_case():
     assert folded.denying_rule("/projects/ws/.ENV") is not None
     assert folded.denying_rule(f"{HOME}/.SSH/id") is not None
     exact = Policy(builtin_rules(), home=HOME, fold_case=False)
-    assert exact.denying_rule("/projects/ws/.ENV") is None
+    # Folder paths keep their case where the file system does: ~/.SSH is not
+    # ssh's folder on Linux. Secret names are matched in any case (below).
+    assert exact.denying_rule(f"{HOME}/.SSH/id") is None
     # "é" composed and decomposed are one name after NFC normalisation.
     rule = Policy([Rule("caf\u00e9.txt", "t")], home=HOME, fold_case=False)
     assert rule.denying_rule("/w/cafe\u0301.txt") is not None
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/projects/ws/tls/SERVER.KEY",
+        "/projects/ws/tls/cert.PEM",
+        "/projects/ws/.ENV",
+        "/projects/ws/Prod.Env",
+        "/projects/ws/keys/ID_RSA",
+        "/projects/ws/.NetRC",
+        "/projects/ws/CREDENTIALS.JSON",
+    ],
+)
+def test_secret_names_are_denied_in_any_case_on_every_platform(path):
+    exact = Policy(builtin_rules(), home=HOME, fold_case=False)
+    assert exact.denying_rule(path) is not None
 
 
 def test_globstar_and_star_semantics():
