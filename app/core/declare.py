@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from app.core.kinds import kind_from_name
+from app.core.paths import is_within, resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry, Record
+from app.core.safeio import pseudo_filesystem_at
 
 MAX_FILES = 8
 MAX_DESCRIPTION = 500
@@ -83,10 +85,6 @@ class _RefusedError(Exception):
         self.detail = detail
 
 
-def _is_within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def _check_shape(item: object) -> tuple[str, str]:
     if not isinstance(item, Mapping):
         raise _RefusedError(
@@ -109,29 +107,11 @@ def _check_shape(item: object) -> tuple[str, str]:
     return path, description
 
 
-def _resolve(path: str, root: str) -> str:
-    """Absolute path with parent folders resolved and the final component kept.
-
-    The final component must not be followed: a final symlink is refused, while
-    symlinked parent folders are resolved so policy and scope judge the real place.
-    """
-    absolute = path if os.path.isabs(path) else os.path.join(root, path)
-    if absolute.endswith(("/", os.sep)) or os.path.basename(absolute) in (
-        "",
-        ".",
-        "..",
-    ):
-        # Names a folder by form ("docs/", "a/.."): resolve it whole.
-        return os.path.realpath(absolute)
-    parent, name = os.path.split(absolute)
-    return os.path.join(os.path.realpath(parent), name)
-
-
 def _check_file(
     path: str, root: str, mode: PermissionMode, policy: Policy
 ) -> tuple[str, os.stat_result, str]:
-    resolved = _resolve(path, root)
-    scope = "workspace" if _is_within(resolved, root) else "external"
+    resolved = resolve_keep_leaf(path, root)
+    scope = "workspace" if is_within(resolved, root) else "external"
     # Policy first: a denied path is refused as forbidden whatever else it is,
     # so the error never confirms what kind of thing a secret path holds.
     for candidate in dict.fromkeys(
@@ -165,6 +145,11 @@ def _check_file(
         raise _RefusedError(DIRECTORY, "it is a folder, not a file")
     if not stat.S_ISREG(status.st_mode):
         raise _RefusedError(NOT_REGULAR, "not a regular file (FIFO, socket or device)")
+    pseudo = pseudo_filesystem_at(resolved)
+    if pseudo is not None:
+        raise _RefusedError(
+            NOT_REGULAR, f"a live system file ({pseudo} file system), not a document"
+        )
     if not os.access(resolved, os.R_OK, follow_symlinks=False):
         raise _RefusedError(UNREADABLE, "the session cannot read it")
     return resolved, status, scope

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
 import errno
+import functools
 import os
 import stat
 import sys
@@ -65,6 +67,73 @@ def fd_path(fd: int) -> str | None:
     return None
 
 
+# Linux file system magic numbers (statfs f_type) of pseudo file systems: their
+# "regular files" are live views of processes and the kernel, not documents
+# (/proc/self/environ holds the app's environment and its API keys).
+PSEUDO_FILESYSTEMS: dict[int, str] = {
+    0x9FA0: "proc",
+    0x62656572: "sysfs",
+    0x1CD1: "devpts",
+    0x64626720: "debugfs",
+    0x74726163: "tracefs",
+    0x73636673: "securityfs",
+    0x27E0EB: "cgroup",
+    0x63677270: "cgroup2",
+    0xCAFE4A11: "bpf",
+    0x62656570: "configfs",
+    0x6165676C: "pstore",
+    0xDE5E81E4: "efivarfs",
+    0x65735543: "fusectl",
+    0x19800202: "mqueue",
+    0x42494E4D: "binfmt_misc",
+    0x6E736673: "nsfs",
+    0xF97CFF8C: "selinuxfs",
+    0x43415D53: "smackfs",
+    0x67596969: "rpc_pipefs",
+    0x0187: "autofs",
+}
+_STATFS_BUFFER = 512  # larger than struct statfs on every Linux ABI
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _filesystem_magic(call: str, target: int | bytes) -> int | None:
+    libc = _libc()
+    if libc is None:
+        return None
+    buffer = ctypes.create_string_buffer(_STATFS_BUFFER)
+    if getattr(libc, call)(target, buffer) != 0:
+        return None
+    # f_type is the first field of struct statfs, a native long; the magic
+    # numbers fit in its low 32 bits.
+    return ctypes.c_ulong.from_buffer(buffer).value & 0xFFFFFFFF
+
+
+def pseudo_filesystem(fd: int) -> str | None:
+    """The name of the pseudo file system ``fd`` lives on, or ``None``.
+
+    Decided by the mount's type, not the path, so /proc mounted elsewhere (or
+    reached through a link) is caught too. Other systems than Linux answer
+    ``None``; their device folders are denied by path.
+    """
+    magic = _filesystem_magic("fstatfs", fd)
+    return None if magic is None else PSEUDO_FILESYSTEMS.get(magic)
+
+
+def pseudo_filesystem_at(path: str) -> str | None:
+    """Like ``pseudo_filesystem``, for a path, without opening it (metadata only)."""
+    magic = _filesystem_magic("statfs", os.fsencode(path))
+    return None if magic is None else PSEUDO_FILESYSTEMS.get(magic)
+
+
 class VerifiedFile:
     """A regular file opened without following a final symlink.
 
@@ -115,10 +184,19 @@ def open_verified(path: str) -> VerifiedFile:
     ``O_NONBLOCK`` makes a FIFO come back at once instead of waiting for a writer;
     ``fstat`` on the descriptor, not ``stat`` on the path, says what was opened.
     """
+    return _open_checked(path, None)
+
+
+def open_verified_at(folder_fd: int, name: str) -> VerifiedFile:
+    """Like ``open_verified``, for ``name`` in the folder open as ``folder_fd``."""
+    return _open_checked(name, folder_fd)
+
+
+def _open_checked(path: str, folder_fd: int | None) -> VerifiedFile:
     if "\0" in path:
         raise SafeOpenError("missing", "the path contains a NUL byte")
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(path, _OPEN_FLAGS, dir_fd=folder_fd)
     except FileNotFoundError as error:
         raise SafeOpenError("missing", "the file no longer exists") from error
     except NotADirectoryError as error:
@@ -126,7 +204,7 @@ def open_verified(path: str) -> VerifiedFile:
     except PermissionError as error:
         raise SafeOpenError("unreadable", "permission to read it is denied") from error
     except OSError as error:
-        if error.errno == errno.ELOOP:
+        if error.errno in (errno.ELOOP, errno.EMLINK):
             raise SafeOpenError("symlink", "the file is now a symbolic link") from error
         if error.errno in (errno.ENXIO, errno.EOPNOTSUPP):
             # A socket or a FIFO without a reader answers these on some systems.
@@ -137,6 +215,12 @@ def open_verified(path: str) -> VerifiedFile:
         if not stat.S_ISREG(status.st_mode):
             reason = "directory" if stat.S_ISDIR(status.st_mode) else "not_regular"
             raise SafeOpenError(reason, "it is not a regular file")
+        pseudo = pseudo_filesystem(fd)
+        if pseudo is not None:
+            raise SafeOpenError(
+                "not_regular",
+                f"it is a live system file ({pseudo} file system), not a document",
+            )
         if hasattr(os, "set_blocking"):
             # Regular files never block; clear the flag so reads behave normally.
             os.set_blocking(fd, True)
