@@ -13,15 +13,16 @@ from typing import Any, Final
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
+from app.core.beneath import Beneath, OutsideRootError
 from app.core.declare import DeclarationError, declare
-from app.core.policy import PermissionMode, Policy, PolicyError, load_policy
+from app.core.policy import PermissionMode, Policy, PolicyError, current_policy
 from app.core.public_files import (
     LinkRegistry,
     image_mime,
     public_folder,
     public_images,
 )
-from app.core.safeio import SafeOpenError, open_verified
+from app.core.safeio import SafeOpenError
 
 # Everything the model sees of the tools is a constant: the serialized tool list
 # (and so the provider's prompt-cache prefix) never depends on session state.
@@ -167,7 +168,7 @@ class AgentSession:
     def policy(self) -> Policy:
         if self.policy_loader is not None:
             return self.policy_loader()
-        return load_policy(workspace=self.workspace)
+        return current_policy(self.workspace)
 
     def root(self) -> str:
         return os.path.realpath(self.workspace)
@@ -248,28 +249,19 @@ def _arguments(
     return arguments
 
 
-def _is_within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _inside(session: AgentSession, given: str, policy: Policy) -> str:
-    """The real path of ``given`` if it stays inside the workspace and is allowed."""
-    if not given or "\0" in given:
-        raise ToolException("The path is empty or contains a NUL byte.")
-    root = session.root()
-    joined = os.path.join(root, given)
-    resolved = os.path.realpath(joined)
-    if not _is_within(resolved, root):
-        raise ToolException(
-            f"{given!r} is outside the workspace; these tools only work inside it."
-        )
-    # The name as given and the place it resolves to must both be allowed, so a
+def _refuse_denied(given: str, paths: list[str], policy: Policy) -> None:
+    # The name as given and the place it leads to must both be allowed, so a
     # harmless-looking link cannot reach a secret, nor a secret's name be used.
-    for candidate in dict.fromkeys((os.path.abspath(joined), resolved)):
+    for candidate in dict.fromkeys(paths):
         rule = policy.denying_rule(candidate)
         if rule is not None:
             raise ToolException(f"{given!r} is denied by rule {rule.describe()}.")
-    return resolved
+
+
+def _outside(given: str) -> ToolException:
+    return ToolException(
+        f"{given!r} is outside the workspace; these tools only work inside it."
+    )
 
 
 def _relative(path: str, root: str) -> str:
@@ -277,44 +269,75 @@ def _relative(path: str, root: str) -> str:
 
 
 # -- workspace tools --------------------------------------------------------------
+#
+# Every file is reached through descriptors from the workspace root
+# (app.core.beneath): a folder swapped for a symlink mid-call cannot lead out.
 
 
 def _list_files(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, (), ("path",)).get("path") or "."
     policy = session.policy()
-    folder = _inside(session, given, policy)
-    if not os.path.isdir(folder):
-        raise ToolException(f"{given!r} is not a folder of the workspace.")
-    root = session.root()
+    beneath = Beneath(session.root())
+    try:
+        lexical = beneath.lexical_path(given)
+        _refuse_denied(given, [lexical], policy)
+        folder_fd, real = beneath.open_folder(given)
+    except OutsideRootError as error:
+        raise _outside(given) from error
+    except SafeOpenError as error:
+        raise ToolException(f"{given!r} is not a folder of the workspace.") from error
+    try:
+        _refuse_denied(given, [real], policy)
+        return _listing(given, folder_fd, real, beneath.root, policy)
+    finally:
+        os.close(folder_fd)
+
+
+def _listing(given: str, folder_fd: int, real: str, root: str, policy: Policy) -> str:
     lines: list[str] = []
-    for current, folders, files in os.walk(folder):
-        # os.walk does not descend into symlinked folders; denied ones are hidden.
-        folders[:] = sorted(
-            name
-            for name in folders
-            if policy.denying_rule(os.path.join(current, name)) is None
-        )
-        for name in sorted(files):
-            path = os.path.join(current, name)
-            if policy.denying_rule(path) is not None:
-                continue
-            status = os.lstat(path)
-            if stat.S_ISLNK(status.st_mode):
-                lines.append(f"{_relative(path, root)} (symbolic link)")
-            else:
-                lines.append(f"{_relative(path, root)} ({status.st_size} bytes)")
-            if len(lines) >= LIST_LIMIT:
-                lines.append(f"... stopped after {LIST_LIMIT} files")
-                return "\n".join(lines)
+    walk = os.fwalk(".", dir_fd=folder_fd, follow_symlinks=False)
+    try:
+        for current, folders, files, current_fd in walk:
+            here = os.path.normpath(os.path.join(real, current))
+            # Links to folders are not entered; denied folders are hidden.
+            folders[:] = sorted(
+                name
+                for name in folders
+                if policy.denying_rule(os.path.join(here, name)) is None
+            )
+            for name in sorted(files):
+                path = os.path.join(here, name)
+                if policy.denying_rule(path) is not None:
+                    continue
+                try:
+                    status = os.stat(name, dir_fd=current_fd, follow_symlinks=False)
+                except OSError:
+                    continue  # gone since the folder was read
+                size = f"{status.st_size} bytes"
+                what = "symbolic link" if stat.S_ISLNK(status.st_mode) else size
+                lines.append(f"{_relative(path, root)} ({what})")
+                if len(lines) >= LIST_LIMIT:
+                    lines.append(f"... stopped after {LIST_LIMIT} files")
+                    return "\n".join(lines)
+    finally:
+        # fwalk is a generator holding a descriptor per open folder until it
+        # is closed; its annotation says only Iterator.
+        getattr(walk, "close")()  # noqa: B009
     return "\n".join(lines) if lines else f"{given!r} has no files."
 
 
 def _read_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, ("path",), ())["path"]
-    resolved = _inside(session, given, session.policy())
+    policy = session.policy()
+    beneath = Beneath(session.root())
     try:
-        with open_verified(resolved) as handle:
+        lexical = beneath.lexical_path(given)
+        _refuse_denied(given, [lexical], policy)
+        with beneath.open_file(given) as handle:
+            _refuse_denied(given, [handle.real_path or lexical], policy)
             data = handle.read(READ_LIMIT + 1)
+    except OutsideRootError as error:
+        raise _outside(given) from error
     except SafeOpenError as error:
         raise ToolException(f"Cannot read {given!r}: {error}.") from error
     if b"\0" in data[:8192]:
@@ -325,38 +348,32 @@ def _read_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     return text
 
 
-_WRITE_FLAGS: Final = (
-    os.O_WRONLY
-    | os.O_CREAT
-    | os.O_TRUNC
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-
-
 def _write_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     values = _arguments(arguments, ("path", "content"), ())
     given, content = values["path"], values["content"]
-    parent_given, name = os.path.split(given)
-    if name in ("", ".", ".."):
+    if os.path.basename(given.rstrip("/")) in ("", ".", "..") or given.endswith("/"):
         raise ToolException(f"{given!r} does not name a file.")
     policy = session.policy()
-    parent = _inside(session, parent_given or ".", policy)
-    target = os.path.join(parent, name)
-    if policy.denying_rule(target) is not None:
-        raise ToolException(f"{given!r} is denied by the read-deny policy.")
-    os.makedirs(parent, exist_ok=True)
-    # Check again after creating folders: the real parent must still be inside.
-    if os.path.realpath(parent) != parent:
-        raise ToolException(f"The folder of {given!r} changed while writing.")
+    beneath = Beneath(session.root())
     try:
-        # O_NOFOLLOW: a final symlink is refused instead of written through.
-        fd = os.open(target, _WRITE_FLAGS, 0o644)
+        lexical = beneath.lexical_path(given)
+        _refuse_denied(given, [lexical], policy)
+        target = beneath.locate_for_write(given)
+    except OutsideRootError as error:
+        raise _outside(given) from error
+    except SafeOpenError as error:
+        raise ToolException(f"Cannot write {given!r}: {error}.") from error
+    data = content.encode("utf-8")
+    try:
+        _refuse_denied(given, [target.real_path], policy)
+        beneath.write(target, data)
+    except SafeOpenError as error:
+        raise ToolException(f"Cannot write {given!r}: {error}.") from error
     except OSError as error:
         raise ToolException(f"Cannot write {given!r}: {error.strerror}.") from error
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(content)
-    return f"Wrote {len(content.encode('utf-8'))} bytes to {given}."
+    finally:
+        os.close(target.folder_fd)
+    return f"Wrote {len(data)} bytes to {given}."
 
 
 # -- present ----------------------------------------------------------------------
