@@ -10,13 +10,16 @@ no forms, no popups); this layer is the second wall, inside the browser.
 from __future__ import annotations
 
 import logging
+import os
 import re
+import socket
 import sys
 import threading
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtNetwork import QNetworkProxyFactory
 from PySide6.QtWebEngineCore import (
     QWebEngineDesktopMediaRequest,
     QWebEngineDownloadRequest,
@@ -34,6 +37,7 @@ from PySide6.QtWebEngineCore import (
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QWidget
 
+from app.core.capability_server import HOST as CAPABILITY_HOST
 from app.core.capability_server import PREFIX as CAPABILITY_PREFIX
 
 _log = logging.getLogger(__name__)
@@ -69,6 +73,8 @@ SETTINGS_OFF: tuple[QWebEngineSettings.WebAttribute, ...] = (
     _Attribute.HyperlinkAuditingEnabled,
     _Attribute.ErrorPageEnabled,
 )
+# WebRTCPublicInterfacesOnly only picks interfaces; the engine's WebRTC
+# switch (below) overrides it and is what stops ICE.
 SETTINGS_ON: tuple[QWebEngineSettings.WebAttribute, ...] = (
     _Attribute.PlaybackRequiresUserGesture,
     _Attribute.WebRTCPublicInterfacesOnly,
@@ -93,6 +99,127 @@ def harden_settings(settings: QWebEngineSettings, *, javascript: bool) -> None:
     settings.setUnknownUrlSchemePolicy(
         QWebEngineSettings.UnknownUrlSchemePolicy.DisallowUnknownUrlSchemes
     )
+
+
+# -- the engine's process-wide switches -------------------------------------------
+#
+# Some of what a page can send never passes the request interceptor or the
+# page's Content-Security-Policy: WebRTC's ICE (STUN and TURN over UDP, TURN
+# over TCP, the names of its servers) and <link rel=preconnect>, which opens a
+# socket and resolves a name without a request. Chromium only lets those be
+# stopped for the whole engine, by switches read once, when its context is
+# made. So the app sets exactly these, itself, when the first preview starts:
+#
+# * WebRTC may use no UDP at all and TCP only through the proxy, so no STUN or
+#   TURN packet and no ICE connectivity check leaves directly;
+# * the proxy is a loopback port this process holds bound but never listens
+#   on: every connection to it is refused, so whatever would go through the
+#   proxy goes nowhere. Loopback is not exempt from it (Chromium's implicit
+#   bypass is removed); only the capability server's own address is;
+# * no host name is resolved: every name maps to "not found" except the
+#   capability server's address. Behind a fixed proxy the engine resolves no
+#   name for a connection anyway; this is the second wall for whatever asks
+#   the resolver itself (WebRTC's server and candidate names, DNS prefetch),
+#   since the query alone carries the name and so the data in it.
+#
+# None of them touches Chromium's sandbox. QTWEBENGINE_CHROMIUM_FLAGS, which
+# the app scrubbed at start-up, is the one channel that replaces every other
+# source of switches (argv after --webEngineArgs included), so it is set to
+# this exact list for the moment the engine starts and removed again, so no
+# process the app starts later inherits it.
+_FLAGS_VARIABLE = "QTWEBENGINE_CHROMIUM_FLAGS"
+
+
+def chromium_flags(direct_port: int, null_proxy_port: int) -> list[str]:
+    """The switches a preview engine runs with (see the comment above)."""
+    host = CAPABILITY_HOST
+    return [
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        f"--proxy-server=http://{host}:{null_proxy_port}",
+        f"--proxy-bypass-list=<-loopback>;{host}:{direct_port}",
+        f'--host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE {host}"',
+    ]
+
+
+@dataclass(frozen=True)
+class EngineSwitches:
+    """The engine's switches and the two ports they name.
+
+    ``direct_port`` is the capability server's, the only one the engine
+    connects to; ``null_proxy_port`` refuses every other connection.
+    """
+
+    direct_port: int
+    null_proxy_port: int
+    flags: tuple[str, ...]
+
+
+_engine_lock = threading.Lock()
+_engine: EngineSwitches | None = None
+_engine_applied = False
+_null_proxy_fd: int | None = None
+
+
+def start_engine(direct_port: int) -> EngineSwitches:
+    """Fix the engine's switches for a capability server on ``direct_port``.
+
+    Call before the first profile is made; later calls must name the same
+    port, since the engine reads its switches once and can reach no other.
+    """
+    global _engine, _null_proxy_fd  # one engine per process, configured once
+    with _engine_lock:
+        if _engine is not None:
+            if _engine.direct_port != direct_port:
+                raise RuntimeError(
+                    "the preview engine can reach only the preview server it "
+                    "started with; restart the app to show more pages"
+                )
+            return _engine
+        _null_proxy_fd, null_port = _hold_null_proxy_port()
+        flags = tuple(chromium_flags(direct_port, null_port))
+        _engine = EngineSwitches(direct_port, null_port, flags)
+        return _engine
+
+
+def _hold_null_proxy_port() -> tuple[int, int]:
+    """A loopback port bound for the rest of the process and never listened on.
+
+    Connections to it are refused, and no other program can take it while it
+    is held; the descriptor is let go of by the socket object, so only the
+    process's end releases it.
+    """
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
+    held.bind((CAPABILITY_HOST, 0))
+    port = int(held.getsockname()[1])
+    return held.detach(), port
+
+
+def engine_switches() -> EngineSwitches | None:
+    """The switches the engine runs (or will start) with, if it was started."""
+    with _engine_lock:
+        return _engine
+
+
+def _new_profile(parent: QObject | None) -> QWebEngineProfile:
+    """A new off-the-record profile; the first one starts the engine."""
+    global _engine_applied  # the switches are read only once, by the first
+    with _engine_lock:
+        if _engine is None:
+            raise RuntimeError("start_engine() must run before any profile")
+        if _engine_applied:
+            return QWebEngineProfile(parent)
+        # Chromium's proxy switches are honoured only while Qt takes the
+        # proxy from the system configuration, where switches come first.
+        QNetworkProxyFactory.setUseSystemConfiguration(True)
+        os.environ[_FLAGS_VARIABLE] = " ".join(_engine.flags)
+        try:
+            profile = QWebEngineProfile(parent)
+        finally:
+            os.environ.pop(_FLAGS_VARIABLE, None)
+        _engine_applied = True
+        return profile
 
 
 class PrefixInterceptor(QWebEngineUrlRequestInterceptor):
@@ -138,7 +265,7 @@ def create_profile(
     No storage name means nothing is written to disk and nothing is shared
     with another preview: no cookies, cache, storage or permission decisions.
     """
-    profile = QWebEngineProfile(parent)
+    profile = _new_profile(parent)
     profile.setHttpCacheType(QWebEngineProfile.HttpCacheType.NoCache)
     profile.setPersistentCookiesPolicy(
         QWebEngineProfile.PersistentCookiesPolicy.NoPersistentCookies
