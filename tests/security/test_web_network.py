@@ -4,7 +4,8 @@ WebRTC's ICE and ``<link rel=preconnect>`` pass neither the request
 interceptor nor the page's Content-Security-Policy; only the engine's own
 switches stop them. Each test runs the attack in a real QtWebEngine page (the
 harness of ``test_web_sandbox``) and checks that TCP and UDP listeners on this
-machine's addresses received nothing.
+machine's addresses received nothing. The last tests keep what the policy and
+the interceptor already stopped from coming back.
 """
 
 from __future__ import annotations
@@ -266,3 +267,115 @@ def test_the_server_the_engine_reaches_outlives_the_quit_signal(probe):
     assert web_preview.shared_server() is server
     with urllib.request.urlopen(widget.publication.url, timeout=5) as response:
         assert response.status == 200
+
+
+# -- what already held -------------------------------------------------------------
+
+
+@needs_engine
+def test_refresh_ping_and_resource_hints_reach_no_other_port(probe, listener):
+    widget = probe.open(
+        """
+    const refresh = document.createElement("meta");
+    refresh.httpEquiv = "refresh";
+    refresh.content = "0; url=LISTENER/refresh";
+    document.head.append(refresh);
+    for (const rel of ["prefetch", "prerender", "preload", "modulepreload", "icon",
+                       "manifest", "stylesheet"]) {
+      const link = document.createElement("link");
+      link.rel = rel;
+      link.as = "script";
+      link.href = `LISTENER/${rel}`;
+      document.head.append(link);
+    }
+    const anchor = document.createElement("a");
+    anchor.href = "#here";
+    anchor.ping = "LISTENER/ping";
+    anchor.textContent = "ping";
+    document.body.append(anchor);
+    anchor.click();
+    await later(1500);
+    note("still_here", document.getElementById("p").textContent);
+    """
+    )
+    results = probe.results(widget)
+    assert results["still_here"] == "hello"
+    assert widget.page.url().toString().startswith(widget.publication.prefix)
+    assert listener.hits == []
+
+
+@needs_engine
+def test_css_import_url_and_font_face_reach_no_other_port(probe, listener):
+    widget = probe.open(
+        """
+    const style = document.createElement("style");
+    style.textContent = `
+      @import url("LISTENER/import.css");
+      @font-face { font-family: leak; src: url("LISTENER/font.woff2"); }
+      body { background-image: url("LISTENER/background.png"); }
+      #p { font-family: leak; cursor: url("LISTENER/cursor.png"), auto;
+           list-style-image: url("LISTENER/bullet.png"); }`;
+    document.head.append(style);
+    document.getElementById("p").style.borderImage = 'url("LISTENER/b.png") 30';
+    await document.fonts.load("12px leak").catch(() => null);
+    await later(1000);
+    note("font", document.fonts.check("12px leak") ? "READ" : "blocked");
+    """
+    )
+    results = probe.results(widget)
+    assert listener.hits == []
+    assert "uncaught" not in results, results
+
+
+@needs_engine
+def test_event_source_and_web_transport_reach_no_other_port(probe, listeners):
+    host = "127.0.0.1"
+    tcp, udp = listeners.tcp[host].port, listeners.udp[host].port
+    widget = probe.open(
+        f"""
+    await new Promise((resolve) => {{
+      try {{
+        const source = new EventSource("http://{host}:{tcp}/events");
+        source.onopen = () => {{ note("event_source", "READ open"); resolve(); }};
+        source.onerror = () => {{ note("event_source", "blocked"); resolve(); }};
+      }} catch (error) {{ note("event_source", "blocked " + error); resolve(); }}
+    }});
+    try {{
+      const transport = new WebTransport("https://{host}:{udp}/{DATA}");
+      await attempt("web_transport", transport.ready.then(() => "open"));
+    }} catch (error) {{ note("web_transport", "blocked " + error); }}
+    await later(1000);
+    """
+    )
+    results = probe.results(widget)
+    assert results["event_source"].startswith("blocked"), results
+    assert results["web_transport"].startswith("blocked"), results
+    assert listeners.hits() == {}
+
+
+@needs_engine
+def test_blob_and_service_workers_reach_no_other_port(probe, listener):
+    widget = probe.open(
+        """
+    const code = `fetch("LISTENER/worker", {mode: "no-cors"})
+      .then(() => postMessage("READ sent"), (e) => postMessage("blocked " + e));`;
+    const url = URL.createObjectURL(new Blob([code], {type: "text/javascript"}));
+    await new Promise((resolve) => {
+      try {
+        const worker = new Worker(url);
+        worker.onmessage = (event) => { note("blob_worker", event.data); resolve(); };
+        worker.onerror = () => { note("blob_worker", "blocked error"); resolve(); };
+      } catch (error) { note("blob_worker", "blocked " + error); resolve(); }
+      setTimeout(() => { note("blob_worker", "blocked silent"); resolve(); }, 3000);
+    });
+    try {
+      const container = navigator.serviceWorker;
+      await attempt("service_worker", container.register("probe.js"));
+    } catch (error) { note("service_worker", "blocked " + error); }
+    await later(500);
+    """
+    )
+    results = probe.results(widget)
+    assert results["blob_worker"].startswith("blocked"), results
+    assert results["service_worker"].startswith("blocked"), results
+    assert listener.hits == []
