@@ -15,6 +15,7 @@ import re
 import socket
 import sys
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, QUrl, Signal
@@ -292,8 +293,9 @@ class SandboxedPage(QWebEnginePage):
     """A page that may show one URL and nothing else, and asks for nothing.
 
     Navigation is allowed to the entry URL only (its first load and reloads);
-    new windows, permissions, file system access, protocol handlers, full
-    screen and JavaScript dialogs are all refused without showing anything.
+    new windows, permissions, file choosing, file system access, protocol
+    handlers, full screen and JavaScript dialogs are all refused without
+    showing anything.
 
     Signals: those of ``QWebEnginePage``.
     """
@@ -344,6 +346,17 @@ class SandboxedPage(QWebEnginePage):
         self, type: QWebEnginePage.WebWindowType
     ) -> QWebEnginePage | None:
         return None
+
+    def chooseFiles(
+        self,
+        mode: QWebEnginePage.FileSelectionMode,
+        old_files: Sequence[str],
+        accepted_mime_types: Sequence[str],
+    ) -> list[str]:
+        # The default opens the app's file dialog on one click in the page
+        # (<input type=file>, showOpenFilePicker) and hands the page the file.
+        _log.info("a preview asked to choose files; refused")
+        return []
 
     def javaScriptAlert(self, security_origin: QUrl | str, msg: str) -> None:
         """Nothing: a page must not raise dialogs in the app."""
