@@ -514,7 +514,7 @@ class WebPreviewWidget(PreviewWidget):
             self.mark_failed(SANDBOX_OFF_MESSAGE)
             return
         if self.view is not None:
-            self.view.refuse_drops()
+            self.view.harden_focus_proxy()
         if failed:
             self.mark_failed(info.errorString() or "the page did not load")
             return

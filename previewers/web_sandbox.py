@@ -18,8 +18,15 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Qt, QUrl, Signal
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+)
 from PySide6.QtNetwork import QNetworkProxyFactory
 from PySide6.QtWebEngineCore import (
     QWebEngineDesktopMediaRequest,
@@ -30,6 +37,7 @@ from PySide6.QtWebEngineCore import (
     QWebEnginePermission,
     QWebEngineProfile,
     QWebEngineRegisterProtocolHandlerRequest,
+    QWebEngineScript,
     QWebEngineSettings,
     QWebEngineUrlRequestInfo,
     QWebEngineUrlRequestInterceptor,
@@ -46,6 +54,23 @@ _log = logging.getLogger(__name__)
 NEUTRAL_USER_AGENT = "Mozilla/5.0 (preview)"
 MAX_BLOCKED = 200
 """Blocked URLs kept for the info bar; a page looping on requests stops here."""
+
+# WORKAROUND(Blink lets execCommand("copy") write the clipboard whenever the
+# frame has transient user activation, whatever JavascriptCanAccessClipboard
+# says): one click would let a page put "curl … | sh" on the clipboard. A
+# preview edits and copies nothing by itself, so every frame gets, before any
+# of its own script runs, an execCommand that does nothing. It is frozen, so
+# the page can neither restore nor replace it, and a document.open() keeps
+# it (the prototype stays). The page reaches no other realm: its frames are
+# cross-origin to it (the sandbox gives each document its own opaque origin)
+# and get the same script. Copy keys are handled by the view instead.
+NO_COPY_SCRIPT_NAME = "deliverables-no-page-copy"
+NO_COPY_SCRIPT = """
+Object.defineProperty(Document.prototype, "execCommand", {
+  value: function execCommand() { return false; },
+  writable: false, configurable: false, enumerable: true,
+});
+"""
 
 _Attribute = QWebEngineSettings.WebAttribute
 # Every attribute a preview turns off. The defaults of an off-the-record
@@ -277,10 +302,22 @@ def create_profile(
     profile.setHttpUserAgent(NEUTRAL_USER_AGENT)
     profile.setSpellCheckEnabled(False)
     harden_settings(profile.settings(), javascript=javascript)
+    profile.scripts().insert(no_copy_script())
     interceptor = PrefixInterceptor(prefix, profile)
     profile.setUrlRequestInterceptor(interceptor)
     profile.downloadRequested.connect(_on_profile_download_requested)
     return profile, interceptor
+
+
+def no_copy_script() -> QWebEngineScript:
+    """The script that takes ``execCommand`` from every frame, first thing."""
+    script = QWebEngineScript()
+    script.setName(NO_COPY_SCRIPT_NAME)
+    script.setSourceCode(NO_COPY_SCRIPT)
+    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+    script.setWorldId(QWebEngineScript.ScriptWorldId.MainWorld)
+    script.setRunsOnSubFrames(True)
+    return script
 
 
 def _on_profile_download_requested(download: QWebEngineDownloadRequest) -> None:
@@ -409,12 +446,42 @@ class SandboxedPage(QWebEnginePage):
         request.cancel()
 
 
+class _CopyKeyFilter(QObject):
+    """Takes the Copy and Cut keys from the engine and copies through the view.
+
+    Copying in the engine fires the page's ``copy`` event, whose listener may
+    replace what is copied (pastejacking); here the engine never sees the key.
+    """
+
+    def __init__(self, view: SandboxedWebView) -> None:
+        super().__init__(view)
+        self._view = view
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            return False
+        if not isinstance(event, QKeyEvent) or not (
+            event.matches(QKeySequence.StandardKey.Copy)
+            or event.matches(QKeySequence.StandardKey.Cut)
+        ):
+            return False
+        # Accepting the override is what makes Qt deliver the key press
+        # here instead of trying it as a shortcut. Cut copies and removes
+        # nothing: a preview is read-only.
+        event.accept()
+        if kind == QEvent.Type.KeyPress:
+            self._view.copy_selection()
+        return True
+
+
 class SandboxedWebView(QWebEngineView):
-    """A view with no context menu that ignores drops.
+    """A view with no context menu that ignores drops and copies plain text.
 
     Dropping a file on a web view would navigate to it; the engine's own
     widget inside the view (its focus proxy) gets the same treatment once it
-    exists.
+    exists. Copy and Cut keys copy the selection as plain text, written by
+    the app (``copy_selection``): the page never chooses what is copied.
 
     Signals: those of ``QWebEngineView``.
     """
@@ -423,14 +490,24 @@ class SandboxedWebView(QWebEngineView):
         super().__init__(parent)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
         self.setAcceptDrops(False)
+        self._copy_keys = _CopyKeyFilter(self)
+        self.installEventFilter(self._copy_keys)
 
-    def refuse_drops(self) -> None:
-        """Turn drops off on the engine's inner widget, which appears on load."""
+    def harden_focus_proxy(self) -> None:
+        """Give the engine's inner widget, which appears on load, our rules."""
         self.setAcceptDrops(False)
         proxy = self.focusProxy()
         if proxy is not None:
             proxy.setAcceptDrops(False)
             proxy.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
+            proxy.removeEventFilter(self._copy_keys)
+            proxy.installEventFilter(self._copy_keys)
+
+    def copy_selection(self) -> None:
+        """Put the page's selected text, as plain text, on the clipboard."""
+        text = self.page().selectedText()
+        if text:
+            QGuiApplication.clipboard().setText(text)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         event.ignore()

@@ -372,7 +372,13 @@ def test_page_has_no_bridge_to_the_app(probe):
     assert results["qt"] == "undefined"
     assert results["transport"] == "undefined"
     assert widget.page.webChannel() is None
-    assert widget.page.profile().scripts().count() == 0
+    # The one script any frame gets is the app's own, taking execCommand.
+    from previewers import web_sandbox
+
+    scripts = widget.page.profile().scripts().toList()
+    assert [script.name() for script in scripts] == [web_sandbox.NO_COPY_SCRIPT_NAME]
+    assert scripts[0].sourceCode() == web_sandbox.NO_COPY_SCRIPT
+    assert widget.page.scripts().count() == 0
 
 
 @pytest.mark.webengine
