@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -75,18 +76,39 @@ def shared_server() -> CapabilityServer:
             _server = CapabilityServer()
             application = QCoreApplication.instance()
             if application is not None:
-                application.aboutToQuit.connect(close_shared_server)
+                application.aboutToQuit.connect(_on_application_about_to_quit)
             atexit.register(close_shared_server)
         return _server
 
 
 def close_shared_server() -> None:
-    """Stop the shared server (every preview URL stops working); safe to repeat."""
+    """Stop the shared server (every preview URL stops working); safe to repeat.
+
+    Runs at exit, and at quit if no page was ever shown: once the web engine
+    has started it connects to this server's port and no other
+    (``web_sandbox.start_engine``), so pages on a later server would not load.
+    """
     global _server  # the next preview starts a fresh server
     with _server_lock:
         server, _server = _server, None
     if server is not None:
         server.close()
+
+
+def _engine_reaches(server: CapabilityServer) -> bool:
+    sandbox = sys.modules.get("previewers.web_sandbox")
+    switches = sandbox.engine_switches() if sandbox is not None else None
+    return switches is not None and switches.direct_port == server.port
+
+
+def _on_application_about_to_quit() -> None:
+    # The engine lives until the process ends, and so must the one server it
+    # can reach: if the port were free, another local program could take it
+    # and be sent the pages' requests. Without an engine, stop serving now.
+    with _server_lock:
+        server = _server
+    if server is not None and not _engine_reaches(server):
+        close_shared_server()
 
 
 def engine_refusal() -> str | None:
@@ -430,12 +452,19 @@ class WebPreviewWidget(PreviewWidget):
     def _on_binder_finished(self, bound: BoundPage) -> None:
         self._show_source(bound.source)
         self.info_bar.set_left_out(bound.bundle.left_out)
-        self.publication = shared_server().publish(bound.bundle)
-        self._open_page(self.publication)
+        server = shared_server()
+        self.publication = server.publish(bound.bundle)
+        self._open_page(self.publication, server.port)
 
-    def _open_page(self, publication: Publication) -> None:
+    def _open_page(self, publication: Publication, server_port: int) -> None:
         from previewers import web_sandbox  # the web engine loads on first use
 
+        try:
+            web_sandbox.start_engine(server_port)
+        except RuntimeError as error:
+            publication.revoke()
+            self.mark_failed(str(error))
+            return
         profile, interceptor = web_sandbox.create_profile(
             publication.prefix, javascript=self._spec.javascript
         )
@@ -485,7 +514,7 @@ class WebPreviewWidget(PreviewWidget):
             self.mark_failed(SANDBOX_OFF_MESSAGE)
             return
         if self.view is not None:
-            self.view.refuse_drops()
+            self.view.harden_focus_proxy()
         if failed:
             self.mark_failed(info.errorString() or "the page did not load")
             return

@@ -10,13 +10,24 @@ no forms, no popups); this layer is the second wall, inside the browser.
 from __future__ import annotations
 
 import logging
+import os
 import re
+import socket
 import sys
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Qt, QUrl, Signal
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+)
+from PySide6.QtNetwork import QNetworkProxyFactory
 from PySide6.QtWebEngineCore import (
     QWebEngineDesktopMediaRequest,
     QWebEngineDownloadRequest,
@@ -26,6 +37,7 @@ from PySide6.QtWebEngineCore import (
     QWebEnginePermission,
     QWebEngineProfile,
     QWebEngineRegisterProtocolHandlerRequest,
+    QWebEngineScript,
     QWebEngineSettings,
     QWebEngineUrlRequestInfo,
     QWebEngineUrlRequestInterceptor,
@@ -34,6 +46,7 @@ from PySide6.QtWebEngineCore import (
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QWidget
 
+from app.core.capability_server import HOST as CAPABILITY_HOST
 from app.core.capability_server import PREFIX as CAPABILITY_PREFIX
 
 _log = logging.getLogger(__name__)
@@ -41,6 +54,23 @@ _log = logging.getLogger(__name__)
 NEUTRAL_USER_AGENT = "Mozilla/5.0 (preview)"
 MAX_BLOCKED = 200
 """Blocked URLs kept for the info bar; a page looping on requests stops here."""
+
+# WORKAROUND(Blink lets execCommand("copy") write the clipboard whenever the
+# frame has transient user activation, whatever JavascriptCanAccessClipboard
+# says): one click would let a page put "curl … | sh" on the clipboard. A
+# preview edits and copies nothing by itself, so every frame gets, before any
+# of its own script runs, an execCommand that does nothing. It is frozen, so
+# the page can neither restore nor replace it, and a document.open() keeps
+# it (the prototype stays). The page reaches no other realm: its frames are
+# cross-origin to it (the sandbox gives each document its own opaque origin)
+# and get the same script. Copy keys are handled by the view instead.
+NO_COPY_SCRIPT_NAME = "deliverables-no-page-copy"
+NO_COPY_SCRIPT = """
+Object.defineProperty(Document.prototype, "execCommand", {
+  value: function execCommand() { return false; },
+  writable: false, configurable: false, enumerable: true,
+});
+"""
 
 _Attribute = QWebEngineSettings.WebAttribute
 # Every attribute a preview turns off. The defaults of an off-the-record
@@ -69,6 +99,8 @@ SETTINGS_OFF: tuple[QWebEngineSettings.WebAttribute, ...] = (
     _Attribute.HyperlinkAuditingEnabled,
     _Attribute.ErrorPageEnabled,
 )
+# WebRTCPublicInterfacesOnly only picks interfaces; the engine's WebRTC
+# switch (below) overrides it and is what stops ICE.
 SETTINGS_ON: tuple[QWebEngineSettings.WebAttribute, ...] = (
     _Attribute.PlaybackRequiresUserGesture,
     _Attribute.WebRTCPublicInterfacesOnly,
@@ -93,6 +125,127 @@ def harden_settings(settings: QWebEngineSettings, *, javascript: bool) -> None:
     settings.setUnknownUrlSchemePolicy(
         QWebEngineSettings.UnknownUrlSchemePolicy.DisallowUnknownUrlSchemes
     )
+
+
+# -- the engine's process-wide switches -------------------------------------------
+#
+# Some of what a page can send never passes the request interceptor or the
+# page's Content-Security-Policy: WebRTC's ICE (STUN and TURN over UDP, TURN
+# over TCP, the names of its servers) and <link rel=preconnect>, which opens a
+# socket and resolves a name without a request. Chromium only lets those be
+# stopped for the whole engine, by switches read once, when its context is
+# made. So the app sets exactly these, itself, when the first preview starts:
+#
+# * WebRTC may use no UDP at all and TCP only through the proxy, so no STUN or
+#   TURN packet and no ICE connectivity check leaves directly;
+# * the proxy is a loopback port this process holds bound but never listens
+#   on: every connection to it is refused, so whatever would go through the
+#   proxy goes nowhere. Loopback is not exempt from it (Chromium's implicit
+#   bypass is removed); only the capability server's own address is;
+# * no host name is resolved: every name maps to "not found" except the
+#   capability server's address. Behind a fixed proxy the engine resolves no
+#   name for a connection anyway; this is the second wall for whatever asks
+#   the resolver itself (WebRTC's server and candidate names, DNS prefetch),
+#   since the query alone carries the name and so the data in it.
+#
+# None of them touches Chromium's sandbox. QTWEBENGINE_CHROMIUM_FLAGS, which
+# the app scrubbed at start-up, is the one channel that replaces every other
+# source of switches (argv after --webEngineArgs included), so it is set to
+# this exact list for the moment the engine starts and removed again, so no
+# process the app starts later inherits it.
+_FLAGS_VARIABLE = "QTWEBENGINE_CHROMIUM_FLAGS"
+
+
+def chromium_flags(direct_port: int, null_proxy_port: int) -> list[str]:
+    """The switches a preview engine runs with (see the comment above)."""
+    host = CAPABILITY_HOST
+    return [
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        f"--proxy-server=http://{host}:{null_proxy_port}",
+        f"--proxy-bypass-list=<-loopback>;{host}:{direct_port}",
+        f'--host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE {host}"',
+    ]
+
+
+@dataclass(frozen=True)
+class EngineSwitches:
+    """The engine's switches and the two ports they name.
+
+    ``direct_port`` is the capability server's, the only one the engine
+    connects to; ``null_proxy_port`` refuses every other connection.
+    """
+
+    direct_port: int
+    null_proxy_port: int
+    flags: tuple[str, ...]
+
+
+_engine_lock = threading.Lock()
+_engine: EngineSwitches | None = None
+_engine_applied = False
+_null_proxy_fd: int | None = None
+
+
+def start_engine(direct_port: int) -> EngineSwitches:
+    """Fix the engine's switches for a capability server on ``direct_port``.
+
+    Call before the first profile is made; later calls must name the same
+    port, since the engine reads its switches once and can reach no other.
+    """
+    global _engine, _null_proxy_fd  # one engine per process, configured once
+    with _engine_lock:
+        if _engine is not None:
+            if _engine.direct_port != direct_port:
+                raise RuntimeError(
+                    "the preview engine can reach only the preview server it "
+                    "started with; restart the app to show more pages"
+                )
+            return _engine
+        _null_proxy_fd, null_port = _hold_null_proxy_port()
+        flags = tuple(chromium_flags(direct_port, null_port))
+        _engine = EngineSwitches(direct_port, null_port, flags)
+        return _engine
+
+
+def _hold_null_proxy_port() -> tuple[int, int]:
+    """A loopback port bound for the rest of the process and never listened on.
+
+    Connections to it are refused, and no other program can take it while it
+    is held; the descriptor is let go of by the socket object, so only the
+    process's end releases it.
+    """
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
+    held.bind((CAPABILITY_HOST, 0))
+    port = int(held.getsockname()[1])
+    return held.detach(), port
+
+
+def engine_switches() -> EngineSwitches | None:
+    """The switches the engine runs (or will start) with, if it was started."""
+    with _engine_lock:
+        return _engine
+
+
+def _new_profile(parent: QObject | None) -> QWebEngineProfile:
+    """A new off-the-record profile; the first one starts the engine."""
+    global _engine_applied  # the switches are read only once, by the first
+    with _engine_lock:
+        if _engine is None:
+            raise RuntimeError("start_engine() must run before any profile")
+        if _engine_applied:
+            return QWebEngineProfile(parent)
+        # Chromium's proxy switches are honoured only while Qt takes the
+        # proxy from the system configuration, where switches come first.
+        QNetworkProxyFactory.setUseSystemConfiguration(True)
+        os.environ[_FLAGS_VARIABLE] = " ".join(_engine.flags)
+        try:
+            profile = QWebEngineProfile(parent)
+        finally:
+            os.environ.pop(_FLAGS_VARIABLE, None)
+        _engine_applied = True
+        return profile
 
 
 class PrefixInterceptor(QWebEngineUrlRequestInterceptor):
@@ -138,7 +291,7 @@ def create_profile(
     No storage name means nothing is written to disk and nothing is shared
     with another preview: no cookies, cache, storage or permission decisions.
     """
-    profile = QWebEngineProfile(parent)
+    profile = _new_profile(parent)
     profile.setHttpCacheType(QWebEngineProfile.HttpCacheType.NoCache)
     profile.setPersistentCookiesPolicy(
         QWebEngineProfile.PersistentCookiesPolicy.NoPersistentCookies
@@ -149,10 +302,22 @@ def create_profile(
     profile.setHttpUserAgent(NEUTRAL_USER_AGENT)
     profile.setSpellCheckEnabled(False)
     harden_settings(profile.settings(), javascript=javascript)
+    profile.scripts().insert(no_copy_script())
     interceptor = PrefixInterceptor(prefix, profile)
     profile.setUrlRequestInterceptor(interceptor)
     profile.downloadRequested.connect(_on_profile_download_requested)
     return profile, interceptor
+
+
+def no_copy_script() -> QWebEngineScript:
+    """The script that takes ``execCommand`` from every frame, first thing."""
+    script = QWebEngineScript()
+    script.setName(NO_COPY_SCRIPT_NAME)
+    script.setSourceCode(NO_COPY_SCRIPT)
+    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+    script.setWorldId(QWebEngineScript.ScriptWorldId.MainWorld)
+    script.setRunsOnSubFrames(True)
+    return script
 
 
 def _on_profile_download_requested(download: QWebEngineDownloadRequest) -> None:
@@ -165,8 +330,9 @@ class SandboxedPage(QWebEnginePage):
     """A page that may show one URL and nothing else, and asks for nothing.
 
     Navigation is allowed to the entry URL only (its first load and reloads);
-    new windows, permissions, file system access, protocol handlers, full
-    screen and JavaScript dialogs are all refused without showing anything.
+    new windows, permissions, file choosing, file system access, protocol
+    handlers, full screen and JavaScript dialogs are all refused without
+    showing anything.
 
     Signals: those of ``QWebEnginePage``.
     """
@@ -217,6 +383,17 @@ class SandboxedPage(QWebEnginePage):
         self, type: QWebEnginePage.WebWindowType
     ) -> QWebEnginePage | None:
         return None
+
+    def chooseFiles(
+        self,
+        mode: QWebEnginePage.FileSelectionMode,
+        old_files: Sequence[str],
+        accepted_mime_types: Sequence[str],
+    ) -> list[str]:
+        # The default opens the app's file dialog on one click in the page
+        # (<input type=file>, showOpenFilePicker) and hands the page the file.
+        _log.info("a preview asked to choose files; refused")
+        return []
 
     def javaScriptAlert(self, security_origin: QUrl | str, msg: str) -> None:
         """Nothing: a page must not raise dialogs in the app."""
@@ -269,12 +446,42 @@ class SandboxedPage(QWebEnginePage):
         request.cancel()
 
 
+class _CopyKeyFilter(QObject):
+    """Takes the Copy and Cut keys from the engine and copies through the view.
+
+    Copying in the engine fires the page's ``copy`` event, whose listener may
+    replace what is copied (pastejacking); here the engine never sees the key.
+    """
+
+    def __init__(self, view: SandboxedWebView) -> None:
+        super().__init__(view)
+        self._view = view
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            return False
+        if not isinstance(event, QKeyEvent) or not (
+            event.matches(QKeySequence.StandardKey.Copy)
+            or event.matches(QKeySequence.StandardKey.Cut)
+        ):
+            return False
+        # Accepting the override is what makes Qt deliver the key press
+        # here instead of trying it as a shortcut. Cut copies and removes
+        # nothing: a preview is read-only.
+        event.accept()
+        if kind == QEvent.Type.KeyPress:
+            self._view.copy_selection()
+        return True
+
+
 class SandboxedWebView(QWebEngineView):
-    """A view with no context menu that ignores drops.
+    """A view with no context menu that ignores drops and copies plain text.
 
     Dropping a file on a web view would navigate to it; the engine's own
     widget inside the view (its focus proxy) gets the same treatment once it
-    exists.
+    exists. Copy and Cut keys copy the selection as plain text, written by
+    the app (``copy_selection``): the page never chooses what is copied.
 
     Signals: those of ``QWebEngineView``.
     """
@@ -283,14 +490,24 @@ class SandboxedWebView(QWebEngineView):
         super().__init__(parent)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
         self.setAcceptDrops(False)
+        self._copy_keys = _CopyKeyFilter(self)
+        self.installEventFilter(self._copy_keys)
 
-    def refuse_drops(self) -> None:
-        """Turn drops off on the engine's inner widget, which appears on load."""
+    def harden_focus_proxy(self) -> None:
+        """Give the engine's inner widget, which appears on load, our rules."""
         self.setAcceptDrops(False)
         proxy = self.focusProxy()
         if proxy is not None:
             proxy.setAcceptDrops(False)
             proxy.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
+            proxy.removeEventFilter(self._copy_keys)
+            proxy.installEventFilter(self._copy_keys)
+
+    def copy_selection(self) -> None:
+        """Put the page's selected text, as plain text, on the clipboard."""
+        text = self.page().selectedText()
+        if text:
+            QGuiApplication.clipboard().setText(text)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         event.ignore()

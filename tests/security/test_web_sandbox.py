@@ -8,7 +8,6 @@ and checks listeners on other loopback ports saw nothing.
 
 from __future__ import annotations
 
-import http.server
 import io
 import json
 import os
@@ -373,7 +372,13 @@ def test_page_has_no_bridge_to_the_app(probe):
     assert results["qt"] == "undefined"
     assert results["transport"] == "undefined"
     assert widget.page.webChannel() is None
-    assert widget.page.profile().scripts().count() == 0
+    # The one script any frame gets is the app's own, taking execCommand.
+    from previewers import web_sandbox
+
+    scripts = widget.page.profile().scripts().toList()
+    assert [script.name() for script in scripts] == [web_sandbox.NO_COPY_SCRIPT_NAME]
+    assert scripts[0].sourceCode() == web_sandbox.NO_COPY_SCRIPT
+    assert widget.page.scripts().count() == 0
 
 
 @pytest.mark.webengine
@@ -440,61 +445,58 @@ def probe_origin(widget: Any) -> str:
     return widget.publication.prefix.split("/cap/", 1)[0]
 
 
-class _PlainServer(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-
-
-def _plain_server(pages: dict[str, bytes]) -> _PlainServer:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = pages.get(self.path)
-            self.send_response(200 if body is not None else 404)
-            kind = "text/javascript" if self.path.endswith(".js") else "text/html"
-            self.send_header("Content-Type", kind)
-            self.end_headers()
-            self.wfile.write(body or b"")
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = _PlainServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
 @pytest.mark.webengine
 @pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
 def test_interceptor_blocks_a_websocket_even_without_the_servers_policy(
-    qtbot, listener
+    qtbot, listener, monkeypatch
 ):
+    from app.core import capability_server
+    from app.core.manifest import Bundle, Resource
     from previewers import web_sandbox
 
+    # The engine reaches only the capability server directly; serve the page
+    # from it without any Content-Security-Policy, so only the interceptor
+    # stands between the page and the WebSocket.
+    headers = [
+        header
+        for header in capability_server._SECURITY_HEADERS
+        if header[0] != "Content-Security-Policy"
+    ]
+    monkeypatch.setattr(capability_server, "_SECURITY_HEADERS", tuple(headers))
     script = (
         f"const s = new WebSocket('ws://127.0.0.1:{listener.port}/');"
         "s.onerror = () => { document.title = 'done'; };"
         "s.onopen = () => { document.title = 'open'; };"
     ).encode()
-    server = _plain_server(
-        {
-            "/allowed/index.html": b'<title>x</title><script src="a.js"></script>',
-            "/allowed/a.js": script,
-        }
+    html = b'<title>x</title><script src="a.js"></script>'
+    bundle = Bundle.of(
+        "index.html",
+        [
+            Resource.of("index.html", "text/html; charset=utf-8", html),
+            Resource.of("a.js", "text/javascript", script),
+        ],
+        [],
     )
-    prefix = f"http://127.0.0.1:{server.server_port}/allowed/"
-    profile, interceptor = web_sandbox.create_profile(prefix, javascript=True)
-    page = web_sandbox.SandboxedPage(profile, prefix + "index.html", javascript=True)
+    server = web_preview.shared_server()
+    publication = server.publish(bundle)
+    web_sandbox.start_engine(server.port)
+    profile, interceptor = web_sandbox.create_profile(
+        publication.prefix, javascript=True
+    )
+    page = web_sandbox.SandboxedPage(profile, publication.url, javascript=True)
     try:
         with qtbot.waitSignal(page.loadFinished, timeout=20000):
             page.load_entry()
+        with urllib.request.urlopen(publication.url, timeout=5) as response:
+            assert response.headers.get("Content-Security-Policy") is None
         qtbot.waitUntil(lambda: page.title() in ("done", "open"), timeout=10000)
         assert page.title() == "done"
         assert listener.hits == []
         assert interceptor.blocked_urls() == [f"ws://127.0.0.1:{listener.port}/"]
     finally:
+        publication.revoke()
         web_sandbox.dispose(page, profile)
         qtbot.waitUntil(lambda: web_sandbox.retiring_count() == 0)
-        server.shutdown()
-        server.server_close()
 
 
 # -- the engine's own settings -----------------------------------------------------
