@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.core.policy import Policy, PolicyError, Rule, load_policy
+from app.core.policy import Policy, current_policy
 
 PolicyProvider = Callable[[], Policy]
 RootProvider = Callable[[], "str | None"]
@@ -65,12 +65,5 @@ def current_context(path: str) -> PreviewContext:
     root = _root_provider() if _root_provider is not None else None
     if root is None or not _inside(folder, os.path.realpath(root)):
         root = folder
-    if _policy_provider is not None:
-        policy = _policy_provider()
-    else:
-        try:
-            policy = load_policy()
-        except PolicyError as error:
-            # A broken policy file must not open up reads: deny everything.
-            policy = Policy([Rule("/**", f"unreadable policy file: {error}")])
+    policy = _policy_provider() if _policy_provider is not None else current_policy()
     return PreviewContext(os.path.realpath(root), policy)

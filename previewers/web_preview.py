@@ -16,7 +16,6 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, Qt, QUrl, Slot
@@ -42,7 +41,7 @@ from app.core.html_bind import (
     wrap_image_page,
 )
 from app.core.manifest import Bundle, LeftOut, Resource
-from app.core.policy import load_policy
+from app.core.policy import current_policy
 from app.core.safeio import VerifiedFile
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.plain_text import TEXT_LIMIT, TextLoadResult, load_text
@@ -143,7 +142,7 @@ def html_spec(path: str, workspace_root: str) -> PageSpec:
 
     def bind(file: VerifiedFile) -> Bundle:
         # The policy in force now, read off the GUI thread.
-        policy = load_policy(workspace=Path(workspace_root) if workspace_root else None)
+        policy = current_policy(workspace_root or None)
         return bind_html(file, path, workspace_root, policy)
 
     return PageSpec(bind, "web pages", javascript=True)

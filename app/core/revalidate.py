@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.core.paths import is_within, resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry
 from app.core.safeio import Identity, SafeOpenError, VerifiedFile, open_verified
@@ -116,3 +118,49 @@ def revalidate(
     if opened is not None:
         opened.close()
     return check
+
+
+def check_path(
+    path: str,
+    policy: Policy,
+    *,
+    root: str | None,
+    mode: PermissionMode | None = None,
+) -> tuple[Check, VerifiedFile | None]:
+    """Check a file no record vouches for (chosen in the tree) and open it.
+
+    The same refusals as a deliverable's, without a presented version to
+    compare with: the policy on the path as given and as it resolves, the
+    permission mode for a file outside ``root``, a safe open that refuses a
+    final symlink, anything not regular and a folder swapped meanwhile. The
+    caller owns the returned file and must close it.
+    """
+    given = os.path.abspath(path)
+    resolved = resolve_keep_leaf(given)
+    for candidate in dict.fromkeys((resolved, given)):
+        rule = policy.denying_rule(candidate)
+        if rule is not None:
+            return Check(
+                Verdict.DENIED, f"denied by read-deny rule {rule.describe()}"
+            ), None
+    inside = bool(root) and is_within(resolved, os.path.realpath(root or ""))
+    if not inside and mode is PermissionMode.WORKSPACE_ONLY:
+        reason = "it is outside the workspace and the mode is workspace-only"
+        return Check(Verdict.DENIED, reason), None
+    try:
+        opened = open_verified(resolved)
+    except SafeOpenError as error:
+        return Check(
+            _OPEN_VERDICTS.get(error.reason, Verdict.MISSING), str(error)
+        ), None
+    real = opened.real_path
+    if real is not None and real != resolved:
+        opened.close()
+        reason = "a folder on its path now leads somewhere else"
+        return Check(Verdict.SYMLINK, reason), None
+    if real is not None and (rule := policy.denying_rule(real)) is not None:
+        opened.close()
+        return Check(
+            Verdict.DENIED, f"denied by read-deny rule {rule.describe()}"
+        ), None
+    return Check(Verdict.OK, "readable now", opened.identity), opened

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QGuiApplication
@@ -13,9 +12,10 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from app.core.deliverables import DeliverableRef, check_deliverable, look_up
 from app.core.kinds import BROWSER_KINDS, Kind, kind_from_name
-from app.core.policy import PermissionMode, Policy, load_policy
-from app.core.records import FileEntry, UnsupportedRecord
-from app.core.revalidate import Check, Verdict, open_entry
+from app.core.paths import resolve_keep_leaf
+from app.core.policy import PermissionMode, Policy, current_policy
+from app.core.records import UnsupportedRecord
+from app.core.revalidate import Check, Verdict, check_path
 from app.core.safeio import VerifiedFile
 from app.core.store import Store
 from app.ui.save_copy import SaveCopier
@@ -72,18 +72,6 @@ def offers_browser(name: str, kind: Kind) -> bool:
 def offers_source(name: str, kind: Kind) -> bool:
     """Files with a text source worth showing: markup, data, code, SVG."""
     return kind in SOURCE_KINDS or _is_svg(name)
-
-
-def _resolve_keep_leaf(path: str) -> str:
-    # Same rule as a declaration: resolve parent folders, never the final name,
-    # so a final symlink is seen (and refused) rather than followed.
-    parent, name = os.path.split(os.path.abspath(path))
-    return os.path.join(os.path.realpath(parent), name)
-
-
-def _is_within(path: str, root: str) -> bool:
-    root = os.path.realpath(root)
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 class FileActions(QObject):
@@ -236,7 +224,7 @@ class FileActions(QObject):
         spec = _SPECS.get(action)
         if spec is None:
             raise ValueError(f"unknown file action {action!r}")
-        resolved = _resolve_keep_leaf(path)
+        resolved = resolve_keep_leaf(path)
         name = os.path.basename(resolved) or resolved
         check, opened = self._check_path(resolved, workspace or "")
         if opened is not None and not spec.needs_fd:
@@ -250,31 +238,12 @@ class FileActions(QObject):
     def _check_path(
         self, resolved: str, workspace: str
     ) -> tuple[Check, VerifiedFile | None]:
-        policy = self._policy_provider(workspace)
-        try:
-            status = os.lstat(resolved)
-            facts = (status.st_size, status.st_mtime_ns, status.st_dev, status.st_ino)
-        except OSError:
-            facts = (0, 0, 0, 0)  # open_verified below says what is wrong
-        inside = bool(workspace) and _is_within(resolved, workspace)
-        # An entry made from the file as it is now reuses every check a record
-        # gets (policy on both paths, no symlink, regular file, folder swaps).
-        entry = FileEntry(
+        return check_path(
             resolved,
-            resolved,
-            "",
-            "workspace" if inside else "external",
-            *facts,
-            kind_from_name(resolved).value,
+            self._policy_provider(workspace),
+            root=workspace or None,
+            mode=self._mode_provider(),
         )
-        check, opened = open_entry(
-            entry, policy, trusted=True, mode=self._mode_provider()
-        )
-        if check.verdict is Verdict.CHANGED:
-            # No presented version to compare with; it changed between lstat
-            # and open, and what was opened is what will be used.
-            check = Check(Verdict.OK, "readable now", check.identity)
-        return check, opened
 
     # -- carrying out --------------------------------------------------------
 
@@ -345,4 +314,4 @@ class FileActions(QObject):
 
 def workspace_policy(root: str) -> Policy:
     """The policy in force now for a conversation working in ``root``."""
-    return load_policy(workspace=Path(root) if root else None)
+    return current_policy(root or None)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.deliverables import DeliverableRef
-from app.core.policy import PermissionMode, Policy, PolicyError, Rule, load_policy
+from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.records import FileEntry, Record, parse_record
 from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
@@ -31,11 +31,6 @@ SPLITTER_KEY = "window/splitter"
 GEOMETRY_KEY = "window/geometry"
 DEFAULT_SIZE = (1440, 900)
 MIN_SIZE = (720, 480)
-
-
-def fail_closed_policy(error: PolicyError) -> Policy:
-    """A policy that denies everything, used while a policy file is broken."""
-    return Policy([Rule("/**", f"unreadable policy file: {error}")])
 
 
 class MainWindow(QMainWindow):
@@ -74,7 +69,13 @@ class MainWindow(QMainWindow):
         self.chat = ChatView(self)
         self.chat.set_policy_provider(self.current_policy)
         self.chat_input = ChatInputWidget(self)
-        self.workspace = WorkspaceWidget(self.current_policy, self)
+        # Files the user named on the command line (view) are theirs to open;
+        # the mode limits what an agent's records may hand over.
+        self.workspace = WorkspaceWidget(
+            self.current_policy,
+            self,
+            mode_provider=lambda: None if self._viewer_only else self._mode,
+        )
         self.file_actions = FileActions(
             store, self._policy_for, lambda: self._mode, parent=self
         )
@@ -182,12 +183,15 @@ class MainWindow(QMainWindow):
         self.addAction(focus_chat)
 
     def _policy_for(self, workspace: str | None) -> Policy:
-        try:
-            return load_policy(workspace=Path(workspace) if workspace else None)
-        except PolicyError as error:
-            # A broken policy file must not open the door: deny everything and say so.
-            self.notice_bar.show_message(str(error), "error")
-            return fail_closed_policy(error)
+        policy = current_policy(workspace)
+        if policy.problem is not None:
+            # It denies everything; say why, so the user can mend the file.
+            self.notice_bar.show_message(
+                f"Every file is refused until the read-deny policy loads: "
+                f"{policy.problem}",
+                "error",
+            )
+        return policy
 
     def _on_conversations_conversation_selected(self, conversation_id: str) -> None:
         if conversation_id != self._conversation_id:

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
-from app.core.policy import PolicyError
 from app.core.store import Store
-from app.ui.main_window import MainWindow, fail_closed_policy
+from app.ui.main_window import MainWindow
 
 
 @pytest.fixture(scope="module")
@@ -69,9 +68,18 @@ def test_splitter_sizes_are_remembered(qtbot, demo_data):
     store.close()
 
 
-def test_a_broken_policy_file_denies_everything():
-    policy = fail_closed_policy(PolicyError("bad toml"))
+def test_a_broken_policy_file_denies_everything_and_says_why(
+    window, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "deliverables").mkdir()
+    (tmp_path / "deliverables" / "policy.toml").write_text("[deny\n")
+
+    policy = window.current_policy()
+
     assert policy.denying_rule("/home/someone/report.html") is not None
+    assert window.notice_bar.kind == "error"
+    assert "policy.toml" in window.notice_bar.text()
 
 
 def test_every_interactive_element_has_an_accessible_name(window):

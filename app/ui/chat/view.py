@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from array import array
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Final
 
 from PySide6.QtCore import (
@@ -38,7 +37,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem
 
 from app.core.deliverables import DeliverableRef
-from app.core.policy import Policy, load_policy
+from app.core.policy import Policy, current_policy
 from app.core.store import StoredMessage
 from app.core.transcript import (
     ImageBlock,
@@ -453,7 +452,7 @@ class ChatView(ChatInteractionView):
     def _policy(self) -> Policy:
         if self._policy_provider is not None:
             return self._policy_provider()
-        return load_policy(workspace=Path(self._chat.workspace))
+        return current_policy(self._chat.workspace or None)
 
     def _request_image(self, row: int) -> None:
         block = self._chat.block(row)

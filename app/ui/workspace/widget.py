@@ -11,9 +11,10 @@ from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from app.core.kinds import kind_from_name
-from app.core.policy import Policy
+from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry
-from app.core.safeio import Identity, SafeOpenError, VerifiedFile, open_verified
+from app.core.revalidate import check_path
+from app.core.safeio import Identity, VerifiedFile
 from app.ui.workspace.tabs import DiskState, DocumentPageWidget, DocumentTabsWidget
 from app.ui.workspace.tree import FileTreeView
 from app.ui.workspace.watcher import FileChangeWatcher
@@ -21,12 +22,6 @@ from previewers import context as preview_context
 from previewers import registry
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.fallback import FallbackCardWidget
-
-_REFUSAL_WORDS = {
-    "symlink": "it is a symbolic link, and links are not followed",
-    "directory": "it is a folder",
-    "not_regular": "it is not a regular file",
-}
 
 # (key sequences, handler name): the standard document shortcuts.
 _SHORTCUTS: tuple[tuple[tuple[str | QKeySequence.StandardKey, ...], str], ...] = (
@@ -67,11 +62,16 @@ class WorkspaceWidget(QWidget):
     loaded = Signal()
 
     def __init__(
-        self, policy_provider: Callable[[], Policy], parent: QWidget | None = None
+        self,
+        policy_provider: Callable[[], Policy],
+        parent: QWidget | None = None,
+        *,
+        mode_provider: Callable[[], PermissionMode | None] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setAccessibleName("Workspace")
         self._policy_provider = policy_provider
+        self._mode_provider = mode_provider
         self._root: Path | None = None
         # Previews that read around their file (Markdown images) ask these.
         preview_context.set_policy_provider(policy_provider)
@@ -230,26 +230,14 @@ class WorkspaceWidget(QWidget):
     # -- internals -----------------------------------------------------------------
 
     def _safe_open(self, path: str) -> VerifiedFile | None:
-        name = PurePath(path).name
-        rule = self._policy_provider().denying_rule(path)
-        if rule is not None:
-            self.notice.emit(
-                f"Cannot open {name}: denied by read-deny rule {rule.describe()}."
-            )
-            return None
-        try:
-            file = open_verified(path)
-        except SafeOpenError as error:
-            words = _REFUSAL_WORDS.get(error.reason, str(error))
-            self.notice.emit(f"Cannot open {name}: {words}.")
-            return None
-        real = file.real_path
-        if real is not None and real != path:
-            file.close()
-            self.notice.emit(
-                f"Cannot open {name}: a folder on its path leads somewhere else."
-            )
-            return None
+        # Files opened from the tree, the External files node included, pass
+        # the same check as a card action: policy, mode, safe open.
+        mode = self._mode_provider() if self._mode_provider is not None else None
+        root = str(self._root) if self._root is not None else None
+        check, file = check_path(path, self._policy_provider(), root=root, mode=mode)
+        if file is None:
+            name = PurePath(path).name
+            self.notice.emit(f"Cannot open {name}: {check.reason}.")
         return file
 
     def _create_preview(
