@@ -12,6 +12,11 @@ resource (200); a token revoked recently gets 410, any other unknown one 404;
 the same Content-Security-Policy, sandbox included, goes on every response,
 so a bound file opened on its own is sandboxed too; requests in CORS mode get
 403, since no response ever carries CORS headers anyway.
+
+A body is never read: a request that announces one is answered and its
+connection closed, so the body cannot be taken for the next request; one whose
+end other parsers could place differently (a repeated or malformed length, a
+folded or unreadable header line) gets 400.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import socket
 import socketserver
 import threading
 from dataclasses import dataclass, field
+from email.message import Message
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -54,6 +60,7 @@ _SECURITY_HEADERS = (
 _REMEMBERED_REVOCATIONS = 1024
 _RANGE = re.compile(r"bytes=(\d{0,18})-(\d{0,18})")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_DIGITS = re.compile(r"[0-9]{1,18}")
 # Characters a browser never escapes in a path; an escaped one is a trick.
 _NEVER_ESCAPED = frozenset(
     b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/\\"
@@ -121,6 +128,30 @@ def _decode_key(raw: str) -> str | None:
     return key if is_canonical_key(key) else None
 
 
+def _framing_is_ambiguous(headers: Message) -> bool:
+    """Whether another parser could find a different end of this request.
+
+    A header line the parser could not read ends the header block early, so
+    a ``Content-Length`` after it goes unseen; a folded line or a repeated or
+    malformed length is read differently by different parsers. Any of them
+    could make a body read as the next request.
+    """
+    if headers.defects:
+        return True
+    if any("\r" in value or "\n" in value for value in headers.values()):
+        return True
+    lengths = headers.get_all("Content-Length") or []
+    return len(lengths) > 1 or any(_DIGITS.fullmatch(v) is None for v in lengths)
+
+
+def _announces_body(headers: Message) -> bool:
+    # A Transfer-Encoding header counts whatever its value: an empty or unknown
+    # coding is still a body some parser would look for.
+    if "Transfer-Encoding" in headers:
+        return True
+    return any(int(value) != 0 for value in headers.get_all("Content-Length") or [])
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _LoopbackServer
     target = ""
@@ -135,9 +166,10 @@ class _Handler(BaseHTTPRequestHandler):
         # The base class rewrites a leading "//" in self.path; match the
         # target exactly as it was sent.
         self.target = self.requestline.split()[1]
-        if self.headers.get("Content-Length", "0") != "0" or self.headers.get(
-            "Transfer-Encoding"
-        ):
+        if _framing_is_ambiguous(self.headers):
+            self._refuse(HTTPStatus.BAD_REQUEST, "bad request")
+            return False
+        if _announces_body(self.headers):
             self.close_connection = True  # a body is never read: do not reuse
         hosts = self.headers.get_all("Host") or []
         if hosts != [f"{HOST}:{self.server.server_port}"]:

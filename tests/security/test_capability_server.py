@@ -442,6 +442,7 @@ _BODIES = {
     "after-last-chunk": lambda hidden: b"0\r\n\r\n" + hidden,
 }
 ANSWERED = Reply(200, CSS)
+BAD_REQUEST = Reply(400, b"bad request\n")
 
 
 @pytest.mark.parametrize(
@@ -487,6 +488,29 @@ ANSWERED = Reply(200, CSS)
             ANSWERED,
             id="two-te-chunked-last",
         ),
+        pytest.param(["Transfer-Encoding:"], "raw", ANSWERED, id="te-empty"),
+        pytest.param(
+            ["Transfer-Encoding : chunked"], "raw", BAD_REQUEST, id="te-space-colon"
+        ),
+        pytest.param(
+            ["X-Pad: 1", " Transfer-Encoding: chunked"],
+            "raw",
+            BAD_REQUEST,
+            id="te-folded",
+        ),
+        pytest.param(
+            ["Content-Length: 0", "Content-Length: {n}"],
+            "raw",
+            BAD_REQUEST,
+            id="two-lengths",
+        ),
+        pytest.param(
+            ["Content-Length: {n}, {n}"], "raw", BAD_REQUEST, id="length-list"
+        ),
+        pytest.param(
+            ["Content-Length : {n}"], "raw", BAD_REQUEST, id="length-space-colon"
+        ),
+        pytest.param(["Content-Length: +{n}"], "raw", BAD_REQUEST, id="length-sign"),
     ],
 )
 def test_a_request_hidden_in_a_body_is_never_answered(
