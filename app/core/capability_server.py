@@ -16,7 +16,8 @@ so a bound file opened on its own is sandboxed too; requests in CORS mode get
 A body is never read: a request that announces one is answered and its
 connection closed, so the body cannot be taken for the next request; one whose
 end other parsers could place differently (a repeated or malformed length, a
-folded or unreadable header line) gets 400.
+folded or unreadable header line) gets 400, and HTTP/0.9, whose answer has no
+room for the security headers, gets 505.
 """
 
 from __future__ import annotations
@@ -166,6 +167,13 @@ class _Handler(BaseHTTPRequestHandler):
         # The base class rewrites a leading "//" in self.path; match the
         # target exactly as it was sent.
         self.target = self.requestline.split()[1]
+        if self.request_version == "HTTP/0.9":
+            # A 0.9 answer is the body alone: no status line and none of the
+            # security headers every response must carry.
+            self.request_version = "HTTP/1.0"
+            status = HTTPStatus.HTTP_VERSION_NOT_SUPPORTED
+            self._refuse(status, status.phrase.lower())
+            return False
         if _framing_is_ambiguous(self.headers):
             self._refuse(HTTPStatus.BAD_REQUEST, "bad request")
             return False

@@ -584,6 +584,25 @@ def test_http_1_0_without_host_gets_421(published, server):
     assert CSS not in received
 
 
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "GET {path}\r\n",
+        "GET {path}\r\nHost: 127.0.0.1:{port}\r\n\r\n",
+        "GET {path} HTTP/0.9\r\nHost: 127.0.0.1:{port}\r\n\r\n",
+    ],
+)
+def test_http_0_9_gets_505_with_a_status_line_and_no_bytes(
+    published, server, request_text
+):
+    # A 0.9 answer would be the bare body, without any of the security headers.
+    path = key_path(published, "style.css")
+    data = request_text.format(path=path, port=server.port).encode()
+    replies, received = exchange(server.port, data)
+    assert replies == [Reply(505, b"http version not supported\n")]
+    assert CSS not in received
+
+
 # Byte ranges ----------------------------------------------------------------------
 
 
