@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import pytest
 
-from app.core.capability_server import CapabilityServer, Publication
+from app.core.capability_server import MAX_CONNECTIONS, CapabilityServer, Publication
 from app.core.html_bind import bind_html
 from app.core.manifest import MIB, Bundle
 from app.core.policy import Policy, Rule, builtin_rules
@@ -813,3 +813,28 @@ def test_close_ends_open_connections_and_leaves_no_thread(workspace):
     assert set(threading.enumerate()) <= before
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
+
+
+def test_400_idle_connections_neither_block_a_request_nor_pile_up_threads(workspace):
+    before = set(threading.enumerate())
+    server = CapabilityServer()
+    idle: list[socket.socket] = []
+    try:
+        publication = server.publish(_bind(workspace))
+        for _ in range(400):
+            idle.append(
+                socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            )
+        port = server.port
+        request_data = get(
+            port, key_path(publication, "style.css"), "Connection: close"
+        )
+        replies, _received = exchange(port, request_data)
+        assert replies == [Reply(200, CSS)]
+        # One thread per connection served, plus the one accepting them.
+        assert len(set(threading.enumerate()) - before) <= MAX_CONNECTIONS + 1
+    finally:
+        for connection in idle:
+            connection.close()
+        server.close()
+    assert set(threading.enumerate()) <= before
