@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from app.core.media_facts import playlist_refusal
+
 HEAD_SIZE = 4096
 """How many leading bytes a preview source carries for sniffing."""
 
@@ -135,12 +137,59 @@ def _ogg_check(head: bytes) -> MagicType | None:
     return MagicType("audio/ogg", "Ogg audio")
 
 
+# An ID3v2 tag header: "ID3", major version, revision, flags, then the tag's
+# size in four bytes of seven bits each, counting neither this header nor the
+# footer that flag 0x10 adds. FFmpeg skips such tags before it probes what
+# follows, so what follows is what must be checked.
+_ID3_HEADER_SIZE = 10
+_ID3_FOOTER_FLAG = 0x10
+_MP3 = MagicType("audio/mpeg", "MP3 audio")
+
+
+def _id3v2_end(head: bytes) -> int | None:
+    """Where the ID3v2 tags that open ``head`` end; 0 when there are none.
+
+    Tags may follow one another; each is skipped by the size it claims.
+    ``None`` when a tag runs past the head: nothing beyond the head is ever
+    looked at, so a huge claimed size costs nothing.
+    """
+    end = 0
+    while head[end : end + 3] == b"ID3":
+        header = head[end : end + _ID3_HEADER_SIZE]
+        if len(header) < _ID3_HEADER_SIZE:
+            return None
+        flags, size_bytes = header[5], header[6:]
+        if header[3] == 0xFF or header[4] == 0xFF or any(b & 0x80 for b in size_bytes):
+            break  # not a tag header (version, revision or size), as FFmpeg judges
+        size = 0
+        for byte in size_bytes:
+            size = size << 7 | byte
+        footer = _ID3_HEADER_SIZE if flags & _ID3_FOOTER_FLAG else 0
+        end += _ID3_HEADER_SIZE + size + footer
+        if end > len(head):
+            return None
+    return end
+
+
 def _mp3_check(head: bytes) -> MagicType | None:
-    if head[:3] == b"ID3" or (
-        len(head) > 1 and head[0] == 0xFF and head[1] in b"\xfb\xf3\xf2"
-    ):
-        return MagicType("audio/mpeg", "MP3 audio")
-    return None
+    if head[:3] != b"ID3":
+        if len(head) > 1 and head[0] == 0xFF and head[1] in b"\xfb\xf3\xf2":
+            return _MP3
+        return None
+    end = _id3v2_end(head)
+    if end is None or end >= len(head):
+        if len(head) < HEAD_SIZE:
+            # A short head is the whole file: the tags fill it or claim more
+            # than it holds, and no audio follows them.
+            return MagicType(OCTET_STREAM, "ID3 tag with no audio after it")
+        # What follows the tags lies past the head (cover art makes tags large):
+        # taken for MP3, as FFmpeg would, whose protocol whitelist still applies.
+        return _MP3
+    if playlist_refusal(head[end:]) is not None:
+        # A playlist or text list behind a tag would reach FFmpeg's playlist
+        # demuxers as "MP3"; it is no more audio than without the tag.
+        return MagicType(OCTET_STREAM, "playlist or text behind an ID3 tag, not audio")
+    return _MP3
 
 
 def _tiff_check(head: bytes) -> MagicType | None:

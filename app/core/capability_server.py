@@ -12,12 +12,20 @@ resource (200); a token revoked recently gets 410, any other unknown one 404;
 the same Content-Security-Policy, sandbox included, goes on every response,
 so a bound file opened on its own is sandboxed too; requests in CORS mode get
 403, since no response ever carries CORS headers anyway.
+
+A body is never read: a request that announces one is answered and its
+connection closed, so the body cannot be taken for the next request; one whose
+end other parsers could place differently (a repeated or malformed length, a
+folded or unreadable header line) gets 400, and HTTP/0.9, whose answer has no
+room for the security headers, gets 505. At most ``MAX_CONNECTIONS`` are served
+at once, a thread each; past that, the connection idle longest is closed.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import itertools
 import logging
 import re
 import secrets
@@ -25,6 +33,7 @@ import socket
 import socketserver
 import threading
 from dataclasses import dataclass, field
+from email.message import Message
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -52,8 +61,15 @@ _SECURITY_HEADERS = (
     ("Cache-Control", "no-store"),
 )
 _REMEMBERED_REVOCATIONS = 1024
+MAX_CONNECTIONS = 64
+"""Connections served at once, a thread each; a new one past it closes the
+connection that has waited longest for a request."""
+# How long a connection past the bound waits for a thread to end: one that was
+# waiting for a request ends at once, one answering finishes its response.
+_SLOT_WAIT_SECONDS = 2.0
 _RANGE = re.compile(r"bytes=(\d{0,18})-(\d{0,18})")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_DIGITS = re.compile(r"[0-9]{1,18}")
 # Characters a browser never escapes in a path; an escaped one is a trick.
 _NEVER_ESCAPED = frozenset(
     b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/\\"
@@ -121,6 +137,30 @@ def _decode_key(raw: str) -> str | None:
     return key if is_canonical_key(key) else None
 
 
+def _framing_is_ambiguous(headers: Message) -> bool:
+    """Whether another parser could find a different end of this request.
+
+    A header line the parser could not read ends the header block early, so
+    a ``Content-Length`` after it goes unseen; a folded line or a repeated or
+    malformed length is read differently by different parsers. Any of them
+    could make a body read as the next request.
+    """
+    if headers.defects:
+        return True
+    if any("\r" in value or "\n" in value for value in headers.values()):
+        return True
+    lengths = headers.get_all("Content-Length") or []
+    return len(lengths) > 1 or any(_DIGITS.fullmatch(v) is None for v in lengths)
+
+
+def _announces_body(headers: Message) -> bool:
+    # A Transfer-Encoding header counts whatever its value: an empty or unknown
+    # coding is still a body some parser would look for.
+    if "Transfer-Encoding" in headers:
+        return True
+    return any(int(value) != 0 for value in headers.get_all("Content-Length") or [])
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _LoopbackServer
     target = ""
@@ -129,15 +169,31 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     timeout = 30  # an idle keep-alive connection does not hold a thread forever
 
+    def handle_one_request(self) -> None:
+        # Waiting for a request (and reading it) is idle time: a connection
+        # may be closed to make room then, never while it is being answered.
+        self.server.mark_idle(self.connection)
+        super().handle_one_request()
+
     def parse_request(self) -> bool:
-        if not super().parse_request():
+        parsed = super().parse_request()
+        self.server.mark_busy(self.connection)
+        if not parsed:
             return False
         # The base class rewrites a leading "//" in self.path; match the
         # target exactly as it was sent.
         self.target = self.requestline.split()[1]
-        if self.headers.get("Content-Length", "0") != "0" or self.headers.get(
-            "Transfer-Encoding"
-        ):
+        if self.request_version == "HTTP/0.9":
+            # A 0.9 answer is the body alone: no status line and none of the
+            # security headers every response must carry.
+            self.request_version = "HTTP/1.0"
+            status = HTTPStatus.HTTP_VERSION_NOT_SUPPORTED
+            self._refuse(status, status.phrase.lower())
+            return False
+        if _framing_is_ambiguous(self.headers):
+            self._refuse(HTTPStatus.BAD_REQUEST, "bad request")
+            return False
+        if _announces_body(self.headers):
             self.close_connection = True  # a body is never read: do not reuse
         hosts = self.headers.get_all("Host") or []
         if hosts != [f"{HOST}:{self.server.server_port}"]:
@@ -245,10 +301,23 @@ class _LoopbackServer(ThreadingHTTPServer):
     daemon_threads = False
     block_on_close = True  # close() joins every connection thread
 
+    # Connections the kernel holds until they are accepted. Past the default
+    # of 5 it drops them, and a client tries again only a second later.
+    request_queue_size = MAX_CONNECTIONS
+
     def __init__(self, owner: CapabilityServer) -> None:
         self.owner = owner
-        self._connections: set[socket.socket] = set()
+        # Each open connection, with when it began to wait for a request (an
+        # order, not a time) or None while a request is being answered.
+        self._connections: dict[socket.socket, int | None] = {}
         self._connections_lock = threading.Lock()
+        self._idle_order = itertools.count()
+        # A thread per connection, so bounding connections bounds threads:
+        # idle sockets opened by any local process cannot pile them up.
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        # Threads that gave their slot back and are ending; joined before a
+        # new one starts, so the bound holds for live threads, not just slots.
+        self._ending: collections.deque[threading.Thread] = collections.deque()
         super().__init__((HOST, 0), _Handler)
 
     def server_bind(self) -> None:
@@ -260,14 +329,56 @@ class _LoopbackServer(ThreadingHTTPServer):
         self.server_port = self.server_address[1]
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self._close_longest_idle()
+            if not self._slots.acquire(timeout=_SLOT_WAIT_SECONDS):
+                # Every connection is being answered: refuse this one rather
+                # than grow past the bound.
+                self.shutdown_request(request)
+                return
+        while self._ending:
+            self._ending.popleft().join(_SLOT_WAIT_SECONDS)
         with self._connections_lock:
-            self._connections.add(request)
-        super().process_request(request, client_address)
+            self._connections[request] = next(self._idle_order)
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()  # no thread started to release it
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._ending.append(threading.current_thread())
+            self._slots.release()
 
     def shutdown_request(self, request: Any) -> None:
         with self._connections_lock:
-            self._connections.discard(request)
+            self._connections.pop(request, None)
         super().shutdown_request(request)
+
+    def mark_idle(self, connection: socket.socket) -> None:
+        with self._connections_lock:
+            if connection in self._connections:
+                self._connections[connection] = next(self._idle_order)
+
+    def mark_busy(self, connection: socket.socket) -> None:
+        with self._connections_lock:
+            if connection in self._connections:
+                self._connections[connection] = None
+
+    def _close_longest_idle(self) -> None:
+        # Under the lock: shutdown_request forgets a connection before closing
+        # it, so a socket found here is still open and is not another's fd.
+        with self._connections_lock:
+            idle = {c: o for c, o in self._connections.items() if o is not None}
+            if not idle:
+                return
+            oldest = min(idle, key=idle.__getitem__)
+            self._connections[oldest] = None  # closed once, not picked again
+            with contextlib.suppress(OSError):
+                oldest.shutdown(socket.SHUT_RDWR)  # its thread reads EOF and ends
 
     def drop_connections(self) -> None:
         with self._connections_lock:

@@ -19,6 +19,7 @@ from typing import Any, Final, Self
 
 from app.core.app_files import register_data_dir
 from app.core.migrations import migrate
+from app.core.safeio import SafeOpenError, open_verified
 
 DATABASE_NAME: Final = "deliverables.sqlite3"
 KEY_NAME: Final = "record.key"
@@ -420,11 +421,30 @@ def _load_or_create_key(path: Path) -> bytes:
     return _read_key(path)
 
 
+_NEW_KEY_ADVICE: Final = (
+    "start with a new key (existing records will show as untrusted)"
+)
+
+
 def _read_key(path: Path) -> bytes:
-    # O_NOFOLLOW: a symlink planted in place of the key must not choose the key.
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as file:
-        key = file.read(KEY_SIZE + 1)
+    """The key in ``path``; ``FileNotFoundError`` if there is none yet."""
+    # The safe open refuses a symlink planted in place of the key (it must not
+    # choose the key) and anything not a regular file, and a FIFO planted there
+    # comes back at once instead of waiting for a writer.
+    try:
+        opened = open_verified(str(path))
+    except SafeOpenError as error:
+        if isinstance(error.__cause__, FileNotFoundError):
+            raise error.__cause__ from None
+        raise StoreError(_key_refusal(path, error)) from error
+    with opened:
+        try:
+            key = opened.read(KEY_SIZE + 1)
+        except OSError as error:
+            raise StoreError(
+                f"The record key {path} cannot be read ({error.strerror or error}). "
+                f"Check the file and its disk, or move it away to {_NEW_KEY_ADVICE}."
+            ) from error
     if len(key) != KEY_SIZE:
         raise StoreError(
             f"The record key {path} is damaged ({len(key)} bytes, expected "
@@ -432,3 +452,34 @@ def _read_key(path: Path) -> bytes:
             "to start with a new key (existing records will show as untrusted)."
         )
     return key
+
+
+_NOT_REGULAR_WORDS: Final = {
+    "directory": "a folder",
+    "not_regular": "a named pipe, socket or device",
+}
+
+
+def _key_refusal(path: Path, error: SafeOpenError) -> str:
+    """What is wrong with the key file, from the safe open's refusal, and what to do."""
+    if error.reason == "symlink":
+        return (
+            f"The record key {path} is a symbolic link; the key is only read from "
+            "a regular file, so a link in its place is not followed. Put the real "
+            f"key file back there, or delete the link to {_NEW_KEY_ADVICE}."
+        )
+    kind = _NOT_REGULAR_WORDS.get(error.reason)
+    if kind is not None:
+        return (
+            f"The record key {path} is {kind}, not a regular file, so records "
+            f"cannot be verified. Move it away to {_NEW_KEY_ADVICE}."
+        )
+    if isinstance(error.__cause__, PermissionError):
+        return (
+            f"The record key {path} cannot be read: permission denied. Give your "
+            f"user permission to read it, or move it away to {_NEW_KEY_ADVICE}."
+        )
+    return (
+        f"The record key {path} cannot be opened ({error}). Check the file and "
+        f"its disk, or move it away to {_NEW_KEY_ADVICE}."
+    )

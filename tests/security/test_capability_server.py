@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import http.client
+import io
 import logging
 import os
 import secrets
 import socket
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
-from app.core.capability_server import CapabilityServer, Publication
+from app.core.capability_server import MAX_CONNECTIONS, CapabilityServer, Publication
 from app.core.html_bind import bind_html
 from app.core.manifest import MIB, Bundle
 from app.core.policy import Policy, Rule, builtin_rules
@@ -26,6 +28,7 @@ SCRIPT = b"document.body.dataset.ok = '1';"
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
 DEEP = b"p { margin: 0 }"
 SECRET = b"TOP-SECRET-CANARY"
+OTHER = b"OTHER-BUNDLE-CANARY"
 PAGE = (
     b'<!DOCTYPE html><link rel="stylesheet" href="style.css">'
     b'<link rel="stylesheet" href="sub/deep.css">'
@@ -60,6 +63,17 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def published(server: CapabilityServer, workspace: Path) -> Publication:
     return server.publish(_bind(workspace))
+
+
+@pytest.fixture
+def other(
+    server: CapabilityServer, tmp_path_factory: pytest.TempPathFactory
+) -> Publication:
+    """A second bundle, under its own token, that no attack may reach."""
+    root = tmp_path_factory.mktemp("other")
+    (root / "index.html").write_text('<img src="only-here.png">')
+    (root / "only-here.png").write_bytes(OTHER)
+    return server.publish(_bind(root))
 
 
 class Answer:
@@ -271,7 +285,18 @@ def test_broken_request_lines_are_refused_without_echoing_the_token(
 
 @pytest.mark.parametrize(
     "host",
-    ["localhost:{port}", "127.0.0.1", "evil.example", "127.0.0.1:{other}", None, ""],
+    [
+        "localhost:{port}",
+        "127.0.0.1",
+        "evil.example",
+        "127.0.0.1:{other}",
+        None,
+        "",
+        "127.0.0.1.:{port}",
+        "[::1]:{port}",
+        "127.0.0.1:0{port}",
+        "127.1:{port}",
+    ],
 )
 def test_a_wrong_host_gets_421(published, server, host):
     value = (
@@ -283,12 +308,24 @@ def test_a_wrong_host_gets_421(published, server, host):
     assert_safe_headers(answer)
 
 
-def test_two_host_headers_get_421(published, server):
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("127.0.0.1:{port}", "evil:{port}"),
+        ("evil:{port}", "127.0.0.1:{port}"),
+        ("127.0.0.1:{port}", "127.0.0.1:{port}"),
+    ],
+)
+def test_two_host_headers_get_421(published, server, first, second):
     port = server.port
     answer = request(
-        port, key_path(published, "style.css"), headers={"Host": f"evil:{port}"}
+        port,
+        key_path(published, "style.css"),
+        host=first.format(port=port),
+        headers={"Host": second.format(port=port)},
     )
     assert answer.status == 421
+    assert CSS not in answer.body
 
 
 @pytest.mark.parametrize(
@@ -350,6 +387,220 @@ def test_one_token_never_reaches_another_bundle(server, workspace, tmp_path):
 
 def test_the_token_stays_out_of_the_publication_repr(published):
     assert published.token not in repr(published)
+
+
+# Request framing: smuggling, pipelining, request forms, old versions -------------
+
+
+class Reply(NamedTuple):
+    status: int
+    body: bytes
+
+
+def get(port: int, target: str, *headers: str, version: str = "HTTP/1.1") -> bytes:
+    """One GET with the right Host, then ``headers``, exactly as written."""
+    lines = [f"GET {target} {version}", f"Host: 127.0.0.1:{port}", *headers]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def exchange(
+    port: int, data: bytes, methods: Sequence[str] = ()
+) -> tuple[list[Reply], bytes]:
+    """Send ``data`` in one write, end the sending side, read until the server closes.
+
+    Returns the replies in order (the ones to ``HEAD`` in ``methods`` have no
+    body) and every byte received. Ending the sending side lets any request the
+    server finds in ``data`` be answered before it sees the end, so a request
+    smuggled in a body shows up here as one more reply.
+    """
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    stream = io.BytesIO(received)
+    replies: list[Reply] = []
+    while line := stream.readline():
+        assert line.startswith(b"HTTP/1."), f"not a status line: {line!r}"
+        headers = http.client.parse_headers(stream)
+        method = methods[len(replies)] if len(replies) < len(methods) else "GET"
+        length = 0 if method == "HEAD" else int(headers["Content-Length"])
+        replies.append(Reply(int(line.split()[1]), stream.read(length)))
+    return replies, received
+
+
+def _chunked(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n0\r\n\r\n" % (len(data), data)
+
+
+# What follows the headers: the hidden request as it is, chunk-encoded, or after
+# an empty last chunk (where a parser that honours the chunking would find it).
+_BODIES = {
+    "raw": lambda hidden: hidden,
+    "chunked": _chunked,
+    "after-last-chunk": lambda hidden: b"0\r\n\r\n" + hidden,
+}
+ANSWERED = Reply(200, CSS)
+BAD_REQUEST = Reply(400, b"bad request\n")
+
+
+@pytest.mark.parametrize(
+    ("headers", "body", "expected"),
+    [
+        pytest.param(["Content-Length: {n}"], "raw", ANSWERED, id="content-length"),
+        pytest.param(["Transfer-Encoding: chunked"], "chunked", ANSWERED, id="chunked"),
+        pytest.param(
+            ["Transfer-Encoding: chunked"], "raw", ANSWERED, id="chunked-unframed"
+        ),
+        pytest.param(
+            ["Content-Length: {n}", "Transfer-Encoding: chunked"],
+            "after-last-chunk",
+            ANSWERED,
+            id="length-and-chunked",
+        ),
+        pytest.param(
+            ["Transfer-Encoding: chunked", "Content-Length: 0"],
+            "raw",
+            ANSWERED,
+            id="chunked-and-zero-length",
+        ),
+        pytest.param(["Transfer-Encoding: xchunked"], "raw", ANSWERED, id="xchunked"),
+        pytest.param(
+            ["Transfer-Encoding:  chunked"], "raw", ANSWERED, id="space-chunked"
+        ),
+        pytest.param(
+            ["Transfer-Encoding:\tchunked"], "raw", ANSWERED, id="tab-chunked"
+        ),
+        pytest.param(["Transfer-Encoding: CHUNKED"], "raw", ANSWERED, id="upper-case"),
+        pytest.param(
+            ["Transfer-Encoding: chunked, identity"], "raw", ANSWERED, id="coding-list"
+        ),
+        pytest.param(
+            ["Transfer-Encoding: chunked", "Transfer-Encoding: identity"],
+            "raw",
+            ANSWERED,
+            id="two-te-chunked-first",
+        ),
+        pytest.param(
+            ["Transfer-Encoding: identity", "Transfer-Encoding: chunked"],
+            "raw",
+            ANSWERED,
+            id="two-te-chunked-last",
+        ),
+        pytest.param(["Transfer-Encoding:"], "raw", ANSWERED, id="te-empty"),
+        pytest.param(
+            ["Transfer-Encoding : chunked"], "raw", BAD_REQUEST, id="te-space-colon"
+        ),
+        pytest.param(
+            ["X-Pad: 1", " Transfer-Encoding: chunked"],
+            "raw",
+            BAD_REQUEST,
+            id="te-folded",
+        ),
+        pytest.param(
+            ["Content-Length: 0", "Content-Length: {n}"],
+            "raw",
+            BAD_REQUEST,
+            id="two-lengths",
+        ),
+        pytest.param(
+            ["Content-Length: {n}, {n}"], "raw", BAD_REQUEST, id="length-list"
+        ),
+        pytest.param(
+            ["Content-Length : {n}"], "raw", BAD_REQUEST, id="length-space-colon"
+        ),
+        pytest.param(["Content-Length: +{n}"], "raw", BAD_REQUEST, id="length-sign"),
+    ],
+)
+def test_a_request_hidden_in_a_body_is_never_answered(
+    published, other, server, headers, body, expected
+):
+    hidden = get(server.port, key_path(other, "only-here.png"))
+    payload = _BODIES[body](hidden)
+    lines = [line.format(n=len(payload)) for line in headers]
+    outer = get(server.port, key_path(published, "style.css"), *lines)
+    replies, received = exchange(server.port, outer + payload)
+    assert replies == [expected]
+    assert OTHER not in received
+
+
+def test_pipelined_gets_are_answered_in_order_each_with_its_own_key(
+    published, other, server
+):
+    port = server.port
+    data = get(port, key_path(published, "style.css")) + get(
+        port, key_path(published, "app.js"), "Connection: close"
+    )
+    replies, received = exchange(port, data)
+    assert replies == [Reply(200, CSS), Reply(200, SCRIPT)]
+    assert OTHER not in received
+
+
+def test_a_pipelined_run_through_404_and_head_stays_in_step(published, other, server):
+    port = server.port
+    data = (
+        get(port, key_path(published, "style.css"))
+        + get(port, key_path(published, "missing.css"))
+        + get(port, key_path(published, "pic.png")).replace(b"GET", b"HEAD", 1)
+        + get(port, key_path(published, "app.js"), "Connection: close")
+    )
+    replies, received = exchange(port, data, methods=["GET", "GET", "HEAD", "GET"])
+    assert replies == [
+        Reply(200, CSS),
+        Reply(404, b"not found\n"),
+        Reply(200, b""),
+        Reply(200, SCRIPT),
+    ]
+    assert OTHER not in received
+    assert PNG not in received
+
+
+@pytest.mark.parametrize("authority", ["127.0.0.1:{port}", "evil.example"])
+def test_an_absolute_form_target_gets_404_and_the_next_request_its_key(
+    published, server, authority
+):
+    port = server.port
+    path = key_path(published, "style.css")
+    absolute = f"http://{authority.format(port=port)}{path}"
+    data = get(port, absolute) + get(port, path, "Connection: close")
+    replies, _received = exchange(port, data)
+    assert replies == [Reply(404, b"not found\n"), Reply(200, CSS)]
+
+
+def test_http_1_0_gets_one_answer_and_the_connection_ends(published, other, server):
+    port = server.port
+    hidden = get(port, key_path(other, "only-here.png"))
+    first = get(port, key_path(published, "style.css"), version="HTTP/1.0")
+    replies, received = exchange(port, first + hidden)
+    assert replies == [Reply(200, CSS)]
+    assert OTHER not in received
+
+
+def test_http_1_0_without_host_gets_421(published, server):
+    data = f"GET {key_path(published, 'style.css')} HTTP/1.0\r\n\r\n".encode()
+    replies, received = exchange(server.port, data)
+    assert replies == [Reply(421, b"misdirected request\n")]
+    assert CSS not in received
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "GET {path}\r\n",
+        "GET {path}\r\nHost: 127.0.0.1:{port}\r\n\r\n",
+        "GET {path} HTTP/0.9\r\nHost: 127.0.0.1:{port}\r\n\r\n",
+    ],
+)
+def test_http_0_9_gets_505_with_a_status_line_and_no_bytes(
+    published, server, request_text
+):
+    # A 0.9 answer would be the bare body, without any of the security headers.
+    path = key_path(published, "style.css")
+    data = request_text.format(path=path, port=server.port).encode()
+    replies, received = exchange(server.port, data)
+    assert replies == [Reply(505, b"http version not supported\n")]
+    assert CSS not in received
 
 
 # Byte ranges ----------------------------------------------------------------------
@@ -562,3 +813,28 @@ def test_close_ends_open_connections_and_leaves_no_thread(workspace):
     assert set(threading.enumerate()) <= before
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
+
+
+def test_400_idle_connections_neither_block_a_request_nor_pile_up_threads(workspace):
+    before = set(threading.enumerate())
+    server = CapabilityServer()
+    idle: list[socket.socket] = []
+    try:
+        publication = server.publish(_bind(workspace))
+        for _ in range(400):
+            idle.append(
+                socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            )
+        port = server.port
+        request_data = get(
+            port, key_path(publication, "style.css"), "Connection: close"
+        )
+        replies, _received = exchange(port, request_data)
+        assert replies == [Reply(200, CSS)]
+        # One thread per connection served, plus the one accepting them.
+        assert len(set(threading.enumerate()) - before) <= MAX_CONNECTIONS + 1
+    finally:
+        for connection in idle:
+            connection.close()
+        server.close()
+    assert set(threading.enumerate()) <= before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -369,6 +370,88 @@ def test_damaged_key_file_is_reported(tmp_path: Path) -> None:
     (tmp_path / KEY_NAME).write_bytes(b"short")
     with pytest.raises(StoreError, match="damaged"):
         Store(tmp_path)
+
+
+def _assert_key_problem(tmp_path: Path, *words: str) -> None:
+    """Opening the store fails with a StoreError naming the key and a way out."""
+    with pytest.raises(StoreError) as raised:
+        Store(tmp_path)
+    message = str(raised.value)
+    assert str(tmp_path / KEY_NAME) in message
+    assert "new key" in message
+    for word in words:
+        assert word in message
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+@pytest.mark.parametrize("target", ["a planted key", "nothing"])
+def test_a_symlink_in_place_of_the_key_is_reported(tmp_path: Path, target: str) -> None:
+    planted = tmp_path / "planted.key"
+    if target == "a planted key":
+        planted.write_bytes(bytes(32))  # a key of the right size, chosen by someone
+    os.symlink(planted, tmp_path / KEY_NAME)
+    _assert_key_problem(tmp_path, "symbolic link")
+    assert (tmp_path / KEY_NAME).is_symlink()  # reported, not replaced
+
+
+def test_a_folder_in_place_of_the_key_is_reported(tmp_path: Path) -> None:
+    (tmp_path / KEY_NAME).mkdir()
+    _assert_key_problem(tmp_path, "a folder", "not a regular file")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_fifo_in_place_of_the_key_is_reported_without_waiting(
+    tmp_path: Path,
+) -> None:
+    fifo = tmp_path / KEY_NAME
+    os.mkfifo(fifo)
+    outcome: list[BaseException | None] = []
+
+    def open_store() -> None:
+        try:
+            Store(tmp_path).close()
+            outcome.append(None)
+        except BaseException as error:  # handed to the test thread below
+            outcome.append(error)
+
+    opener = threading.Thread(target=open_store, daemon=True)
+    opener.start()
+    opener.join(timeout=30)  # only a guard against a hang; no writer ever comes
+    hung = opener.is_alive()
+    if hung:
+        # Let a blocked open return so the thread ends: a writer that leaves.
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        opener.join()
+    assert not hung, "opening the store waited for a writer on the FIFO"
+    assert len(outcome) == 1 and isinstance(outcome[0], StoreError)
+    message = str(outcome[0])
+    assert "named pipe" in message
+    assert "new key" in message
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads every file"
+)
+def test_an_unreadable_key_file_is_reported(tmp_path: Path) -> None:
+    Store(tmp_path).close()
+    (tmp_path / KEY_NAME).chmod(0)
+    _assert_key_problem(tmp_path, "permission denied")
+
+
+def test_a_key_file_the_system_refuses_to_open_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The unreadable case for any user, root included: open itself says EACCES.
+    Store(tmp_path).close()
+    real_open = os.open
+
+    def refusing_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if Path(path).name == KEY_NAME:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refusing_open)
+    _assert_key_problem(tmp_path, "permission denied")
 
 
 # -- crash safety -------------------------------------------------------------

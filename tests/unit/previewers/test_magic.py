@@ -95,3 +95,69 @@ def test_character_cut_by_the_head_end_is_not_invalid() -> None:
 def test_svg_and_html_are_sniffed_from_text() -> None:
     assert magic.sniff_mime(b"<svg xmlns='...'/>", "pic") == "image/svg+xml"
     assert magic.sniff_mime(b"<!DOCTYPE html><html>", "page") == "text/html"
+
+
+# ID3 tags in front of what FFmpeg would really read -------------------------------
+
+MP3_FRAME = b"\xff\xfb\x90\x64" + bytes(413)  # MPEG-1 Layer III frame header
+PLAYLIST = b"#EXTM3U\n#EXTINF:2,\n/etc/passwd\n#EXT-X-ENDLIST\n"
+CONCAT = b"ffconcat version 1.0\nfile 'secret.wav'\n"
+
+
+def id3(payload: bytes = b"", *, size: int | None = None, flags: int = 0) -> bytes:
+    """An ID3v2.4 tag holding ``payload``; ``size`` may claim something else."""
+    claimed = len(payload) if size is None else size
+    synchsafe = bytes((claimed >> shift) & 0x7F for shift in (21, 14, 7, 0))
+    return b"ID3\x04\x00" + bytes((flags,)) + synchsafe + payload
+
+
+def _frames() -> bytes:
+    return b"TIT2\x00\x00\x00\x06\x00\x00\x03Title" + bytes(20)  # a title and padding
+
+
+def _assert_not_media(head: bytes) -> None:
+    found = magic.detect(head, "song.mp3")
+    assert found.mime == magic.OCTET_STREAM
+    assert not found.mime.startswith(("audio/", "video/"))
+
+
+def test_an_hls_playlist_behind_an_id3_tag_is_not_audio() -> None:
+    head = id3(_frames()) + PLAYLIST
+    _assert_not_media(head)
+    assert "playlist" in magic.describe(head, "song.mp3")
+
+
+def test_an_ffconcat_list_behind_an_id3_tag_is_not_audio() -> None:
+    _assert_not_media(id3(_frames()) + CONCAT)
+
+
+def test_a_playlist_behind_two_id3_tags_is_not_audio() -> None:
+    second = b"ID3\x03\x00\x00" + bytes((0, 0, 0, 4)) + bytes(4)  # a v2.3 tag
+    _assert_not_media(id3(_frames()) + second + PLAYLIST)
+
+
+def test_a_playlist_behind_an_id3_tag_with_a_footer_is_not_audio() -> None:
+    footer = b"3DI\x04\x00\x10" + bytes((0, 0, 0, len(_frames())))
+    _assert_not_media(id3(_frames(), flags=0x10) + footer + PLAYLIST)
+
+
+def test_an_id3_tag_claiming_more_than_the_file_holds_is_not_audio() -> None:
+    # The largest size a tag can claim (256 MiB) in a file of a few bytes.
+    _assert_not_media(id3(b"tiny", size=(1 << 28) - 1))
+
+
+def test_an_mp3_frame_after_an_id3_tag_is_audio() -> None:
+    head = id3(_frames()) + MP3_FRAME
+    assert magic.detect(head, "song.bin") == magic.MagicType("audio/mpeg", "MP3 audio")
+
+
+def test_an_mp3_frame_after_two_id3_tags_is_audio() -> None:
+    head = id3(_frames()) + id3(b"") + MP3_FRAME
+    assert magic.sniff_mime(head, "song.bin") == "audio/mpeg"
+
+
+def test_an_id3_tag_larger_than_the_head_is_still_audio() -> None:
+    # Cover art makes real tags far larger than the head; what follows is not
+    # in the head, and the file stays MP3 rather than breaking real music.
+    head = id3(bytes(magic.HEAD_SIZE), size=300_000)[: magic.HEAD_SIZE]
+    assert magic.sniff_mime(head, "song.mp3") == "audio/mpeg"
