@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
 from app.core.deliverables import DeliverableRef, check_deliverable, look_up
 from app.core.kinds import BROWSER_KINDS, Kind, kind_from_name
+from app.core.native_open import HEAD_SIZE, make_private_copy, native_open_refusal
 from app.core.paths import resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.records import UnsupportedRecord
@@ -49,7 +51,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "show_source", "Show &source", "show the source of {name}", needs_fd=True
     ),
     ActionSpec("copy_path", "&Copy path", "copy the path of {name}"),
-    ActionSpec("open_native", "Open with system &app", "open {name} with its app"),
+    ActionSpec(
+        "open_native",
+        "Open with system &app",
+        "open {name} with its app",
+        needs_fd=True,
+    ),
     ActionSpec(
         "show_in_file_manager",
         "Show in file &manager",
@@ -72,6 +79,34 @@ def offers_browser(name: str, kind: Kind) -> bool:
 def offers_source(name: str, kind: Kind) -> bool:
     """Files with a text source worth showing: markup, data, code, SVG."""
     return kind in SOURCE_KINDS or _is_svg(name)
+
+
+# Copies up to this size are made at once; larger ones on a worker thread.
+INLINE_COPY_LIMIT = 8 * 1024 * 1024
+
+
+class _CopySignals(QObject):
+    finished = Signal(object, object)  # (job, Path or the reason as str)
+
+
+class _PrivateCopyJob(QRunnable):
+    """Makes the private copy for "Open with system app" off the GUI thread."""
+
+    def __init__(self, source: VerifiedFile, name: str) -> None:
+        super().__init__()
+        self.setAutoDelete(False)
+        self.signals = _CopySignals()
+        self.name = name
+        self._source = source
+
+    def run(self) -> None:
+        try:
+            result: object = make_private_copy(self._source, self.name)
+        except Exception as error:  # reported to the user, never lost
+            result = str(error)
+        finally:
+            self._source.close()
+        self.signals.finished.emit(self, result)
 
 
 class FileActions(QObject):
@@ -122,6 +157,7 @@ class FileActions(QObject):
         self._saver.failed.connect(self._on_saver_failed)
         self._saver.cancelled.connect(self._on_saver_cancelled)
         self._dialog_parent: QWidget | None = None
+        self._copy_jobs: set[_PrivateCopyJob] = set()
 
     def set_dialog_parent(self, widget: QWidget | None) -> None:
         """The window that save dialogs and progress belong to."""
@@ -264,6 +300,9 @@ class FileActions(QObject):
             assert opened is not None
             self.browserRequested.emit(path, opened, ref)
             return True
+        if spec.id == "open_native":
+            assert opened is not None
+            return self._open_natively(spec, name, opened)
         if spec.id == "save_copy":
             assert opened is not None
             return self._saver.start(
@@ -282,19 +321,61 @@ class FileActions(QObject):
             QGuiApplication.clipboard().setText(path)
             self.notice.emit("Path copied")
             return True
-        if spec.id == "open_native":
-            # From here the desktop opens the path by name: the check just made
-            # is the last word this app has on it.
-            if not self._system.open_file(path):
-                self._refuse(spec, name, "no app is set up to open it")
-                return False
-            return True
+
         if spec.id == "show_in_file_manager":
             if not self._system.show_in_file_manager(path):
                 self._refuse(spec, name, "no file manager could be started")
                 return False
             return True
         raise AssertionError(f"unhandled action {spec.id}")
+
+    def _open_natively(self, spec: ActionSpec, name: str, opened: VerifiedFile) -> bool:
+        """Refuse what can run; hand the desktop a private copy, never the path."""
+        try:
+            refusal = native_open_refusal(
+                name, os.fstat(opened.fd).st_mode, opened.read(HEAD_SIZE)
+            )
+        except OSError as error:
+            refusal = f"it cannot be read: {error}"
+        if refusal is not None:
+            opened.close()
+            self._refuse(spec, name, refusal)
+            return False
+        if opened.identity.size > INLINE_COPY_LIMIT:
+            job = _PrivateCopyJob(opened, name)
+            job.signals.finished.connect(
+                self._on_private_copy_finished, Qt.ConnectionType.QueuedConnection
+            )
+            self._copy_jobs.add(job)
+            QThreadPool.globalInstance().start(job)
+            self.notice.emit(f"Preparing a private copy of {name} to open…")
+            return True
+        try:
+            copy = make_private_copy(opened, name)
+        except OSError as error:
+            self._refuse(spec, name, f"no private copy could be made: {error}")
+            return False
+        finally:
+            opened.close()
+        return self._hand_over(name, copy)
+
+    def _on_private_copy_finished(self, job: object, result: object) -> None:
+        assert isinstance(job, _PrivateCopyJob)
+        self._copy_jobs.discard(job)
+        if isinstance(result, Path):
+            self._hand_over(job.name, result)
+        else:
+            reason = f"no private copy could be made: {result}"
+            self._refuse(_SPECS["open_native"], job.name, reason)
+
+    def _hand_over(self, name: str, copy: Path) -> bool:
+        if not self._system.open_file(str(copy)):
+            self._refuse(_SPECS["open_native"], name, "no app is set up to open it")
+            return False
+        self.notice.emit(
+            f"Opened a private copy of {name}; changes made there stay in the copy"
+        )
+        return True
 
     def _refuse(self, spec: ActionSpec, name: str, reason: str) -> None:
         self.refused.emit(f"Can't {spec.refusal.format(name=name)}: {reason}")

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.deliverables import DeliverableRef
+from app.core.native_open import sweep_private_copies
 from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.records import FileEntry, Record, parse_record
 from app.core.safeio import VerifiedFile
@@ -102,6 +103,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._connect()
         self.chat_input.set_model_configured(bool(self._model_spec))
+        # Copies handed to other apps a day ago or more are no longer needed.
+        QTimer.singleShot(0, sweep_private_copies)
 
     # Public API ---------------------------------------------------------------
 

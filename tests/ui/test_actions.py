@@ -222,11 +222,20 @@ def test_reveal_asks_the_tree_to_select_the_file(h):
     assert h.reveals == [str(h.path())]
 
 
-@pytest.mark.parametrize("action", ["open_native", "show_in_file_manager"])
-def test_desktop_actions_reach_the_system_opener(h, action):
-    method = "open_file" if action == "open_native" else action
-    assert h.actions.perform(action, h.ref())
-    assert h.opener.calls == [(method, str(h.path()))]
+def test_show_in_file_manager_reaches_the_system_opener(h):
+    assert h.actions.perform("show_in_file_manager", h.ref())
+    assert h.opener.calls == [("show_in_file_manager", str(h.path()))]
+
+
+def test_open_with_system_app_hands_over_a_private_copy(h):
+    assert h.actions.perform("open_native", h.ref())
+
+    [(method, handed)] = h.opener.calls
+    assert method == "open_file"
+    assert handed != str(h.path())
+    assert os.path.basename(handed) == "report.md"
+    assert Path(handed).read_bytes() == FILES["report.md"]
+    assert h.notices[-1].startswith("Opened a private copy of report.md")
 
 
 def test_desktop_that_cannot_open_the_file_says_so(h):

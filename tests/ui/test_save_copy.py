@@ -10,15 +10,10 @@ import pytest
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.core.copying import CHUNK_SIZE, copy_verified
 from app.core.safeio import VerifiedFile, open_verified
 from app.ui import save_copy
-from app.ui.save_copy import (
-    CHUNK_SIZE,
-    SaveCopier,
-    SaveCopyDialogs,
-    copy_verified,
-    proposed_target,
-)
+from app.ui.save_copy import SaveCopier, SaveCopyDialogs, proposed_target
 
 BIG = 20 * 1024 * 1024
 
