@@ -26,6 +26,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QMessageBox, QVBoxLayout, QWidget
 
 from app.core.kinds import Kind, kind_from_name
+from app.core.names import display_name
 from app.core.safeio import Identity, VerifiedFile
 from previewers import magic
 
@@ -63,7 +64,8 @@ class PreviewSource:
         head = file.read(magic.HEAD_SIZE, 0)
         return cls(
             path=path,
-            name=name,
+            # Shown in titles and messages: hidden characters made visible.
+            name=display_name(name),
             kind=kind if kind is not None else kind_from_name(name),
             identity=file.identity,
             head=head,

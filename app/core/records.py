@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from app.core.kinds import Kind
+from app.core.names import display_name, hides_characters
 
 RECORD_VERSION = 1
 
@@ -32,6 +33,15 @@ class FileEntry:
     @property
     def name(self) -> str:
         return self.resolved.replace("\\", "/").rsplit("/", 1)[-1]
+
+    @property
+    def display_name(self) -> str:
+        """The name as it is shown: hidden and reordering characters visible."""
+        return display_name(self.name)
+
+    @property
+    def hides_characters(self) -> bool:
+        return hides_characters(self.name)
 
     @property
     def kind_enum(self) -> Kind:

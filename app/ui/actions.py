@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from app.core.deliverables import DeliverableRef, check_deliverable, look_up
 from app.core.kinds import BROWSER_KINDS, Kind, kind_from_name
+from app.core.names import display_name, plain_file_name
 from app.core.native_open import HEAD_SIZE, make_private_copy, native_open_refusal
 from app.core.paths import resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy, current_policy
@@ -92,16 +93,17 @@ class _CopySignals(QObject):
 class _PrivateCopyJob(QRunnable):
     """Makes the private copy for "Open with system app" off the GUI thread."""
 
-    def __init__(self, source: VerifiedFile, name: str) -> None:
+    def __init__(self, source: VerifiedFile, name: str, file_name: str) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.signals = _CopySignals()
         self.name = name
+        self._file_name = file_name
         self._source = source
 
     def run(self) -> None:
         try:
-            result: object = make_private_copy(self._source, self.name)
+            result: object = make_private_copy(self._source, self._file_name)
         except Exception as error:  # reported to the user, never lost
             result = str(error)
         finally:
@@ -242,7 +244,7 @@ class FileActions(QObject):
             keep_open=spec.needs_fd,
         )
         self.verdictChanged.emit(ref, check.verdict.value)
-        name = "this file" if entry is None else entry.name
+        name = "this file" if entry is None else entry.display_name
         if not check.allowed or entry is None:
             self._refuse(spec, name, check.reason)
             return False
@@ -261,7 +263,7 @@ class FileActions(QObject):
         if spec is None:
             raise ValueError(f"unknown file action {action!r}")
         resolved = resolve_keep_leaf(path)
-        name = os.path.basename(resolved) or resolved
+        name = display_name(os.path.basename(resolved) or resolved)
         check, opened = self._check_path(resolved, workspace or "")
         if opened is not None and not spec.needs_fd:
             opened.close()
@@ -302,7 +304,7 @@ class FileActions(QObject):
             return True
         if spec.id == "open_native":
             assert opened is not None
-            return self._open_natively(spec, name, opened)
+            return self._open_natively(spec, name, opened, path)
         if spec.id == "save_copy":
             assert opened is not None
             return self._saver.start(
@@ -329,11 +331,15 @@ class FileActions(QObject):
             return True
         raise AssertionError(f"unhandled action {spec.id}")
 
-    def _open_natively(self, spec: ActionSpec, name: str, opened: VerifiedFile) -> bool:
+    def _open_natively(
+        self, spec: ActionSpec, name: str, opened: VerifiedFile, path: str
+    ) -> bool:
         """Refuse what can run; hand the desktop a private copy, never the path."""
         try:
             refusal = native_open_refusal(
-                name, os.fstat(opened.fd).st_mode, opened.read(HEAD_SIZE)
+                os.path.basename(path),
+                os.fstat(opened.fd).st_mode,
+                opened.read(HEAD_SIZE),
             )
         except OSError as error:
             refusal = f"it cannot be read: {error}"
@@ -341,8 +347,11 @@ class FileActions(QObject):
             opened.close()
             self._refuse(spec, name, refusal)
             return False
+        # The copy keeps the real name (the desktop picks the app by it), less
+        # any hidden characters.
+        file_name = plain_file_name(os.path.basename(path))
         if opened.identity.size > INLINE_COPY_LIMIT:
-            job = _PrivateCopyJob(opened, name)
+            job = _PrivateCopyJob(opened, name, file_name)
             job.signals.finished.connect(
                 self._on_private_copy_finished, Qt.ConnectionType.QueuedConnection
             )
@@ -351,7 +360,7 @@ class FileActions(QObject):
             self.notice.emit(f"Preparing a private copy of {name} to open…")
             return True
         try:
-            copy = make_private_copy(opened, name)
+            copy = make_private_copy(opened, file_name)
         except OSError as error:
             self._refuse(spec, name, f"no private copy could be made: {error}")
             return False

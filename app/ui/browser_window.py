@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar, QWidget
 
 from app.core.kinds import Kind, kind_from_name
+from app.core.names import display_name
 from app.core.safeio import VerifiedFile
 from previewers.base import PreviewSource
 from previewers.web_preview import (
@@ -50,11 +51,11 @@ class BrowserWindow(QMainWindow):
     ) -> None:
         super().__init__(parent)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        name = PurePath(path).name
+        name = display_name(PurePath(path).name)
         self.setWindowTitle(name)  # a window title is never rich text
         self.setAccessibleName(f"Built-in browser: {name}")
         try:
-            source = PreviewSource.from_file(path, file, kind=kind_from_name(name))
+            source = PreviewSource.from_file(path, file, kind=kind_from_name(path))
         except OSError:
             file.close()
             raise

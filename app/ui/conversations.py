@@ -8,6 +8,7 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
 
+from app.core.names import display_name
 from app.core.store import Conversation
 
 CONVERSATION_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -45,7 +46,8 @@ class ConversationListView(QTreeView):
             stamp = conversation.created_at.astimezone().strftime("%Y-%m-%d %H:%M")
             folder = Path(conversation.workspace).name or conversation.workspace
             # Item text is plain in item views; titles may come from a model.
-            item = QStandardItem(f"{conversation.title}\n{folder} · {stamp}")
+            title, folder = display_name(conversation.title), display_name(folder)
+            item = QStandardItem(f"{title}\n{folder} · {stamp}")
             item.setData(conversation.id, CONVERSATION_ID_ROLE)
             # Plain text: titles and paths may come from a model or a file name.
             item.setToolTip(_plain_tooltip(f"{conversation.workspace}\n{stamp}"))

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.deliverables import DeliverableRef
+from app.core.names import display_name
 from app.core.native_open import sweep_private_copies
 from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.records import FileEntry, Record, parse_record
@@ -127,7 +128,7 @@ class MainWindow(QMainWindow):
         self.chat.set_conversation(conversation_id, conversation.workspace, messages)
         self.workspace.set_root(self._workspace_root)
         self.workspace.set_external_entries(_external_entries(messages))
-        self.setWindowTitle(f"{conversation.title} — Deliverables")
+        self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
         self._bridge = None
         if self.conversations.current_conversation_id() != conversation_id:
             self.refresh_conversations()

@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, QRunnable, QStandardPaths, Qt, QThreadPool, 
 from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QProgressDialog, QWidget
 
 from app.core.copying import CopyResult, copy_verified
+from app.core.names import plain_file_name
 from app.core.safeio import VerifiedFile
 from previewers.base import ask_plain_question
 
@@ -175,7 +176,8 @@ class SaveCopier(QObject):
             if changed and not self._dialogs.confirm_changed(parent, name):
                 source.close()
                 return False
-            target = self._dialogs.choose_target(parent, proposed_target(name))
+            proposed = proposed_target(plain_file_name(os.path.basename(source_path)))
+            target = self._dialogs.choose_target(parent, proposed)
             if not target:
                 source.close()
                 return False

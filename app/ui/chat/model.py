@@ -24,6 +24,7 @@ from app.agent.events import (
     ToolCallStarted,
 )
 from app.core.deliverables import DeliverableRef
+from app.core.names import display_name
 from app.core.store import StoredMessage, StoredRecord
 from app.core.transcript import (
     AssistantTextBlock,
@@ -58,7 +59,7 @@ def accessible_text(block: Block) -> str:
     if isinstance(block, DeliverableBlock):
         if block.entry is None:
             return f"Unsupported record (version {_version(block)})"
-        return f"{block.entry.name} — {block.entry.description}"
+        return f"{block.entry.display_name} — {block.entry.description}"
     if isinstance(block, ToolCallBlock):
         return f"{block.name} {block.state}"
     if isinstance(block, ImageBlock):
@@ -136,7 +137,7 @@ class ChatModel(QAbstractListModel):
             if isinstance(block, DeliverableBlock) and block.entry is not None:
                 entry = block.entry
                 return escaped_tooltip(
-                    f"{entry.name}\n{entry.description}\n{entry.path}"
+                    f"{entry.display_name}\n{entry.description}\n{display_name(entry.path)}"
                 )
             return None
         if role == VerdictRole:

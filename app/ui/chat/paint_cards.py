@@ -353,6 +353,17 @@ def paint_deliverable(
             colours,
             small,
         )
+    if entry.hides_characters:
+        # The name holds characters that reorder or hide letters; say so.
+        badge_right = _badge(
+            painter,
+            badge_right,
+            top - 1,
+            "hidden characters",
+            colours.warning,
+            colours,
+            small,
+        )
     if entry.scope == "external":
         badge_right = _badge(
             painter, badge_right, top - 1, "external", colours.accent, colours, small
@@ -362,7 +373,9 @@ def paint_deliverable(
     painter.setFont(small)
     painter.setPen(colours.muted)
     name_width = max(20, badge_right - text_left - size_width - 12)
-    name = name_metrics.elidedText(entry.name, Qt.TextElideMode.ElideMiddle, name_width)
+    name = name_metrics.elidedText(
+        entry.display_name, Qt.TextElideMode.ElideMiddle, name_width
+    )
     painter.setFont(bold)
     painter.setPen(colours.text)
     painter.drawText(

@@ -22,6 +22,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeView, QWidget
 
+from app.core.names import display_name
 from app.core.policy import Policy
 from app.core.records import FileEntry
 from previewers.base import plain_tooltip
@@ -159,7 +160,7 @@ class FileTreeModel(QStandardItemModel):
         self._root = os.path.realpath(root) if root is not None else None
         if self._root is None:
             return
-        item = QStandardItem(os.path.basename(self._root) or self._root)
+        item = QStandardItem(display_name(os.path.basename(self._root) or self._root))
         item.setEditable(False)
         item.setDragEnabled(False)
         item.setData(self._root, PATH_ROLE)
@@ -309,7 +310,7 @@ class FileTreeModel(QStandardItemModel):
     def _file_item(
         self, name: str, path: str, node: Node, policy: Policy
     ) -> QStandardItem:
-        item = QStandardItem(name)
+        item = QStandardItem(display_name(name))
         item.setEditable(False)
         item.setDragEnabled(False)
         item.setData(path, PATH_ROLE)

@@ -11,6 +11,7 @@ from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from app.core.kinds import kind_from_name
+from app.core.names import display_name
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry
 from app.core.revalidate import check_path
@@ -118,7 +119,9 @@ class WorkspaceWidget(QWidget):
         """Show ``path`` in the tree; external files are under External files."""
         found = self.tree.reveal(path) or self.tree.reveal(host_path(path))
         if not found:
-            self.notice.emit(f"{PurePath(path).name} is not in the file tree.")
+            self.notice.emit(
+                f"{display_name(PurePath(path).name)} is not in the file tree."
+            )
         return found
 
     # -- opening -------------------------------------------------------------------
@@ -236,7 +239,7 @@ class WorkspaceWidget(QWidget):
         root = str(self._root) if self._root is not None else None
         check, file = check_path(path, self._policy_provider(), root=root, mode=mode)
         if file is None:
-            name = PurePath(path).name
+            name = display_name(PurePath(path).name)
             self.notice.emit(f"Cannot open {name}: {check.reason}.")
         return file
 
@@ -251,7 +254,9 @@ class WorkspaceWidget(QWidget):
             preview = previewer.create(source, file, None)
         except Exception as error:  # a broken previewer must not take the app down
             file.close()
-            self.notice.emit(f"Cannot preview {PurePath(path).name}: {error}")
+            self.notice.emit(
+                f"Cannot preview {display_name(PurePath(path).name)}: {error}"
+            )
             return None
         preview.loaded.connect(self._on_preview_settled)
         preview.failed.connect(self._on_preview_settled)
