@@ -245,6 +245,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from app.core.store import StoreError
+
     args = build_parser().parse_args(argv)
-    code: int = args.handler(args)
+    try:
+        code: int = args.handler(args)
+    except StoreError as error:
+        # A damaged or tampered store says what is wrong and what to do.
+        print(f"deliverables: {error}", file=sys.stderr)
+        return 2
     return code

@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.core.policy import PermissionMode
+from app.core.policy import PermissionMode, policy_file_state, user_policy_path
 from app.core.store import Store
 
 
@@ -23,11 +23,14 @@ class AgentBridge(QObject):
             delivered on the GUI thread.
         busyChanged(bool): a turn started or ended.
         failed(str): the model could not be set up; the text says what to do.
+        policyChanged(str): the user's policy file changed while a turn ran;
+            the file's path.
     """
 
     runEvent = Signal(object)
     busyChanged = Signal(bool)
     failed = Signal(str)
+    policyChanged = Signal(str)
 
     def __init__(
         self,
@@ -86,9 +89,15 @@ class AgentBridge(QObject):
             self.busyChanged.emit(False)
             return
         self._runner = runner
+        # The agent's tools cannot write the policy file, but other programs
+        # the agent may drive can: a change made during a turn is the user's
+        # to review, since rules removed there apply everywhere.
+        before = policy_file_state()
         try:
             runner.run(text, self.runEvent.emit)
         finally:
+            if policy_file_state() != before:
+                self.policyChanged.emit(str(user_policy_path()))
             self.busyChanged.emit(False)
 
     def _make_runner(self) -> Any:

@@ -270,6 +270,7 @@ class MainWindow(QMainWindow):
             bridge.runEvent.connect(self._on_bridge_event)
             bridge.busyChanged.connect(self.chat_input.set_busy)
             bridge.failed.connect(self._on_actions_refused)
+            bridge.policyChanged.connect(self._on_bridge_policy_changed)
             self._bridge = bridge
         bridge.send(text)
 
@@ -288,6 +289,13 @@ class MainWindow(QMainWindow):
             if isinstance(record, Record) and self._conversation_id is not None:
                 messages = self._store.messages(self._conversation_id)
                 self.workspace.set_external_entries(_external_entries(messages))
+
+    def _on_bridge_policy_changed(self, path: str) -> None:
+        self.notice_bar.show_message(
+            f"Your read-deny policy file {path} changed while the agent was "
+            "working. Check it: rules removed there apply to every conversation.",
+            "warning",
+        )
 
     def _open_settings(self) -> None:
         from app.ui.settings_dialog import SettingsDialog

@@ -78,3 +78,41 @@ def test_the_bridge_reports_a_model_that_cannot_be_set_up(qtbot, tmp_path: Path)
     )
     window.close()
     store.close()
+
+
+def test_a_policy_file_changed_during_a_turn_is_reported(qtbot, tmp_path, monkeypatch):
+    config = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    policy_file = config / "deliverables" / "policy.toml"
+    policy_file.parent.mkdir(parents=True)
+    policy_file.write_text('[deny]\nadd = ["*.sqlite"]\n')
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    store = Store(tmp_path / "data")
+    conversation = store.create_conversation("Live", str(workspace))
+
+    class EditingModel(ScriptedChatModel):
+        """Stands for another program the agent drives, editing the policy."""
+
+        def _generate(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            policy_file.write_text('[deny]\nremove = ["~/.ssh/"]\n')
+            return super()._generate(*args, **kwargs)
+
+    window = MainWindow(
+        store,
+        tmp_path / "data",
+        model_spec="scripted:test",
+        model_factory=lambda _spec: EditingModel(replies=[AIMessage(content="Ok.")]),
+    )
+    qtbot.addWidget(window)
+    window.show_conversation(conversation.id)
+    window.chat_input._edit.setPlainText("hello")
+    window.chat_input._on_edit_submitted()
+
+    qtbot.waitUntil(
+        lambda: "changed while the agent was working" in window.notice_bar.text(),
+        timeout=20_000,
+    )
+    assert str(policy_file) in window.notice_bar.text()
+    window.close()
+    store.close()

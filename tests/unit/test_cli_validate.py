@@ -155,3 +155,19 @@ def test_arguments_that_are_not_json_fail_cleanly(workspace, tmp_path):
     )
     assert result.returncode == 1
     assert json.loads(result.stdout)["reason"] == "invalid"
+
+
+def test_a_store_that_cannot_be_opened_is_explained_not_a_traceback(tmp_path, capsys):
+    from app.cli import main
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (tmp_path / "planted.key").write_bytes(b"k" * 32)
+    (data / "record.key").symlink_to(tmp_path / "planted.key")
+
+    code = main(["open", "--data-dir", str(data)])
+
+    assert code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("deliverables: ")
+    assert "record.key" in error
