@@ -391,3 +391,58 @@ def test_secret_names_in_capitals_are_refused(
     assert presented.status == "error" and "forbidden" in str(presented.content)
     assert read.status == "error"
     assert name not in str(call("list_files").content)
+
+
+# -- 6. the External files node and the permission mode -------------------------------
+
+
+def test_external_files_node_obeys_workspace_only_mode(qtbot, tmp_path: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    from app.core.policy import Policy, builtin_rules
+    from app.core.records import FileEntry
+    from app.ui.workspace.widget import WorkspaceWidget
+
+    workspace, outside = tmp_path / "ws", tmp_path / "elsewhere"
+    workspace.mkdir()
+    outside.mkdir()
+    report = outside / "report.md"
+    report.write_text("# outside")
+    status = report.stat()
+    entry = FileEntry(
+        str(report), str(report), "d", "external", status.st_size,
+        status.st_mtime_ns, status.st_dev, status.st_ino, "markdown",
+    )  # fmt: skip
+    mode = [PermissionMode.ALLOW_EXTERNAL]
+    policy = Policy(builtin_rules(), home=str(tmp_path / "home"))
+    widget = WorkspaceWidget(lambda: policy, mode_provider=lambda: mode[0])
+    qtbot.addWidget(widget)
+    widget.resize(800, 600)
+    widget.show()
+    qtbot.waitExposed(widget)
+    notices: list[str] = []
+    widget.notice.connect(notices.append)
+    widget.set_root(workspace)
+    widget.set_external_entries([entry])
+    tree = widget.tree
+    heading = tree.model().external_item  # type: ignore[attr-defined]
+    tree.expand(heading.index())
+    row = heading.child(0).index()
+
+    def double_click() -> None:
+        # The workspace root lists itself in the background; let it settle
+        # so the row does not move under the pointer.
+        qtbot.waitUntil(lambda: tree.visualRect(row).isValid())
+        tree.scrollTo(row)
+        point = tree.visualRect(row).center()
+        qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=point)
+        qtbot.mouseDClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+    double_click()
+    assert widget.tab_count() == 1
+    widget.close_current()
+    mode[0] = PermissionMode.WORKSPACE_ONLY
+    double_click()
+
+    assert widget.tab_count() == 0
+    assert "workspace-only" in notices[-1]
