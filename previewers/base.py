@@ -25,10 +25,9 @@ from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QMessageBox, QVBoxLayout, QWidget
 
-from app.core.kinds import Kind, kind_from_name
+from app.core.filetype import HEAD_SIZE, FileType, Kind, detect
 from app.core.names import display_name
 from app.core.safeio import Identity, VerifiedFile
-from previewers import magic
 
 T = TypeVar("T")
 
@@ -38,16 +37,15 @@ class PreviewSource:
     """What a previewer knows about a file before it builds its widget.
 
     ``identity`` is the version fence taken when the file was opened; ``head``
-    holds its first bytes (at most ``magic.HEAD_SIZE``), read through the
-    verified descriptor; ``mime`` comes from the magic bytes, then the name.
+    holds its first bytes (at most ``HEAD_SIZE``), read through the verified
+    descriptor; ``type`` is what the file-type service made of them, once.
     """
 
     path: str
     name: str
-    kind: Kind
     identity: Identity
     head: bytes
-    mime: str
+    type: FileType
     source_view: bool = False
 
     @classmethod
@@ -59,35 +57,69 @@ class PreviewSource:
         kind: Kind | None = None,
         source_view: bool = False,
     ) -> PreviewSource:
-        """Describe an opened file; reads only its head, through the descriptor."""
+        """Describe an opened file; reads its head (and behind tags) by descriptor.
+
+        ``kind`` is the kind a trusted record holds; ``None`` for a file no
+        record vouches for, whose name then says.
+        """
         name = PurePath(path).name
-        head = file.read(magic.HEAD_SIZE, 0)
+        head = file.read(HEAD_SIZE, 0)
         return cls(
             path=path,
             # Shown in titles and messages: hidden characters made visible.
             name=display_name(name),
-            kind=kind if kind is not None else kind_from_name(name),
             identity=file.identity,
             head=head,
-            mime=magic.sniff_mime(head, name),
+            type=detect(head, name, kind=kind, read=file.read),
             source_view=source_view,
         )
+
+    @classmethod
+    def of_head(
+        cls,
+        path: str,
+        head: bytes,
+        *,
+        size: int | None = None,
+        kind: Kind | None = None,
+        source_view: bool = False,
+    ) -> PreviewSource:
+        """Describe a file from its head alone (nothing opened), as tests do."""
+        name = PurePath(path).name
+        return cls(
+            path=path,
+            name=display_name(name),
+            identity=Identity(0, 0, len(head) if size is None else size, 0),
+            head=head,
+            type=detect(head, name, kind=kind),
+            source_view=source_view,
+        )
+
+    @property
+    def kind(self) -> Kind:
+        """The family to preview as: the bytes' when they name one (see ``detect``)."""
+        return self.type.kind
+
+    @property
+    def mime(self) -> str:
+        return self.type.mime
+
+    @property
+    def is_text(self) -> bool:
+        """Whether the head reads as text (a byte order mark, or not binary)."""
+        return self.type.text
 
 
 def is_text_of_kind(source: PreviewSource, kind: Kind, size_limit: int) -> bool:
     """A rendered (not "Show source") preview of a text file of ``kind``.
 
-    Text means a byte order mark or a head that does not look binary; files
-    over ``size_limit`` fall through to the plain code and text view.
+    Files over ``size_limit`` fall through to the plain code and text view.
     """
     return (
         source.kind is kind
         and not source.source_view
         and source.identity.size <= size_limit
-        and (
-            magic.bom_encoding(source.head) is not None
-            or not magic.looks_binary(source.head)
-        )
+        and source.is_text
     )
 
 

@@ -22,10 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.kinds import Kind
+from app.core.filetype import EMPTY_MIME, SVG_MIME, TEXT_KINDS, Kind, is_textual_mime
 from app.core.safeio import VerifiedFile
 from app.core.text_pages import BuildCancelledError, FenceBrokenError, Page
-from previewers import magic
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.code_jobs import (
     FirstPage,
@@ -42,12 +41,9 @@ if TYPE_CHECKING:
     from previewers.highlight import LexPass
     from previewers.paged_text_view import PagedTextView
 
-TEXT_KINDS = frozenset(
-    {Kind.TEXT, Kind.CODE, Kind.MARKDOWN, Kind.JSON, Kind.CSV, Kind.HTML}
-)
 # Prose wraps at the window edge by default; code and tables do not.
 _WRAPPED_KINDS = frozenset({Kind.TEXT, Kind.MARKDOWN})
-_TEXT_MIMES = frozenset({magic.EMPTY_MIME, "image/svg+xml"})
+_TEXT_MIMES = frozenset({EMPTY_MIME, SVG_MIME})
 # A whole-file text with a line this long goes to the paged view, which lays
 # out only what is on screen; a text document would lay out the whole line.
 LONG_LINE_CHARS = 64 * 1024
@@ -56,15 +52,15 @@ _MIN_POINTS, _MAX_POINTS = 6.0, 72.0
 
 
 class CodePreviewer:
-    """Text kinds, text-looking files and "Show source" of any text; never binary."""
+    """Text of the text kinds, and "Show source" of any text; never binary."""
 
     name = "code"
 
     def accepts(self, source: PreviewSource) -> bool:
-        textual = magic.is_textual_mime(source.mime) or source.mime in _TEXT_MIMES
-        if not textual or magic.looks_binary(source.head):
+        textual = is_textual_mime(source.mime) or source.mime in _TEXT_MIMES
+        if not textual or not source.is_text:
             return False
-        return source.source_view or source.kind in TEXT_KINDS or textual
+        return source.source_view or source.kind in TEXT_KINDS
 
     def create(
         self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None

@@ -40,10 +40,9 @@ from app.core.csv_index import (
     Row,
     cells_to_tsv,
 )
-from app.core.kinds import Kind
+from app.core.filetype import Kind
 from app.core.safeio import VerifiedFile
 from app.core.text_pages import BuildCancelledError, FenceBrokenError
-from previewers import magic
 from previewers.base import PreviewSource, PreviewWidget, notice_label, plain_tooltip
 from previewers.csv_model import FULL_TEXT_ROLE, CsvTableModel, UseClock
 
@@ -101,11 +100,7 @@ class CsvPreviewer:
     name = "csv"
 
     def accepts(self, source: PreviewSource) -> bool:
-        return (
-            source.kind is Kind.CSV
-            and not source.source_view
-            and not magic.looks_binary(source.head)
-        )
+        return source.kind is Kind.CSV and not source.source_view and source.is_text
 
     def create(
         self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.safeio import VerifiedFile
-from previewers import magic
 from previewers.base import PreviewSource, PreviewWidget
 
 # (action name, button text); the workspace forwards the name to the card actions.
@@ -84,7 +83,7 @@ class FallbackCardWidget(PreviewWidget):
         self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
     ) -> None:
         super().__init__(source, file, parent)
-        self.type_text = magic.describe(source.head, source.name)
+        self.type_text = source.type.description
         self.buttons: dict[str, QPushButton] = {}
         self.set_content(self._build(source))
         # Everything shown is already known: the card is complete at once.

@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QWidget
 
-from app.core.kinds import Kind
+from app.core.filetype import Kind
 from app.core.safeio import VerifiedFile
-from previewers import context, magic
+from previewers import context
 from previewers.base import PreviewSource, PreviewWidget
 
 HTML_SUFFIXES = (".html", ".htm")
@@ -51,7 +51,7 @@ class HtmlPreviewer:
             not source.source_view
             and source.kind is Kind.HTML
             and source.name.lower().endswith(HTML_SUFFIXES)
-            and not magic.looks_binary(source.head)
+            and source.is_text
         )
 
     def create(

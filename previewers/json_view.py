@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.encoding import detect_encoding
+from app.core.filetype import Kind
 from app.core.json_load import (
     JSON_SIZE_LIMIT,
     JsonDocument,
@@ -32,9 +34,7 @@ from app.core.json_load import (
     load_json_lines,
     pretty_json,
 )
-from app.core.kinds import Kind
 from app.core.safeio import VerifiedFile
-from previewers import magic
 from previewers.base import PreviewSource, PreviewWidget, is_text_of_kind, notice_label
 from previewers.json_tree import JsonTreeModel
 
@@ -90,9 +90,8 @@ def _load(data: bytes, lines: bool) -> JsonLoad:
     result = load_json(data)
     text = ""
     if isinstance(result, JsonProblem):
-        bom = magic.bom_encoding(data)
-        encoding, skip = bom if bom is not None else ("utf-8", 0)
-        text = data[skip:].decode(encoding, "replace")
+        encoding = detect_encoding(data)
+        text = data[len(encoding.bom) :].decode(encoding.codec, "replace")
     return JsonLoad(result, text)
 
 

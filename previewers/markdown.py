@@ -7,7 +7,6 @@ from the workspace, vetted on a worker (``previewers.markdown_view``).
 
 from __future__ import annotations
 
-import codecs
 import os
 import threading
 from collections.abc import Callable
@@ -35,10 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.kinds import Kind
+from app.core.encoding import decode, detect_encoding
+from app.core.filetype import Kind
 from app.core.markdown_html import RenderedMarkdown, render_markdown
 from app.core.safeio import VerifiedFile
-from previewers import magic
 from previewers.base import (
     PreviewSource,
     PreviewWidget,
@@ -71,13 +70,12 @@ class MarkdownLoad:
 
 def decode_markdown(data: bytes) -> tuple[str, tuple[str, ...]]:
     """Text from bytes (a BOM picks the encoding, else UTF-8) and any notice."""
-    bom = magic.bom_encoding(data)
-    encoding, skip = bom if bom is not None else ("utf-8", 0)
-    try:
-        return codecs.decode(data[skip:], encoding), ()
-    except UnicodeDecodeError:
-        text = codecs.decode(data[skip:], encoding, "replace")
-        return text, (f"Some bytes are not valid {encoding.upper()}; shown as \ufffd.",)
+    encoding = detect_encoding(data)
+    text, invalid = decode(data[len(encoding.bom) :], encoding)
+    if invalid:
+        codec = encoding.codec.upper()
+        return text, (f"Some bytes are not valid {codec}; shown as \ufffd.",)
+    return text, ()
 
 
 def ask_with_message_box(parent: QWidget, url: str) -> bool:

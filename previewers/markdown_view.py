@@ -26,6 +26,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from app.core.filetype import HEAD_SIZE, detect
+from app.core.image_facts import format_for_mime
 from app.core.markdown_html import image_number, image_target
 from app.core.safeio import SafeOpenError, open_verified
 from previewers.context import PreviewContext
@@ -34,12 +36,10 @@ IMAGE_BYTES_LIMIT = 8 * 1024 * 1024
 IMAGE_PIXEL_LIMIT = 40_000_000
 IMAGE_COUNT_LIMIT = 64
 MAX_IMAGE_WIDTH = 720
-_SIGNATURES: tuple[tuple[bytes, bytes], ...] = (
-    (b"\x89PNG\r\n\x1a\n", b"png"),
-    (b"\xff\xd8\xff", b"jpeg"),
-    (b"GIF87a", b"gif"),
-    (b"GIF89a", b"gif"),
-    (b"BM", b"bmp"),
+# The raster formats a document's image may have, by the MIME type the
+# file-type service gives its bytes.
+_FORMATS = frozenset(
+    {"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"}
 )
 
 
@@ -54,12 +54,8 @@ class LoadedImage:
 
 def image_format(head: bytes) -> bytes | None:
     """The Qt format name for these magic bytes, or None if not an allowed raster."""
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return b"webp"
-    for signature, name in _SIGNATURES:
-        if head.startswith(signature):
-            return name
-    return None
+    found = format_for_mime(detect(head).mime)
+    return found.decoder if found is not None and found.mime in _FORMATS else None
 
 
 def _decode(data: bytes, fmt: bytes) -> QImage | str:
@@ -98,7 +94,7 @@ def load_image(src: str, folder: str, context: PreviewContext) -> LoadedImage:
         if file.identity.size > IMAGE_BYTES_LIMIT:
             return LoadedImage(src, None, "the image is over 8 MiB")
         data = file.read(IMAGE_BYTES_LIMIT + 1, 0)
-    fmt = image_format(data[:16])
+    fmt = image_format(data[:HEAD_SIZE])
     if fmt is None:
         return LoadedImage(src, None, "not a PNG, JPEG, GIF, WebP or BMP image")
     decoded = _decode(data, fmt)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.core.media_facts import playlist_refusal
+from app.core.filetype import playlist_refusal
 from app.core.safeio import VerifiedFile
 from previewers.base import PreviewSource
 

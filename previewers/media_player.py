@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.filetype import playlist_refusal
 from app.core.image_facts import ReadAtStream
-from app.core.media_facts import Waveform, WavFacts, playlist_refusal, read_waveform
+from app.core.media_facts import Waveform, WavFacts, read_waveform
 from app.core.safeio import VerifiedFile
-from previewers import magic
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.media import MEDIA_NAMES
 from previewers.media_view import VideoFrameView, WaveformView, format_time
@@ -117,7 +117,7 @@ class MediaPlayerWidget(PreviewWidget):
         self.facts_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse
         )
-        self.facts_label.setText(magic.describe(self.source.head, self.source.name))
+        self.facts_label.setText(self.source.type.description)
         layout.addWidget(self.facts_label)
         return box
 

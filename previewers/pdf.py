@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QWidget
 
-from app.core.pdf_doc import is_pdf
+from app.core.filetype import PDF_MIME
 from app.core.safeio import VerifiedFile
 from previewers.base import PreviewSource, PreviewWidget
 
@@ -24,7 +24,7 @@ class PdfPreviewer:
     name = "pdf"
 
     def accepts(self, source: PreviewSource) -> bool:
-        return not source.source_view and is_pdf(source.head)
+        return not source.source_view and source.mime == PDF_MIME
 
     def create(
         self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.encoding import detect_encoding
 from app.core.safeio import VerifiedFile
-from previewers import magic
 
 MIB = 1 << 20
 TEXT_LIMIT = 2 * MIB
@@ -55,8 +55,8 @@ def load_text(file: VerifiedFile, limit: int = TEXT_LIMIT) -> TextLoadResult:
     data = file.read(limit + 4, 0)
     size = max(file.current_identity().size, len(data))
     truncated = len(data) > limit
-    bom = magic.bom_encoding(data)
-    encoding, skip = bom if bom is not None else ("utf-8", 0)
+    found = detect_encoding(data)
+    encoding, skip = found.codec, len(found.bom)
     body = data[skip:limit] if truncated else data[skip:]
     # final=False on a cut file: a character split by the cut is left out whole.
     final = not truncated

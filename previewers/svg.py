@@ -10,21 +10,16 @@ from __future__ import annotations
 from PySide6.QtWidgets import QWidget
 
 from app.core.safeio import VerifiedFile
-from previewers import magic
 from previewers.base import PreviewSource, PreviewWidget
-
-SVG_MIME = "image/svg+xml"
 
 
 class SvgPreviewer:
-    """Files whose bytes (or, for a text head, name) say SVG."""
+    """Files whose bytes say SVG, whatever their name."""
 
     name = "svg"
 
     def accepts(self, source: PreviewSource) -> bool:
-        if source.source_view or magic.looks_binary(source.head):
-            return False
-        return source.mime == SVG_MIME
+        return not source.source_view and source.is_text and source.type.is_svg
 
     def create(
         self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None

@@ -1,4 +1,4 @@
-"""Text encodings of previewed files: byte order marks, binary sniffing, safe cuts.
+"""Text encodings of previewed files: the encoding a mark names, and safe cuts.
 
 The cut and search helpers work on raw bytes in code units (1, 2 or 4 bytes), so a
 page or a block read at any offset never splits a character and a UTF-16 line
@@ -8,16 +8,11 @@ cannot say where to cut without decoding, hence these few hand-written helpers.
 
 from __future__ import annotations
 
-import codecs
 import sys
 from array import array
 from dataclasses import dataclass
 
-# Controls that ordinary text carries: tab, line feed, form feed, carriage return,
-# escape (coloured logs) and backspace.
-_TEXT_CONTROLS = frozenset({8, 9, 10, 12, 13, 27})
-# More than this share of invalid or control characters in the head means binary.
-BINARY_SHARE = 0.1
+from app.core.filetype import find_bom
 
 
 @dataclass(frozen=True)
@@ -38,39 +33,12 @@ class TextEncoding:
 
 
 UTF8 = TextEncoding("utf-8")
-# Longest mark first: the UTF-32 LE mark begins with the UTF-16 LE one.
-_BOMS: tuple[TextEncoding, ...] = (
-    TextEncoding("utf-32-le", codecs.BOM_UTF32_LE, 4),
-    TextEncoding("utf-32-be", codecs.BOM_UTF32_BE, 4),
-    TextEncoding("utf-8", codecs.BOM_UTF8, 1),
-    TextEncoding("utf-16-le", codecs.BOM_UTF16_LE, 2),
-    TextEncoding("utf-16-be", codecs.BOM_UTF16_BE, 2),
-)
 
 
 def detect_encoding(head: bytes) -> TextEncoding:
     """The encoding a byte order mark names; UTF-8 when there is none."""
-    for encoding in _BOMS:
-        if head.startswith(encoding.bom):
-            return encoding
-    return UTF8
-
-
-def looks_binary(head: bytes) -> bool:
-    """Whether a file's head is mostly not text: NUL bytes, or many invalid bytes.
-
-    A byte order mark makes it text (UTF-16 and UTF-32 are full of NUL bytes).
-    """
-    if not head or detect_encoding(head).bom:
-        return False
-    if b"\x00" in head:
-        return True
-    # final=False: a character cut off by the end of the head is not invalid.
-    text = codecs.getincrementaldecoder("utf-8")("replace").decode(head, final=False)
-    suspicious = text.count("\ufffd") + sum(
-        1 for char in text if ord(char) < 32 and ord(char) not in _TEXT_CONTROLS
-    )
-    return suspicious > BINARY_SHARE * len(head)
+    bom = find_bom(head)
+    return UTF8 if bom is None else TextEncoding(bom.codec, bom.mark, bom.unit)
 
 
 def decode(data: bytes, encoding: TextEncoding) -> tuple[str, bool]:

@@ -30,6 +30,11 @@ class ImageFormat:
     label: str
     animatable: bool = False
 
+    @property
+    def decoder(self) -> bytes:
+        """The name decoders that are told the format take (``png``, ``jpeg``)."""
+        return self.pillow.lower().encode()
+
 
 FORMATS: dict[str, ImageFormat] = {
     fmt.mime: fmt

@@ -1,4 +1,4 @@
-"""Media checks before playback: playlists and text refused, WAV facts and waveform."""
+"""WAV facts and a waveform, read from a verified file before playback."""
 
 from __future__ import annotations
 
@@ -9,19 +9,6 @@ import wave
 from dataclasses import dataclass
 from typing import IO
 
-# Containers that name other files or URLs for the demuxer to open: a media
-# player must never follow them, whatever the file is called.
-_PLAYLIST_MARKERS: tuple[tuple[bytes, str], ...] = (
-    (b"#extm3u", "an M3U/HLS playlist"),
-    (b"ffconcat", "an FFmpeg concat list"),
-    (b"[playlist]", "a PLS playlist"),
-    (b"<?xml", "an XML document (playlists such as SMIL, XSPF or ASX are XML)"),
-    (b"<smil", "a SMIL playlist"),
-    (b"<asx", "an ASX playlist"),
-    (b"<playlist", "an XSPF playlist"),
-    (b"v=0", "an SDP session description"),
-)
-
 WAVEFORM_BUCKETS = 1200
 """How many (min, max) pairs a waveform has; about one per pixel of a wide view."""
 
@@ -30,31 +17,6 @@ MAX_FRAMES_READ = 1 << 22
 
 # Frames read per step: bounds memory and lets a cancel stop a long file.
 _CHUNK_FRAMES = 1 << 16
-
-
-def _looks_textual(head: bytes) -> bool:
-    if not head:
-        return False
-    if b"\x00" in head:
-        return False
-    sample = head[:1024]
-    printable = sum(1 for byte in sample if byte >= 0x20 or byte in b"\t\r\n")
-    return printable >= 0.95 * len(sample)
-
-
-def playlist_refusal(head: bytes) -> str | None:
-    """Why these leading bytes must not reach a media player, or ``None``.
-
-    Playlists and session descriptions are refused by their content, never by
-    their name; so is anything that reads as text, since real media is binary.
-    """
-    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:64].lower()
-    for marker, words in _PLAYLIST_MARKERS:
-        if stripped.startswith(marker):
-            return f"It is {words}, not media; playlists are never played."
-    if _looks_textual(head):
-        return "It is text, not media."
-    return None
 
 
 @dataclass(frozen=True)

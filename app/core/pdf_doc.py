@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-PDF_MAGIC = b"%PDF-"
+from app.core.filetype import HEAD_SIZE, PDF_MIME, detect
+
 MAX_PDF_BYTES = 256 << 20
 """Larger files are refused: the whole file is held in memory while shown."""
 
@@ -98,8 +99,8 @@ class Bitmap:
 
 
 def is_pdf(head: bytes) -> bool:
-    """Whether the bytes start like a PDF file."""
-    return head.startswith(PDF_MAGIC)
+    """Whether the bytes start like a PDF file, as the file-type service judges."""
+    return detect(head[:HEAD_SIZE]).mime == PDF_MIME
 
 
 def classify_link(raw: dict[str, Any], page: int, page_count: int) -> PdfLink:

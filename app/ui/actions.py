@@ -12,9 +12,9 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
 from app.core.deliverables import DeliverableRef, check_deliverable, look_up
-from app.core.kinds import BROWSER_KINDS, Kind, kind_from_name
+from app.core.filetype import HEAD_SIZE, TEXT_KINDS, Kind, is_svg, kind_from_name
 from app.core.names import display_name, plain_file_name
-from app.core.native_open import HEAD_SIZE, make_private_copy, native_open_refusal
+from app.core.native_open import make_private_copy, native_open_refusal
 from app.core.paths import resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.records import UnsupportedRecord
@@ -23,10 +23,6 @@ from app.core.safeio import VerifiedFile
 from app.core.store import Store
 from app.ui.save_copy import SaveCopier
 from app.ui.system_open import SystemOpener
-
-SOURCE_KINDS = frozenset(
-    {Kind.HTML, Kind.MARKDOWN, Kind.JSON, Kind.CSV, Kind.CODE, Kind.TEXT}
-)
 
 
 @dataclass(frozen=True)
@@ -68,18 +64,18 @@ ACTIONS: tuple[ActionSpec, ...] = (
 _SPECS = {spec.id: spec for spec in ACTIONS}
 
 
-def _is_svg(name: str) -> bool:
-    return name.lower().endswith(".svg")
-
-
 def offers_browser(name: str, kind: Kind) -> bool:
-    """Files the built-in browser can show: pages, SVG and images."""
-    return kind in BROWSER_KINDS or kind is Kind.IMAGE or _is_svg(name)
+    """Files the built-in browser can show: pages, SVG and images.
+
+    Offered by the record's kind before the file is opened; the browser then
+    decides by the bytes and refuses what is neither.
+    """
+    return kind in (Kind.HTML, Kind.IMAGE) or is_svg(name)
 
 
 def offers_source(name: str, kind: Kind) -> bool:
     """Files with a text source worth showing: markup, data, code, SVG."""
-    return kind in SOURCE_KINDS or _is_svg(name)
+    return kind in TEXT_KINDS or is_svg(name)
 
 
 # Copies up to this size are made at once; larger ones on a worker thread.

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar, QWidget
 
-from app.core.kinds import Kind, kind_from_name
+from app.core.filetype import Kind, kind_from_name
 from app.core.names import display_name
 from app.core.safeio import VerifiedFile
 from previewers.base import PreviewSource

@@ -19,7 +19,7 @@ from PySide6.QtGui import (
     QTransform,
 )
 
-from app.core.kinds import Kind
+from app.core.filetype import Kind
 from app.core.transcript import DeliverableBlock, ImageBlock, ToolCallBlock
 from app.ui.chat.style import (
     ACTIONS_HEIGHT,

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
-from app.core.kinds import kind_from_name
+from app.core.filetype import kind_from_name
 from app.core.names import display_name
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry

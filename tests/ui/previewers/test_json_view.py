@@ -10,9 +10,8 @@ import pytest
 from PySide6.QtCore import QModelIndex
 from pytestqt.qtbot import QtBot
 
+from app.core.filetype import Kind
 from app.core.json_load import JSON_SIZE_LIMIT
-from app.core.kinds import Kind
-from app.core.safeio import Identity
 from previewers import registry
 from previewers.base import PreviewSource
 from previewers.json_tree import PAGE
@@ -169,13 +168,9 @@ def test_json_lines_show_one_row_per_line_and_bad_lines(
 
 
 def test_files_over_the_limit_are_left_to_the_text_previewer() -> None:
-    source = PreviewSource(
-        path="/x/huge.json",
-        name="huge.json",
-        kind=Kind.JSON,
-        identity=Identity(0, 0, JSON_SIZE_LIMIT + 1, 0),
-        head=b"[1, 2, 3]",
-        mime="application/json",
+    source = PreviewSource.of_head(
+        "/x/huge.json", b"[1, 2, 3]", size=JSON_SIZE_LIMIT + 1, kind=Kind.JSON
     )
+    assert source.mime == "application/json"
     assert not JsonPreviewer().accepts(source)
     assert registry.choose(source).name != "json"

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from app.core.encoding import looks_binary
+from app.core.filetype import looks_binary
 from app.core.safeio import open_verified
 from app.core.text_pages import PAGE_SIZE, FenceBrokenError, PagedText
 
