@@ -117,20 +117,22 @@ class FileActions(QObject):
         refused(str): an action was refused; the exact plain-text reason.
         verdictChanged(object, str): a check of this DeliverableRef gave this
             verdict (for the card's badge).
-        openRequested(str, object, bool, object): open this path from this
-            VerifiedFile (the receiver owns and closes it), as source or not,
-            for this DeliverableRef (``None`` for a plain path).
-        browserRequested(str, object, object): show this path from this
-            VerifiedFile (the receiver owns and closes it) in the built-in
-            browser, for this DeliverableRef (``None`` for a plain path).
+        openRequested(str, object, bool, object, object): open this path from
+            this VerifiedFile (the receiver owns and closes it), as source or
+            not, for this DeliverableRef and with the Kind its record holds
+            (both ``None`` for a plain path).
+        browserRequested(str, object, object, object): show this path from
+            this VerifiedFile (the receiver owns and closes it) in the built-in
+            browser, for this DeliverableRef, with its record's Kind (both
+            ``None`` for a plain path).
         revealRequested(str): select this path in the file tree.
         notice(str): a short plain-text confirmation, such as "Path copied".
     """
 
     refused = Signal(str)
     verdictChanged = Signal(object, str)
-    openRequested = Signal(str, object, bool, object)
-    browserRequested = Signal(str, object, object)
+    openRequested = Signal(str, object, bool, object, object)
+    browserRequested = Signal(str, object, object, object)
     revealRequested = Signal(str)
     notice = Signal(str)
 
@@ -244,7 +246,9 @@ class FileActions(QObject):
         if not check.allowed or entry is None:
             self._refuse(spec, name, check.reason)
             return False
-        return self._act(spec, entry.resolved, name, check, opened, ref)
+        return self._act(
+            spec, entry.resolved, name, check, opened, ref, entry.kind_enum
+        )
 
     # -- actions on plain paths ----------------------------------------------
 
@@ -267,7 +271,7 @@ class FileActions(QObject):
         if not check.allowed:
             self._refuse(spec, name, check.reason)
             return False
-        return self._act(spec, resolved, name, check, opened, None)
+        return self._act(spec, resolved, name, check, opened, None, None)
 
     def _check_path(
         self, resolved: str, workspace: str
@@ -289,14 +293,16 @@ class FileActions(QObject):
         check: Check,
         opened: VerifiedFile | None,
         ref: DeliverableRef | None,
+        kind: Kind | None,
     ) -> bool:
         if spec.id in ("open", "show_source"):
             assert opened is not None
-            self.openRequested.emit(path, opened, spec.id == "show_source", ref)
+            source = spec.id == "show_source"
+            self.openRequested.emit(path, opened, source, ref, kind)
             return True
         if spec.id == "open_browser":
             assert opened is not None
-            self.browserRequested.emit(path, opened, ref)
+            self.browserRequested.emit(path, opened, ref, kind)
             return True
         if spec.id == "open_native":
             assert opened is not None

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar, QWidget
 
-from app.core.filetype import Kind, kind_from_name
+from app.core.filetype import Kind
 from app.core.names import display_name
 from app.core.safeio import VerifiedFile
 from previewers.base import PreviewSource
@@ -47,6 +47,7 @@ class BrowserWindow(QMainWindow):
         file: VerifiedFile,
         *,
         workspace_root: str = "",
+        kind: Kind | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -55,7 +56,7 @@ class BrowserWindow(QMainWindow):
         self.setWindowTitle(name)  # a window title is never rich text
         self.setAccessibleName(f"Built-in browser: {name}")
         try:
-            source = PreviewSource.from_file(path, file, kind=kind_from_name(path))
+            source = PreviewSource.from_file(path, file, kind=kind)
         except OSError:
             file.close()
             raise

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.declare import declare
 from app.core.deliverables import DeliverableRef
+from app.core.filetype import Kind
 from app.core.policy import PermissionMode, Policy, Rule, builtin_rules
 from app.core.revalidate import Verdict
 from app.core.store import DATABASE_NAME, Store
@@ -117,9 +118,9 @@ class Harness:
         self.refusals: list[str] = []
         self.notices: list[str] = []
         self.verdicts: list[tuple[DeliverableRef, str]] = []
-        self.opens: list[tuple[str, object, bool, object]] = []
+        self.opens: list[tuple[str, object, bool, object, object]] = []
         self.reveals: list[str] = []
-        self.browsers: list[tuple[str, object, object]] = []
+        self.browsers: list[tuple[str, object, object, object]] = []
         self.actions.browserRequested.connect(lambda *a: self.browsers.append(a))
         self.actions.refused.connect(self.refusals.append)
         self.actions.notice.connect(self.notices.append)
@@ -138,9 +139,9 @@ class Harness:
         return self.workspace / name
 
     def close(self) -> None:
-        for _path, opened, _source, _ref in self.opens:
+        for _path, opened, _source, _ref, _kind in self.opens:
             opened.close()  # type: ignore[attr-defined]
-        for _path, opened, _ref in self.browsers:
+        for _path, opened, _ref, _kind in self.browsers:
             opened.close()  # type: ignore[attr-defined]
         self.store.close()
 
@@ -202,16 +203,17 @@ def test_copy_path_puts_the_resolved_path_on_the_clipboard(h):
 def test_open_hands_over_a_verified_file_that_reads_the_bytes(h):
     assert h.actions.perform("open", h.ref())
     assert len(h.opens) == 1
-    path, opened, as_source, ref = h.opens[0]
+    path, opened, as_source, ref, kind = h.opens[0]
     assert path == str(h.path())
     assert not as_source
     assert ref == h.ref()
+    assert kind is Kind.MARKDOWN  # the record's kind travels with the file
     assert os.pread(opened.fd, 100, 0) == FILES["report.md"]
 
 
 def test_show_source_opens_as_source(h):
     assert h.actions.perform("show_source", h.ref("page.html"))
-    path, opened, as_source, _ref = h.opens[0]
+    path, opened, as_source, _ref, _kind = h.opens[0]
     assert path == str(h.path("page.html"))
     assert as_source
     assert opened.read() == FILES["page.html"]
@@ -385,7 +387,7 @@ def test_changed_file_opens_with_the_changed_verdict(h):
     h.path().write_bytes(b"# report, rewritten\n")
     assert h.actions.perform("open", h.ref())
     assert h.verdicts == [(h.ref(), "changed")]
-    _path, opened, _source, _ref = h.opens[0]
+    _path, opened, _source, _ref, _kind = h.opens[0]
     assert opened.read() == b"# report, rewritten\n"
 
 
@@ -474,7 +476,7 @@ def test_open_in_browser_hands_over_the_verified_file(h):
     assert h.actions.perform("open_browser", h.ref("page.html"))
     assert h.refusals == []
     assert len(h.browsers) == 1
-    path, opened, ref = h.browsers[0]
+    path, opened, ref, _kind = h.browsers[0]
     assert path == str(h.path("page.html"))
     assert ref == h.ref("page.html")
     assert opened.read(64, 0) == FILES["page.html"][:64]  # type: ignore[attr-defined]
@@ -493,7 +495,7 @@ def test_open_in_browser_from_the_tree_revalidates_the_path(h):
     assert h.actions.perform_path(
         "open_browser", str(h.path("photo.png")), str(h.workspace)
     )
-    path, opened, ref = h.browsers[0]
+    path, opened, ref, _kind = h.browsers[0]
     assert path == str(h.path("photo.png"))
     assert ref is None
     assert opened.read(8, 0) == FILES["photo.png"][:8]  # type: ignore[attr-defined]
@@ -509,8 +511,8 @@ def test_unknown_action_is_a_programming_error(h):
 
 def test_path_action_opens_a_workspace_file(h):
     assert h.actions.perform_path("open", str(h.path()), str(h.workspace))
-    path, opened, as_source, ref = h.opens[0]
-    assert (path, as_source, ref) == (str(h.path()), False, None)
+    path, opened, as_source, ref, kind = h.opens[0]
+    assert (path, as_source, ref, kind) == (str(h.path()), False, None, None)
     assert opened.read() == FILES["report.md"]
 
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
-from app.core.filetype import kind_from_name
+from app.core.filetype import Kind
 from app.core.names import display_name
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry
@@ -140,24 +140,33 @@ class WorkspaceWidget(QWidget):
         *,
         source_view: bool = False,
         ref: object | None = None,
+        kind: Kind | None = None,
     ) -> bool:
-        """Show an already checked, open file; the workspace now owns ``file``."""
+        """Show an already checked, open file; the workspace now owns ``file``.
+
+        ``kind`` is the kind the file's trusted record holds (``None`` for a
+        file no record vouches for): the preview starts from it, not from a
+        second guess from the name.
+        """
         page = self.tabs.find_page(path, source_view)
+        if page is not None:
+            page.ref = ref if ref is not None else page.ref
+            page.kind = kind if kind is not None else page.kind
         if page is not None and page.preview.source.identity == file.identity:
             file.close()
-            page.ref = ref if ref is not None else page.ref
             self.tabs.activate(page)
             self._announce_if_loaded()
             return True
-        preview = self._create_preview(path, file, source_view)
+        recorded = page.kind if page is not None else kind
+        preview = self._create_preview(path, file, source_view, recorded)
         if preview is None:
             return False
         if page is not None:
             self.tabs.replace_preview(page, preview)
-            page.ref = ref if ref is not None else page.ref
             self.tabs.activate(page)
         else:
             page = self.tabs.add_page(preview, ref)
+            page.kind = kind
             page.reloadRequested.connect(self._on_page_reload_requested)
             self.watcher.watch(path)
         self._announce_if_loaded()
@@ -244,11 +253,11 @@ class WorkspaceWidget(QWidget):
         return file
 
     def _create_preview(
-        self, path: str, file: VerifiedFile, source_view: bool
+        self, path: str, file: VerifiedFile, source_view: bool, kind: Kind | None
     ) -> PreviewWidget | None:
         try:
             source = PreviewSource.from_file(
-                path, file, kind=kind_from_name(path), source_view=source_view
+                path, file, kind=kind, source_view=source_view
             )
             previewer = registry.choose(source)
             preview = previewer.create(source, file, None)
@@ -273,7 +282,7 @@ class WorkspaceWidget(QWidget):
         file = self._safe_open(page.path)
         if file is None:
             return
-        preview = self._create_preview(page.path, file, page.source_view)
+        preview = self._create_preview(page.path, file, page.source_view, page.kind)
         if preview is not None:
             self.tabs.replace_preview(page, preview)
             self._announce_if_loaded()

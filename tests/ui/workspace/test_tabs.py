@@ -13,10 +13,12 @@ from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from app.core.filetype import Kind
 from app.core.safeio import open_verified
 from app.ui.workspace import WorkspaceWidget
 from app.ui.workspace.tabs import MAX_TABS
 from previewers.base import PreviewWidget
+from previewers.markdown import MarkdownPreviewWidget
 
 
 def _files(root: Path, count: int) -> list[Path]:
@@ -110,6 +112,22 @@ def test_open_verified_takes_ownership_and_keeps_the_ref(
     assert requested == [("copy_path", str(path), ref)]
     workspace.close_current()
     assert file.fd == -1
+
+
+def test_the_recorded_kind_reaches_the_preview_and_survives_a_reload(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    # A record that says Markdown is believed over the name, for text bytes.
+    path = root / "notes.txt"
+    path.write_text("# Notes\n\nSome *words*.\n")
+    assert workspace.open_verified(
+        str(path), open_verified(str(path)), ref=object(), kind=Kind.MARKDOWN
+    )
+    qtbot.waitUntil(workspace.is_loaded)
+    assert isinstance(workspace.current_preview(), MarkdownPreviewWidget)
+    workspace.reload_current()
+    qtbot.waitUntil(workspace.is_loaded)
+    assert isinstance(workspace.current_preview(), MarkdownPreviewWidget)
 
 
 def test_tab_title_is_the_plain_name_and_tooltip_the_path(
