@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.core.paths import is_within
 from app.core.policy import Policy, current_policy
 
 PolicyProvider = Callable[[], Policy]
@@ -42,13 +43,6 @@ class PreviewContext:
     policy: Policy
 
 
-def _inside(path: str, root: str) -> bool:
-    try:
-        return os.path.commonpath([path, root]) == root
-    except ValueError:  # different drives
-        return False
-
-
 def root_for(path: str) -> str:
     """The workspace root holding ``path``, or "" when it lies outside it."""
     root = _root_provider() if _root_provider is not None else None
@@ -56,14 +50,14 @@ def root_for(path: str) -> str:
         return ""
     real_root = os.path.realpath(root)
     folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    return real_root if _inside(folder, real_root) else ""
+    return real_root if is_within(folder, real_root) else ""
 
 
 def current_context(path: str) -> PreviewContext:
     """The context for a preview of ``path``: its folder if it is outside the root."""
     folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
     root = _root_provider() if _root_provider is not None else None
-    if root is None or not _inside(folder, os.path.realpath(root)):
+    if root is None or not is_within(folder, os.path.realpath(root)):
         root = folder
     policy = _policy_provider() if _policy_provider is not None else current_policy()
     return PreviewContext(os.path.realpath(root), policy)

@@ -28,7 +28,8 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from app.core.filetype import HEAD_SIZE, detect
 from app.core.image_facts import format_for_mime
-from app.core.markdown_html import image_number, image_target
+from app.core.markdown_html import image_number
+from app.core.paths import image_target
 from app.core.safeio import SafeOpenError, open_verified
 from previewers.context import PreviewContext
 

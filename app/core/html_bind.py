@@ -41,6 +41,7 @@ from app.core.manifest import (
     content_type_for,
     is_canonical_key,
 )
+from app.core.paths import is_within
 from app.core.policy import Policy, filesystem_is_case_insensitive
 from app.core.safeio import SafeOpenError, VerifiedFile, open_verified
 
@@ -350,10 +351,6 @@ def _same_path(first: str, second: str) -> bool:
     return first == second
 
 
-def _is_within(path: str, root: str) -> bool:
-    return path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def _snapshot(opened: VerifiedFile, limit: int, what: str) -> bytes:
     """Read the whole file through its descriptor, refusing a change mid-read."""
     identity = opened.identity
@@ -464,7 +461,7 @@ def _locate(
         folder, name = os.path.split(os.path.abspath(html_path))
         real = os.path.join(os.path.realpath(folder), name)
     root = os.path.realpath(workspace_root) if workspace_root else ""
-    if root and _is_within(real, root):
+    if is_within(real, root, allow_root=False):
         return root, tuple(os.path.relpath(real, root).split(os.sep))
     folder, name = os.path.split(real)
     return folder, (name,)

@@ -3,21 +3,20 @@
 Parsing uses markdown-it's ``js-default`` preset, so raw HTML in the text stays
 literal, plus tables, strikethrough and task lists. The HTML never names a file:
 each image becomes ``<img src="mdimg:N">`` and the caller decides, for image N,
-what to serve (``image_target`` says where a source points and whether it may be
-read at all). Fenced code is coloured by pygments through a lexer table of our
-own; looking a lexer up by name scans plugins and costs far more than a render.
+what to serve (``app.core.paths.image_target`` says where a source points and
+whether it may be read at all). Fenced code is coloured by pygments through a
+lexer table of our own; looking a lexer up by name scans plugins and costs far
+more than a render.
 """
 
 from __future__ import annotations
 
 import html
 import importlib
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 IMAGE_SCHEME = "mdimg"
 """The scheme of image sources in the HTML: ``mdimg:<index into images>``."""
@@ -244,35 +243,3 @@ def image_number(url: str) -> int | None:
     if not url.startswith(prefix) or not url[len(prefix) :].isdigit():
         return None
     return int(url[len(prefix) :])
-
-
-@dataclass(frozen=True)
-class ImageTarget:
-    """Where an image source points: an absolute path, or why it is not read."""
-
-    path: str | None
-    reason: str = ""
-
-
-def image_target(src: str, folder: str, root: str) -> ImageTarget:
-    """Resolve an image source written in a file in ``folder`` against ``root``.
-
-    Only relative paths and ``file:`` URLs are candidates, and only if they stay
-    inside ``root`` once ``..`` and folder links are resolved. The last part is
-    left as named so that opening it refuses a symbolic link.
-    """
-    parts = urlsplit(src)
-    if parts.scheme and len(parts.scheme) > 1 and parts.scheme != "file":
-        return ImageTarget(None, f"{parts.scheme} images are not loaded")
-    if parts.scheme == "file" and parts.netloc not in ("", "localhost"):
-        return ImageTarget(None, "images on other hosts are not loaded")
-    raw = unquote(parts.path) if parts.scheme == "file" or not parts.scheme else src
-    if not raw or "\0" in raw:
-        return ImageTarget(None, "the image has no path")
-    absolute = os.path.abspath(os.path.join(folder, raw))
-    head, name = os.path.split(absolute)
-    resolved = os.path.join(os.path.realpath(head), name)
-    real_root = os.path.realpath(root)
-    if os.path.commonpath([resolved, real_root]) != real_root or resolved == real_root:
-        return ImageTarget(None, "the image is outside the workspace")
-    return ImageTarget(resolved)

@@ -40,6 +40,16 @@ def public_folder(workspace: Path) -> Path:
     return workspace / PUBLIC_FOLDER
 
 
+def is_public_path(real_path: str, workspace: str | Path) -> bool:
+    """Whether a resolved path names a file directly in the real public folder.
+
+    Directly, not below: the agent can make subfolders and links in there,
+    and only the folder's own files are published.
+    """
+    public = os.path.realpath(public_folder(Path(workspace)))
+    return os.path.dirname(real_path) == public
+
+
 def image_mime(name: str) -> str | None:
     """The image MIME type for a file name, or ``None`` if not a supported image."""
     return mime_from_name(name) if suffix(name) in IMAGE_SUFFIXES else None

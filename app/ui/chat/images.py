@@ -22,6 +22,7 @@ from PySide6.QtGui import QImage, QImageReader
 from app.core.filetype import HEAD_SIZE, detect
 from app.core.image_facts import format_for_mime
 from app.core.policy import Policy
+from app.core.public_files import is_public_path
 from app.core.safeio import SafeOpenError, open_verified
 
 MAX_PIXELS: Final = 40_000_000
@@ -52,11 +53,6 @@ def sniff_format(head: bytes) -> bytes | None:
     return found.decoder if found is not None and found.mime in _FORMATS else None
 
 
-def _inside_public(real_path: str, workspace: str) -> bool:
-    public = os.path.realpath(os.path.join(workspace, "public"))
-    return os.path.dirname(real_path) == public
-
-
 def load_public_image(path: str, workspace: str, policy: Policy) -> QImage:
     """Read ``path`` through a verified descriptor and decode it, scaled down.
 
@@ -69,7 +65,7 @@ def load_public_image(path: str, workspace: str, policy: Policy) -> QImage:
         raise ImageLoadError(f"Image not shown: {error}") from error
     with verified:
         real = verified.real_path or os.path.realpath(path)
-        if not _inside_public(real, workspace):
+        if not is_public_path(real, workspace):
             raise ImageLoadError("Image not shown: it is not in the public folder")
         if policy.denying_rule(real) is not None or policy.denying_rule(path):
             raise ImageLoadError("Image not shown: the read-deny policy forbids it")

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from app.core.filetype import Kind
 from app.core.names import display_name
+from app.core.paths import resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry
 from app.core.revalidate import check_path
@@ -35,16 +36,6 @@ _SHORTCUTS: tuple[tuple[tuple[str | QKeySequence.StandardKey, ...], str], ...] =
     (("Ctrl+0",), "zoom_reset"),
     (("F5", "Ctrl+R"), "reload_current"),
 )
-
-
-def host_path(path: str) -> str:
-    """``path`` made absolute with its folders resolved but not its last part.
-
-    The last part stays as named so a symbolic link is refused, never followed.
-    """
-    absolute = os.path.abspath(path)
-    folder, name = os.path.split(absolute)
-    return os.path.join(os.path.realpath(folder), name)
 
 
 class WorkspaceWidget(QWidget):
@@ -117,7 +108,7 @@ class WorkspaceWidget(QWidget):
 
     def reveal(self, path: str) -> bool:
         """Show ``path`` in the tree; external files are under External files."""
-        found = self.tree.reveal(path) or self.tree.reveal(host_path(path))
+        found = self.tree.reveal(path) or self.tree.reveal(resolve_keep_leaf(path))
         if not found:
             self.notice.emit(
                 f"{display_name(PurePath(path).name)} is not in the file tree."
@@ -128,10 +119,12 @@ class WorkspaceWidget(QWidget):
 
     def open_path(self, path: str, *, source_view: bool = False) -> bool:
         """Check the policy, open safely, show ``path``; False and a notice if not."""
-        file = self._safe_open(host_path(path))
+        file = self._safe_open(resolve_keep_leaf(path))
         if file is None:
             return False
-        return self.open_verified(host_path(path), file, source_view=source_view)
+        return self.open_verified(
+            resolve_keep_leaf(path), file, source_view=source_view
+        )
 
     def open_verified(
         self,

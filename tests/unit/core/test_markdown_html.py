@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from app.core.markdown_html import (
     highlight_code,
     image_number,
-    image_target,
     render_markdown,
     slugify,
 )
@@ -66,30 +62,3 @@ def test_slugify_handles_symbols_and_repeats() -> None:
     assert slugify("Hello, World!", used) == "hello-world"
     assert slugify("Hello, World!", used) == "hello-world-1"
     assert slugify("???", used) == "section"
-
-
-def test_image_target_stays_inside_the_root(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    (root / "notes").mkdir(parents=True)
-    folder = str(root / "notes")
-    inside = image_target("figure.png", folder, str(root))
-    assert inside.path == os.path.join(os.path.realpath(folder), "figure.png")
-    assert image_target("../../secret.png", folder, str(root)).path is None
-    assert image_target("https://x.org/a.png", folder, str(root)).path is None
-    assert image_target("file:///etc/hosts", folder, str(root)).path is None
-    assert image_target("data:image/png;base64,AAAA", folder, str(root)).path is None
-    file_url = f"file://{root}/notes/a%20b.png"
-    assert image_target(file_url, folder, str(root)).path == os.path.join(
-        os.path.realpath(folder), "a b.png"
-    )
-
-
-def test_image_target_resolves_folder_links_before_the_root_check(
-    tmp_path: Path,
-) -> None:
-    root = tmp_path / "ws"
-    root.mkdir()
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (root / "escape").symlink_to(outside)
-    assert image_target("escape/a.png", str(root), str(root)).path is None
