@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple
 
-from app.core.deliverables import DeliverableRef
 from app.core.records import FileEntry, Record, UnsupportedRecord, parse_record
+from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage
 
 PRESENT: Final = "present"

@@ -11,14 +11,20 @@ from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
-from app.core.deliverables import DeliverableRef, check_deliverable, look_up
 from app.core.filetype import HEAD_SIZE, TEXT_KINDS, Kind, is_svg, kind_from_name
 from app.core.names import display_name, plain_file_name
 from app.core.native_open import make_private_copy, native_open_refusal
 from app.core.paths import resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.records import UnsupportedRecord
-from app.core.revalidate import Check, Verdict, check_path
+from app.core.revalidate import (
+    Check,
+    DeliverableRef,
+    Verdict,
+    check_deliverable,
+    check_path,
+    look_up,
+)
 from app.core.safeio import VerifiedFile
 from app.core.store import Store
 from app.ui.save_copy import SaveCopier

@@ -14,12 +14,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.deliverables import DeliverableRef
 from app.core.filetype import Kind
 from app.core.names import display_name
 from app.core.native_open import sweep_private_copies
 from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.records import FileEntry, Record, parse_record
+from app.core.revalidate import DeliverableRef
 from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
 from app.ui.actions import FileActions

@@ -13,10 +13,9 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.core.declare import declare
-from app.core.deliverables import DeliverableRef
 from app.core.filetype import Kind
 from app.core.policy import PermissionMode, Policy, Rule, builtin_rules
-from app.core.revalidate import Verdict
+from app.core.revalidate import DeliverableRef, Verdict
 from app.core.store import DATABASE_NAME, Store
 from app.ui import notice as notice_module
 from app.ui.actions import FileActions, workspace_policy

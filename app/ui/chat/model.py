@@ -23,8 +23,8 @@ from app.agent.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from app.core.deliverables import DeliverableRef
 from app.core.names import display_name
+from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage, StoredRecord
 from app.core.transcript import (
     AssistantTextBlock,

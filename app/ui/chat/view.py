@@ -36,9 +36,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem
 
-from app.core.deliverables import DeliverableRef
 from app.core.filetype import SVG_MIME, is_svg
 from app.core.policy import Policy, current_policy
+from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage
 from app.core.transcript import (
     ImageBlock,

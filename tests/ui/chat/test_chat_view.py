@@ -13,8 +13,8 @@ from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
 from app.agent.runner import MessageStored, RunFailed, ToolCallFinished, ToolCallStarted
-from app.core.deliverables import DeliverableRef
 from app.core.policy import Policy
+from app.core.revalidate import DeliverableRef
 from app.core.transcript import (
     AssistantTextBlock,
     DeliverableBlock,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.core.deliverables import DeliverableRef
+from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage, StoredRecord
 from app.core.transcript import (
     AssistantTextBlock,
