@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.core.filetype import EMPTY_MIME, SVG_MIME, TEXT_KINDS, Kind, is_textual_mime
 from app.core.safeio import VerifiedFile
+from app.core.sizes import human_size
 from app.core.text_pages import BuildCancelledError, FenceBrokenError, Page
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.code_jobs import (
@@ -32,7 +33,6 @@ from previewers.code_jobs import (
     Progress,
     SearchOutcome,
     read_first_page,
-    size_text,
 )
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ class CodePreviewWidget(PreviewWidget):
         lexer = lexer_for_name(self._source.name)
         formats = TokenFormats(is_dark(self.palette())) if lexer else None
         language = lexer.name if lexer is not None else "Plain text"
-        self._facts = f"{language} · {first.encoding} · {size_text(first.size)}"
+        self._facts = f"{language} · {first.encoding} · {human_size(first.size)}"
         long_line = any(len(line) > LONG_LINE_CHARS for line in page.text.splitlines())
         if page.is_last and not long_line:
             self._show_whole(page.text)

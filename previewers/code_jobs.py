@@ -44,13 +44,6 @@ class Progress:
         self.share = done / total if total else 1.0
 
 
-def size_text(size: int) -> str:
-    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= factor:
-            return f"{size / factor:.1f} {unit}"
-    return f"{size} bytes"
-
-
 def read_first_page(file: VerifiedFile, path: str) -> FirstPage:
     paged = PagedText(file, path=path)
     page = paged.first_page()

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.safeio import VerifiedFile
+from app.core.sizes import human_size
 from previewers.base import PreviewSource, PreviewWidget
 
 # (action name, button text); the workspace forwards the name to the card actions.
@@ -33,15 +34,6 @@ FILE_ACTIONS: tuple[tuple[str, str], ...] = (
     ("save_copy", "Save a copy…"),
     ("copy_path", "Copy path"),
 )
-
-
-def format_size(size: int) -> str:
-    """ "1.5 MiB (1,572,864 bytes)"; small sizes in bytes only."""
-    exact = f"{size:,} byte" + ("" if size == 1 else "s")
-    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= factor:
-            return f"{size / factor:.1f} {unit} ({exact})"
-    return exact
 
 
 def format_mtime(mtime_ns: int) -> str:
@@ -124,7 +116,7 @@ class FallbackCardWidget(PreviewWidget):
         facts.addRow(_plain_label("Type:", card), _plain_label(self.type_text, card))
         facts.addRow(
             _plain_label("Size:", card),
-            _plain_label(format_size(source.identity.size), card),
+            _plain_label(human_size(source.identity.size, exact=True), card),
         )
         facts.addRow(
             _plain_label("Modified:", card),

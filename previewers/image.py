@@ -21,8 +21,8 @@ from app.core.image_facts import (
     read_facts,
 )
 from app.core.safeio import VerifiedFile
+from app.core.sizes import human_size
 from previewers.base import PreviewSource, PreviewWidget
-from previewers.fallback import format_size
 from previewers.image_view import ZOOM_STEP, ImageCanvasView
 
 DECODE_FLOOR = 1280
@@ -308,7 +308,7 @@ class ImagePreviewWidget(PreviewWidget):
         parts = [
             f"{width} \u00d7 {height} pixels ({megapixels(facts.pixels)})",
             facts.format.label,
-            format_size(self.source.identity.size).split(" (")[0],
+            human_size(self.source.identity.size),
         ]
         if facts.animated:
             parts.append(f"{facts.frames} frames")

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.core.encoding import detect_encoding
 from app.core.safeio import VerifiedFile
+from app.core.sizes import human_size
 
 MIB = 1 << 20
 TEXT_LIMIT = 2 * MIB
@@ -39,10 +40,6 @@ class TextLoadResult:
     notices: tuple[str, ...]
     truncated: bool
     size: int
-
-
-def _mib(size: int) -> str:
-    return f"{size / MIB:.1f}"
 
 
 def load_text(file: VerifiedFile, limit: int = TEXT_LIMIT) -> TextLoadResult:
@@ -69,7 +66,7 @@ def load_text(file: VerifiedFile, limit: int = TEXT_LIMIT) -> TextLoadResult:
             f"Some bytes are not valid {encoding.upper()} and are shown as \ufffd."
         )
     if truncated:
-        notices.append(f"Showing the first {_mib(limit)} MiB of {_mib(size)} MiB.")
+        notices.append(f"Showing the first {human_size(limit)} of {human_size(size)}.")
     return TextLoadResult(text, encoding, tuple(notices), truncated, size)
 
 

@@ -432,3 +432,10 @@ def test_older_turns_of_a_view_never_shown_are_still_built(
     view.set_conversation(CID, str(workspace), _long_chat(new_messages, 40).items)
     qtbot.waitUntil(view.chat_model().history_complete)
     assert view.chat_model().rowCount() == 40 * 3
+
+
+def test_a_present_card_counts_the_files_of_its_record() -> None:
+    finished = ToolCallBlock("c1", "present", "{}", "finished", "Deux fichiers", 3)
+    assert cards.tool_summary(finished) == "present — 3 files"
+    without_record = ToolCallBlock("c2", "present", "{}", "finished", "Presented 9")
+    assert cards.tool_summary(without_record) == "present"

@@ -9,7 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from previewers.fallback import FILE_ACTIONS, FallbackCardWidget, format_size
+from app.core.sizes import human_size
+from previewers.fallback import FILE_ACTIONS, FallbackCardWidget
 
 from .conftest import OpenPreview
 
@@ -30,7 +31,7 @@ def test_card_shows_type_from_magic_size_and_path(
     assert card.is_loaded()
     texts = [label.text() for label in card.findChildren(QLabel)]
     assert "Word document (.docx, ZIP container)" in texts
-    assert format_size(path.stat().st_size) in texts
+    assert human_size(path.stat().st_size, exact=True) in texts
     assert "report.bin" in texts
 
 
@@ -67,12 +68,6 @@ def test_each_button_requests_its_action(
         "copy_path",
     ]
     assert all(button.accessibleName() for button in card.buttons.values())
-
-
-def test_size_format() -> None:
-    assert format_size(1) == "1 byte"
-    assert format_size(1536) == "1.5 KiB (1,536 bytes)"
-    assert format_size(3 << 20) == "3.0 MiB (3,145,728 bytes)"
 
 
 def test_fallback_screenshot(

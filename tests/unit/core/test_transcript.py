@@ -203,6 +203,21 @@ def test_unsupported_record_version_gives_one_unsupported_block() -> None:
     assert cards[0].unsupported is not None and cards[0].unsupported.version == 7
 
 
+def test_the_card_count_comes_from_the_record_not_the_tool_text() -> None:
+    c = Conversation()
+    c.human("x")
+    c.call("c1", "present", {})
+    # The text says two, in another language; the record holds three files.
+    c.result("c1", "present", "Deux fichiers présentés", raw=record(3))
+    c.call("c2", "present", {})
+    c.result("c2", "present", "Presented 9 files", raw=record(3, version=7))
+    c.answer("ok")
+    tools = [
+        b for b in build_transcript(CID, WS, c.messages) if isinstance(b, ToolCallBlock)
+    ]
+    assert [t.file_count for t in tools] == [3, None]
+
+
 def test_turn_without_final_answer_has_running_call_and_no_actions() -> None:
     c = Conversation()
     c.human("x")
