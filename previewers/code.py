@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from app.core.filetype import EMPTY_MIME, SVG_MIME, TEXT_KINDS, Kind, is_textual_mime
 from app.core.safeio import VerifiedFile
 from app.core.sizes import human_size
-from app.core.text_pages import BuildCancelledError, FenceBrokenError, Page
+from app.formats.text_pages import BuildCancelledError, FenceBrokenError, Page
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.code_jobs import (
     FirstPage,
@@ -36,7 +36,7 @@ from previewers.code_jobs import (
 )
 
 if TYPE_CHECKING:
-    from app.core.line_index import LineIndex
+    from app.formats.line_index import LineIndex
     from previewers.code_view import CodeTextView, TextNoticeWidget
     from previewers.highlight import LexPass
     from previewers.paged_text_view import PagedTextView
@@ -259,7 +259,7 @@ class CodePreviewWidget(PreviewWidget):
         self._timer.start()
 
         def job(file: VerifiedFile, cancelled: threading.Event) -> IndexOutcome:
-            from app.core.line_index import LineIndex
+            from app.formats.line_index import LineIndex
 
             try:
                 index = LineIndex.build(

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.core.safeio import VerifiedFile
-from app.core.text_pages import Page, PagedText
+from app.formats.text_pages import Page, PagedText
 
 if TYPE_CHECKING:
-    from app.core.line_index import LineIndex
+    from app.formats.line_index import LineIndex
 
 
 @dataclass(frozen=True)

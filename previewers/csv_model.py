@@ -22,7 +22,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QPalette
 
-from app.core.csv_index import Row
+from app.formats.csv_index import Row
 from previewers.base import plain_tooltip
 
 BLOCK = 64

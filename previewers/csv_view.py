@@ -32,7 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.csv_index import (
+from app.core.filetype import Kind
+from app.core.safeio import VerifiedFile
+from app.formats.csv_index import (
     SORT_LIMIT_BYTES,
     CsvError,
     CsvFile,
@@ -40,9 +42,7 @@ from app.core.csv_index import (
     Row,
     cells_to_tsv,
 )
-from app.core.filetype import Kind
-from app.core.safeio import VerifiedFile
-from app.core.text_pages import BuildCancelledError, FenceBrokenError
+from app.formats.text_pages import BuildCancelledError, FenceBrokenError
 from previewers.base import PreviewSource, PreviewWidget, notice_label, plain_tooltip
 from previewers.csv_model import FULL_TEXT_ROLE, CsvTableModel, UseClock
 

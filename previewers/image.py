@@ -9,7 +9,9 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt, QTimer
 from PySide6.QtGui import QImage, QMovie, QPalette, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from app.core.image_facts import (
+from app.core.safeio import VerifiedFile
+from app.core.sizes import human_size
+from app.formats.image_facts import (
     DecodedImage,
     ImageFacts,
     ImageFormat,
@@ -20,8 +22,6 @@ from app.core.image_facts import (
     pixel_refusal,
     read_facts,
 )
-from app.core.safeio import VerifiedFile
-from app.core.sizes import human_size
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.image_view import ZOOM_STEP, ImageCanvasView
 

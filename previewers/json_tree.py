@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QPalette
 
-from app.core.json_load import JsonLine, JsonNode, JsonProblem, children, node
+from app.formats.json_load import JsonLine, JsonNode, JsonProblem, children, node
 
 PAGE = 1000
 COLUMNS = ("Key", "Type", "Value")

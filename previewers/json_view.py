@@ -23,9 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.encoding import detect_encoding
 from app.core.filetype import Kind
-from app.core.json_load import (
+from app.core.safeio import VerifiedFile
+from app.formats.encoding import detect_encoding
+from app.formats.json_load import (
     JSON_SIZE_LIMIT,
     JsonDocument,
     JsonLine,
@@ -34,7 +35,6 @@ from app.core.json_load import (
     load_json_lines,
     pretty_json,
 )
-from app.core.safeio import VerifiedFile
 from previewers.base import PreviewSource, PreviewWidget, is_text_of_kind, notice_label
 from previewers.json_tree import JsonTreeModel
 

@@ -34,10 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.encoding import decode, detect_encoding
 from app.core.filetype import Kind
-from app.core.markdown_html import RenderedMarkdown, render_markdown
 from app.core.safeio import VerifiedFile
+from app.formats.encoding import decode, detect_encoding
+from app.formats.markdown_html import RenderedMarkdown, render_markdown
 from previewers.base import (
     PreviewSource,
     PreviewWidget,

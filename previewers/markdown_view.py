@@ -27,10 +27,10 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from app.core.filetype import HEAD_SIZE, detect
-from app.core.image_facts import format_for_mime
-from app.core.markdown_html import image_number
 from app.core.paths import image_target
 from app.core.safeio import SafeOpenError, open_verified
+from app.formats.image_facts import format_for_mime
+from app.formats.markdown_html import image_number
 from previewers.context import PreviewContext
 
 IMAGE_BYTES_LIMIT = 8 * 1024 * 1024

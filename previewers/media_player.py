@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.filetype import playlist_refusal
-from app.core.image_facts import ReadAtStream
-from app.core.media_facts import Waveform, WavFacts, read_waveform
 from app.core.safeio import VerifiedFile
+from app.formats.image_facts import ReadAtStream
+from app.formats.media_facts import Waveform, WavFacts, read_waveform
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.media import MEDIA_NAMES
 from previewers.media_view import VideoFrameView, WaveformView, format_time

@@ -41,8 +41,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
-from app.core.line_index import CUT_MARK, LineIndex
-from app.core.text_pages import FenceBrokenError
+from app.formats.line_index import CUT_MARK, LineIndex
+from app.formats.text_pages import FenceBrokenError
 from previewers.base import PreviewReleasedError
 from previewers.highlight import Span, StylePalette, WindowHighlighter
 

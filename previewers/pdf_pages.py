@@ -25,7 +25,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
-from app.core.pdf_doc import (
+from app.formats.pdf_doc import (
     Box,
     DocumentInfo,
     LinkAction,

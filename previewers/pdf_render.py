@@ -24,7 +24,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QImage
 
-from app.core.pdf_doc import Box, DocumentInfo, PdfDocument, PdfError, PdfLink, Word
+from app.formats.pdf_doc import Box, DocumentInfo, PdfDocument, PdfError, PdfLink, Word
 
 SEARCH_CHUNK = 16
 """Pages searched per background step; renders may run between steps."""

@@ -2,7 +2,7 @@
 
 The pages themselves are ``previewers.pdf_pages``; every PyMuPDF call runs on
 the render thread (``previewers.pdf_render``). Links are judged in
-``app.core.pdf_doc``: pages of this document jump, web addresses open after a
+``app.formats.pdf_doc``: pages of this document jump, web addresses open after a
 confirmation, and everything else is reported and never followed.
 """
 
@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.pdf_doc import (
+from app.core.safeio import VerifiedFile
+from app.formats.pdf_doc import (
     MAX_PDF_BYTES,
     Box,
     DocumentInfo,
@@ -41,7 +42,6 @@ from app.core.pdf_doc import (
     PdfLink,
     is_pdf,
 )
-from app.core.safeio import VerifiedFile
 from previewers.base import PreviewSource, PreviewWidget, ask_plain_question
 from previewers.pdf_pages import (
     BLOCKED_NOTICE,

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.encoding import detect_encoding
 from app.core.safeio import VerifiedFile
 from app.core.sizes import human_size
+from app.formats.encoding import detect_encoding
 
 MIB = 1 << 20
 TEXT_LIMIT = 2 * MIB

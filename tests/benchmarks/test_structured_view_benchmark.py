@@ -20,8 +20,8 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QHeaderView, QTableView
 from pytestqt.qtbot import QtBot
 
-from app.core.csv_index import CsvFile, CsvIndex
 from app.core.safeio import open_verified
+from app.formats.csv_index import CsvFile, CsvIndex
 from previewers.base import PreviewSource, PreviewWidget
 from previewers.csv_view import CsvPreviewer, CsvPreviewWidget
 from previewers.json_view import JsonPreviewer, JsonPreviewWidget

@@ -20,10 +20,10 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QImage, QImageReader
 
 from app.core.filetype import HEAD_SIZE, detect
-from app.core.image_facts import format_for_mime
 from app.core.policy import Policy
 from app.core.public_files import is_public_path
 from app.core.safeio import SafeOpenError, open_verified
+from app.formats.image_facts import format_for_mime
 
 MAX_PIXELS: Final = 40_000_000
 MAX_BYTES: Final = 32 * 1024 * 1024

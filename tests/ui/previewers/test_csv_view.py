@@ -13,7 +13,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from app.core import csv_index
+from app.formats import csv_index
 from previewers import csv_model, csv_view, registry
 from previewers.csv_model import BLOCK, CACHE_BLOCKS, CELL_CHARS
 from previewers.csv_view import CsvPreviewer, CsvPreviewWidget

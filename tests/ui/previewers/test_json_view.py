@@ -11,7 +11,7 @@ from PySide6.QtCore import QModelIndex
 from pytestqt.qtbot import QtBot
 
 from app.core.filetype import Kind
-from app.core.json_load import JSON_SIZE_LIMIT
+from app.formats.json_load import JSON_SIZE_LIMIT
 from previewers import registry
 from previewers.base import PreviewSource
 from previewers.json_tree import PAGE

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from app.core.line_index import LineIndex
+from app.formats.line_index import LineIndex
 from previewers import registry
 from previewers.code import CHANGED_NOTICE, CodePreviewer, CodePreviewWidget
 from previewers.paged_text_view import DISPLAY_LINE_CHARS, PagedTextView

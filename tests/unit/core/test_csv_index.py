@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from app.core.csv_index import (
+from app.core.safeio import open_verified
+from app.formats.csv_index import (
     CsvError,
     CsvFile,
     CsvIndex,
@@ -16,8 +17,7 @@ from app.core.csv_index import (
     cells_to_tsv,
     sniff_format,
 )
-from app.core.safeio import open_verified
-from app.core.text_pages import BuildCancelledError, FenceBrokenError
+from app.formats.text_pages import BuildCancelledError, FenceBrokenError
 
 
 def table(path, name=None) -> CsvFile:

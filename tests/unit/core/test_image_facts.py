@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from app.core.image_facts import (
+from app.formats.image_facts import (
     FORMATS,
     MAX_PIXELS,
     ImageDataError,

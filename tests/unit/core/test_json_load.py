@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from app.core.json_load import (
+from app.formats.json_load import (
     JsonDocument,
     JsonProblem,
     children,

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from app.core.line_index import BLOCK_BYTES, CUT_MARK, LineIndex
 from app.core.safeio import open_verified
-from app.core.text_pages import BuildCancelledError, FenceBrokenError
+from app.formats.line_index import BLOCK_BYTES, CUT_MARK, LineIndex
+from app.formats.text_pages import BuildCancelledError, FenceBrokenError
 
 
 def index_of(path, **kwargs) -> LineIndex:

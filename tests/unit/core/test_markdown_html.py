@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.markdown_html import (
+from app.formats.markdown_html import (
     highlight_code,
     image_number,
     render_markdown,

@@ -10,7 +10,7 @@ import wave
 
 import pytest
 
-from app.core.media_facts import WavError, read_wav_facts, read_waveform
+from app.formats.media_facts import WavError, read_wav_facts, read_waveform
 
 
 def wav_bytes(

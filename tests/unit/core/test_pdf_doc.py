@@ -8,7 +8,7 @@ from typing import Any
 import pymupdf
 import pytest
 
-from app.core.pdf_doc import (
+from app.formats.pdf_doc import (
     MAX_BITMAP_PIXELS,
     LinkAction,
     PageLayout,

@@ -9,7 +9,7 @@ import pytest
 
 from app.core.filetype import looks_binary
 from app.core.safeio import open_verified
-from app.core.text_pages import PAGE_SIZE, FenceBrokenError, PagedText
+from app.formats.text_pages import PAGE_SIZE, FenceBrokenError, PagedText
 
 
 def paged(file_path, **kwargs) -> PagedText:

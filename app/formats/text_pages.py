@@ -19,14 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from app.core.encoding import (
+from app.core.safeio import Identity, VerifiedFile
+from app.formats.encoding import (
     TextEncoding,
     char_boundary,
     decode,
     detect_encoding,
     last_line_end,
 )
-from app.core.safeio import Identity, VerifiedFile
 
 PAGE_SIZE = 2 * 1024 * 1024
 # A longest byte order mark (UTF-32) decides the encoding.

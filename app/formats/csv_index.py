@@ -25,9 +25,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from app.core.encoding import UTF8, detect_encoding
 from app.core.safeio import VerifiedFile
-from app.core.text_pages import BuildCancelledError, Cancelled, FencedReader, Progress
+from app.formats.encoding import UTF8, detect_encoding
+from app.formats.text_pages import (
+    BuildCancelledError,
+    Cancelled,
+    FencedReader,
+    Progress,
+)
 
 CHECKPOINT_BYTES = 64 * 1024
 BLOCK_BYTES = 1024 * 1024

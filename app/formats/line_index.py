@@ -15,7 +15,8 @@ import bisect
 import re
 from array import array
 
-from app.core.encoding import (
+from app.core.safeio import VerifiedFile
+from app.formats.encoding import (
     TextEncoding,
     char_boundary,
     char_start,
@@ -25,8 +26,12 @@ from app.core.encoding import (
     find_char,
     last_line_end,
 )
-from app.core.safeio import VerifiedFile
-from app.core.text_pages import BuildCancelledError, Cancelled, FencedReader, Progress
+from app.formats.text_pages import (
+    BuildCancelledError,
+    Cancelled,
+    FencedReader,
+    Progress,
+)
 
 CHECKPOINT_BYTES = 64 * 1024
 BLOCK_BYTES = 1024 * 1024  # a multiple of CHECKPOINT_BYTES
