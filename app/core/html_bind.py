@@ -545,9 +545,19 @@ def wrap_image_page(key: str, alt: str) -> bytes:
     ).encode()
 
 
-def bind_image_page(file: VerifiedFile, path: str, alt: str | None = None) -> Bundle:
-    """An image (SVG included) shown as ``<img>`` in a generated wrapper page."""
-    image = bind_single(file, path)
+def bind_image_page(
+    file: VerifiedFile,
+    path: str,
+    alt: str | None = None,
+    *,
+    content_type: str | None = None,
+) -> Bundle:
+    """An image (SVG included) shown as ``<img>`` in a generated wrapper page.
+
+    ``content_type`` is the type the file's bytes gave, served whatever the
+    name says; without it the name's type from the fixed table is served.
+    """
+    image = bind_single(file, path, content_type)
     if not image.entry.content_type.startswith("image/"):
         raise BindError("only images can be shown in an image page")
     page_key = "index.html" if image.entry_key != "index.html" else "page.html"

@@ -239,11 +239,10 @@ class MainWindow(QMainWindow):
             return
         from app.ui.browser_window import BrowserWindow
 
-        root = str(self._workspace_root) if self._workspace_root else ""
         window = BrowserWindow(
             path,
             opened,
-            workspace_root=root,
+            context=self.workspace.preview_context(),
             kind=kind if isinstance(kind, Kind) else None,
             parent=self,
         )

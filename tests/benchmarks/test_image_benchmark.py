@@ -17,7 +17,7 @@ from PySide6.QtGui import QImage, QImageReader
 
 from app.core.safeio import open_verified
 from app.formats.image_facts import FORMATS, ReadAtStream, decode_scaled, read_facts
-from previewers.image import DECODE_FLOOR, _to_qimage
+from previewers.image.widget import DECODE_FLOOR, _to_qimage
 
 pytestmark = pytest.mark.benchmark
 

@@ -22,9 +22,12 @@ from pytestqt.qtbot import QtBot
 
 from app.core.safeio import open_verified
 from app.formats.csv_index import CsvFile, CsvIndex
-from previewers.base import PreviewSource, PreviewWidget
-from previewers.csv_view import CsvPreviewer, CsvPreviewWidget
-from previewers.json_view import JsonPreviewer, JsonPreviewWidget
+from previewers.csv import CsvPreviewer
+from previewers.csv.widget import CsvPreviewWidget
+from previewers.json import JsonPreviewer
+from previewers.json.widget import JsonPreviewWidget
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
 
 from .test_csv_index_benchmark import GIB, table_block
 from .test_json_benchmark import document

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QLabel
 from app.agent.demo_workspace import build_demo_workspace
 from app.core.safeio import open_verified
 from app.ui.browser_window import BrowserWindow
-from previewers import web_preview
+from previewers.context import PreviewContext
+from previewers.web import preview as web_preview
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -34,9 +35,8 @@ def windows(qtbot: Any) -> Any:
     made: list[BrowserWindow] = []
 
     def make(path: Path, root: Path | None = None) -> BrowserWindow:
-        window = BrowserWindow(
-            str(path), open_verified(str(path)), workspace_root=str(root or "")
-        )
+        context = PreviewContext(root=str(root) if root else None)
+        window = BrowserWindow(str(path), open_verified(str(path)), context=context)
         made.append(window)
         window.show()
         qtbot.waitUntil(window.preview.is_settled, timeout=20000)
@@ -46,8 +46,8 @@ def windows(qtbot: Any) -> Any:
     for window in made:
         if shiboken6.isValid(window):  # closed windows delete themselves
             window.close()
-    if "previewers.web_sandbox" in sys.modules:
-        retiring = sys.modules["previewers.web_sandbox"].retiring_count
+    if "previewers.web.sandbox" in sys.modules:
+        retiring = sys.modules["previewers.web.sandbox"].retiring_count
         qtbot.waitUntil(lambda: retiring() == 0)
 
 
@@ -159,3 +159,20 @@ def test_an_image_is_shown_in_a_wrapper_page(windows, tmp_path, qtbot):
     window.preview.page.toHtml(box.append)
     qtbot.waitUntil(lambda: bool(box))
     assert '<img src="photo.png" alt="photo.png">' in box[0]
+
+
+def test_the_browser_chooses_by_the_bytes_not_the_name(
+    windows, demo, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
+    words = tmp_path / "chart.png"
+    words.write_text("not a picture at all\n")
+    window = windows(words)
+    assert not window.preview.is_loaded()
+    assert "shows pages and images" in window.preview.message_text()
+    disguised = tmp_path / "page.html"
+    disguised.write_bytes((demo / "report" / "chart.png").read_bytes())
+    window = windows(disguised)
+    assert "Previews of images in the built-in browser" in (
+        window.preview.message_text()
+    )

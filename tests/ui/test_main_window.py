@@ -184,8 +184,8 @@ def _deliverable_refs(window):
 
 
 def test_clicking_a_card_opens_it_and_show_source_opens_its_text(window, qtbot):
-    from previewers.code import CodePreviewWidget
-    from previewers.markdown import MarkdownPreviewWidget
+    from previewers.markdown.widget import MarkdownPreviewWidget
+    from previewers.text.widget import CodePreviewWidget
 
     refs = _deliverable_refs(window)
     assert {"summary.md", "clean_data.py", "report.pdf", "tone.wav"} <= set(refs)

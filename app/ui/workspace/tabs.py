@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.filetype import Kind
-from previewers.base import PreviewWidget, plain_tooltip
+from previewers.widget import PreviewWidget
+from previewers.widgets import plain_tooltip
 
 MAX_TABS = 5
 

@@ -26,7 +26,7 @@ from app.core.names import display_name
 from app.core.paths import is_within
 from app.core.policy import Policy
 from app.core.records import FileEntry
-from previewers.base import plain_tooltip
+from previewers.widgets import plain_tooltip
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 NODE_ROLE = Qt.ItemDataRole.UserRole + 2

@@ -20,10 +20,11 @@ from app.core.safeio import Identity, VerifiedFile
 from app.ui.workspace.tabs import DiskState, DocumentPageWidget, DocumentTabsWidget
 from app.ui.workspace.tree import FileTreeView
 from app.ui.workspace.watcher import FileChangeWatcher
-from previewers import context as preview_context
 from previewers import registry
-from previewers.base import PreviewSource, PreviewWidget
-from previewers.fallback import FallbackCardWidget
+from previewers.context import ColorScheme, PreviewContext
+from previewers.fallback.card import FallbackCardWidget
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
 
 # (key sequences, handler name): the standard document shortcuts.
 _SHORTCUTS: tuple[tuple[tuple[str | QKeySequence.StandardKey, ...], str], ...] = (
@@ -65,11 +66,6 @@ class WorkspaceWidget(QWidget):
         self._policy_provider = policy_provider
         self._mode_provider = mode_provider
         self._root: Path | None = None
-        # Previews that read around their file (Markdown images) ask these.
-        preview_context.set_policy_provider(policy_provider)
-        preview_context.set_root_provider(
-            lambda: str(self._root) if self._root is not None else None
-        )
         self._external: dict[str, FileEntry] = {}
         self.tree = FileTreeView(policy_provider, self)
         self.tabs = DocumentTabsWidget(self)
@@ -165,6 +161,18 @@ class WorkspaceWidget(QWidget):
         self._announce_if_loaded()
         return True
 
+    def preview_context(self) -> PreviewContext:
+        """What previews shown here are told: this root, policy and scheme.
+
+        Previews that read around their file (Markdown images, a page's
+        stylesheets) stay within the root and ask the policy in force.
+        """
+        return PreviewContext(
+            root=str(self._root) if self._root is not None else None,
+            policy_provider=self._policy_provider,
+            scheme=ColorScheme.of(self.palette()),
+        )
+
     def current_preview(self) -> PreviewWidget | None:
         page = self.tabs.current_page()
         return page.preview if page is not None else None
@@ -253,7 +261,9 @@ class WorkspaceWidget(QWidget):
                 path, file, kind=kind, source_view=source_view
             )
             previewer = registry.choose(source)
-            preview = previewer.create(source, file, None)
+            preview = previewer.create(
+                source, file, None, context=self.preview_context()
+            )
         except Exception as error:  # a broken previewer must not take the app down
             file.close()
             self.notice.emit(

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from app.core.safeio import open_verified
-from previewers.base import PreviewSource, PreviewWidget
+from previewers.context import STANDALONE, PreviewContext
 from previewers.registry import choose
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
 
 OpenPreview = Callable[..., PreviewWidget]
 
@@ -19,10 +21,15 @@ def open_preview(qtbot: object) -> Iterator[OpenPreview]:
     """Open ``path`` safely and build the registry's preview for it."""
     made: list[PreviewWidget] = []
 
-    def make(path: Path, *, source_view: bool = False) -> PreviewWidget:
+    def make(
+        path: Path,
+        *,
+        source_view: bool = False,
+        context: PreviewContext = STANDALONE,
+    ) -> PreviewWidget:
         file = open_verified(str(path))
         source = PreviewSource.from_file(str(path), file, source_view=source_view)
-        preview = choose(source).create(source, file, None)
+        preview = choose(source).create(source, file, None, context=context)
         made.append(preview)
         return preview
 

@@ -16,8 +16,9 @@ from pytestqt.qtbot import QtBot
 
 from app.core.safeio import open_verified
 from previewers import registry
-from previewers.base import PreviewSource
-from previewers.code import CodePreviewer, CodePreviewWidget
+from previewers.source import PreviewSource
+from previewers.text import CodePreviewer
+from previewers.text.widget import OVERSIZE_NOTICE, CodePreviewWidget
 
 from .conftest import OpenPreview
 
@@ -251,9 +252,9 @@ def test_zoom_changes_the_font_and_reset_restores_it(
 
 def test_importing_the_previewer_loads_no_view_and_no_pygments() -> None:
     code = (
-        "import sys, previewers.code;"
+        "import sys, previewers.text, previewers.text.widget;"
         "bad = [m for m in sys.modules if m.startswith(('pygments', "
-        "'previewers.code_view', 'previewers.paged_text_view', "
+        "'previewers.text.view', 'previewers.text.paged_view', "
         "'PySide6.QtWebEngine'))];"
         "print(bad)"
     )
@@ -269,11 +270,11 @@ def test_json_over_the_tree_limit_opens_as_text_with_a_notice(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from previewers import json_view
+    from previewers import json as json_view
 
     monkeypatch.setattr(json_view, "JSON_SIZE_LIMIT", 16)
     path = tmp_path / "big.json"
     path.write_text('{"rows": [1, 2, 3, 4, 5, 6, 7, 8]}\n')
     preview = _loaded(qtbot, open_preview(path))
     assert isinstance(preview, CodePreviewWidget)
-    assert json_view.OVERSIZE_NOTICE in preview.notice_text()
+    assert OVERSIZE_NOTICE in preview.notice_text()

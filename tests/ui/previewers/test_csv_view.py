@@ -14,9 +14,12 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from app.formats import csv_index
-from previewers import csv_model, csv_view, registry
-from previewers.csv_model import BLOCK, CACHE_BLOCKS, CELL_CHARS
-from previewers.csv_view import CsvPreviewer, CsvPreviewWidget
+from previewers import registry
+from previewers.csv import CsvPreviewer
+from previewers.csv import model as csv_model
+from previewers.csv import widget as csv_view
+from previewers.csv.model import BLOCK, CACHE_BLOCKS, CELL_CHARS
+from previewers.csv.widget import CsvPreviewWidget
 
 from .conftest import OpenPreview
 

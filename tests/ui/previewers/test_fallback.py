@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from app.core.sizes import human_size
-from previewers.fallback import FILE_ACTIONS, FallbackCardWidget
+from previewers.fallback.card import FILE_ACTIONS, FallbackCardWidget
 
 from .conftest import OpenPreview
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from app.core.safeio import open_verified
-from previewers import html as html_previewer
-from previewers import registry, web_preview
-from previewers.base import PreviewSource
-from previewers.html import HTML_PREVIEWER
-from previewers.svg import SVG_PREVIEWER
+from previewers import registry
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
+from previewers.web import HTML_PREVIEWER, SVG_PREVIEWER
+from previewers.web import preview as web_preview
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -51,20 +51,26 @@ def site(tmp_path: Path) -> Iterator[Path]:
     (root / "report" / "style.css").write_text("h1 { color: rgb(9, 8, 7); }")
     (root / "outside.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (root / "drawing.svg").write_bytes(SVG)
-    html_previewer.set_workspace_root_provider(lambda _path: str(root / "report"))
     yield root
-    html_previewer.set_workspace_root_provider(None)
 
 
 @pytest.fixture
 def opened(qtbot: Any, site: Path, table: None) -> Iterator[Any]:
     made: list[Any] = []
 
-    def make(relative: str, *, source_view: bool = False) -> Any:
+    # Pages bind their files within report/, as in a workspace rooted there.
+    workspace = PreviewContext(root=str(site / "report"))
+
+    def make(
+        relative: str,
+        *,
+        source_view: bool = False,
+        context: PreviewContext = workspace,
+    ) -> Any:
         path = site / relative
         file = open_verified(str(path))
         source = PreviewSource.from_file(str(path), file, source_view=source_view)
-        widget = registry.choose(source).create(source, file, None)
+        widget = registry.choose(source).create(source, file, None, context=context)
         made.append(widget)
         widget.resize(640, 420)
         widget.show()
@@ -75,8 +81,8 @@ def opened(qtbot: Any, site: Path, table: None) -> Iterator[Any]:
     for widget in made:
         widget.release()
         widget.deleteLater()
-    if "previewers.web_sandbox" in sys.modules:
-        retiring = sys.modules["previewers.web_sandbox"].retiring_count
+    if "previewers.web.sandbox" in sys.modules:
+        retiring = sys.modules["previewers.web.sandbox"].retiring_count
         qtbot.waitUntil(lambda: retiring() == 0)
 
 
@@ -106,7 +112,7 @@ def test_show_source_and_binary_look_alikes_go_elsewhere(site, table):
 def test_importing_the_previewers_loads_no_web_engine():
     code = (
         "import sys\n"
-        "import previewers.html, previewers.svg\n"
+        "import previewers.web\n"
         "print(sorted(m for m in sys.modules if 'WebEngine' in m))\n"
     )
     done = subprocess.run(
@@ -142,8 +148,10 @@ import sys
 from PySide6.QtWidgets import QApplication
 application = QApplication([])
 from app.core.safeio import open_verified
-from previewers import html, web_preview
-from previewers.base import PreviewSource
+from previewers import web as html
+from previewers.web import preview as web_preview
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
 web_preview.engine_refusal = lambda: "root"
 path = {str(site / "report" / "index.html")!r}
 file = open_verified(path)
@@ -239,8 +247,7 @@ def test_zoom_changes_the_page_and_source_size(opened):
 @pytest.mark.webengine
 @pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
 def test_a_page_outside_the_workspace_uses_its_own_folder_only(opened, site):
-    html_previewer.set_workspace_root_provider(None)
-    widget = opened("report/index.html")
+    widget = opened("report/index.html", context=STANDALONE)
     assert widget.is_loaded()
     assert any("../outside.png" in line for line in widget.info_bar.lines())
 

@@ -16,9 +16,10 @@ from PIL import Image
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from previewers import image as image_module
 from previewers import registry
-from previewers.image import ImagePreviewer, ImagePreviewWidget
+from previewers.image import ImagePreviewer
+from previewers.image import widget as image_module
+from previewers.image.widget import ImagePreviewWidget
 from previewers.media import MediaPreviewer
 from tests.ui.previewers.conftest import OpenPreview
 
@@ -88,7 +89,7 @@ def test_a_jpeg_named_png_is_decoded_as_jpeg(
 
 def test_svg_is_never_taken(tmp_path: Path) -> None:
     from app.core.safeio import open_verified
-    from previewers.base import PreviewSource
+    from previewers.source import PreviewSource
 
     path = tmp_path / "logo.svg"
     path.write_text('<svg xmlns="http://www.w3.org/2000/svg"><image href="/x"/></svg>')
@@ -272,7 +273,7 @@ def test_release_closes_the_file_and_drops_the_pixels(
 
 def test_importing_the_previewers_loads_no_heavy_library() -> None:
     code = (
-        "import sys, previewers.image, previewers.media;"
+        "import sys, previewers.image.widget, previewers.media;"
         "heavy = ('PySide6.QtMultimedia', 'PIL.Image');"
         "print([name for name in heavy if name in sys.modules])"
     )

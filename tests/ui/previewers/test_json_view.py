@@ -13,9 +13,10 @@ from pytestqt.qtbot import QtBot
 from app.core.filetype import Kind
 from app.formats.json_load import JSON_SIZE_LIMIT
 from previewers import registry
-from previewers.base import PreviewSource
-from previewers.json_tree import PAGE
-from previewers.json_view import JsonPreviewer, JsonPreviewWidget
+from previewers.json import JsonPreviewer
+from previewers.json.tree import PAGE
+from previewers.json.widget import JsonPreviewWidget
+from previewers.source import PreviewSource
 
 from .conftest import OpenPreview
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QUrl
@@ -14,24 +14,42 @@ from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
 from app.core.policy import Policy, Rule
-from previewers import context, registry
-from previewers.markdown import MarkdownPreviewer, MarkdownPreviewWidget
+from previewers import registry
+from previewers.context import PreviewContext
+from previewers.markdown import MarkdownPreviewer
+from previewers.markdown.widget import MarkdownPreviewWidget
+from previewers.widget import PreviewWidget
 
 from .conftest import OpenPreview
 
 
 @pytest.fixture(autouse=True)
-def markdown_registered(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Iterator[None]:
+def markdown_registered(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         registry.REGISTRY, "_table", [MarkdownPreviewer(), *registry.REGISTRY._table]
     )
-    context.set_root_provider(lambda: str(tmp_path))
-    context.set_policy_provider(lambda: Policy([]))
-    yield
-    context.set_root_provider(None)
-    context.set_policy_provider(None)
+
+
+class Where:
+    """The context previews are opened with; a test may point it elsewhere."""
+
+    def __init__(self, context: PreviewContext) -> None:
+        self.context = context
+
+
+@pytest.fixture
+def where(tmp_path: Path) -> Where:
+    return Where(PreviewContext(root=str(tmp_path), policy_provider=lambda: Policy([])))
+
+
+@pytest.fixture
+def open_preview(open_preview: OpenPreview, where: Where) -> OpenPreview:
+    """The shared fixture, shown in a workspace rooted at the test's folder."""
+
+    def make(path: Path, **options: Any) -> PreviewWidget:
+        return open_preview(path, context=where.context, **options)
+
+    return make
 
 
 def _png(path: Path, color: str = "red") -> None:
@@ -103,6 +121,7 @@ def test_workspace_image_is_shown(
 def test_other_images_get_a_placeholder(
     qtbot: QtBot,
     open_preview: OpenPreview,
+    where: Where,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     source: str,
@@ -114,8 +133,9 @@ def test_other_images_get_a_placeholder(
     _png(root / "denied" / "secret.png")
     (root / "vector.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
     (root / "link.png").symlink_to(tmp_path / "outside.png")
-    context.set_root_provider(lambda: str(root))
-    context.set_policy_provider(lambda: Policy([Rule("denied", "test")]))
+    where.context = PreviewContext(
+        root=str(root), policy_provider=lambda: Policy([Rule("denied", "test")])
+    )
     path = root / "notes.md"
     path.write_text(f"![pic]({source})\n")
     preview = _open(qtbot, open_preview, path)
@@ -214,7 +234,8 @@ def test_empty_and_invalid_utf8_files_still_preview(
 
 def test_importing_the_previewers_loads_no_heavy_module() -> None:
     code = (
-        "import sys, previewers.markdown, previewers.json_view, previewers.csv_view\n"
+        "import sys, previewers.markdown.widget, previewers.json.widget,"
+        " previewers.csv.widget\n"
         "heavy = [m for m in ('pygments', 'markdown_it', 'PySide6.QtWebEngineCore',"
         " 'PySide6.QtMultimedia', 'pymupdf') if m in sys.modules]\n"
         "print(heavy)\n"

@@ -16,10 +16,10 @@ from app.agent.demo_workspace import DemoWorkspace, build_demo_workspace
 from app.core.safeio import open_verified
 from app.ui.application import MEDIA_PROTOCOL_WHITELIST
 from previewers import registry
-from previewers.base import PreviewSource
 from previewers.image import ImagePreviewer
 from previewers.media import MediaPreviewer
-from previewers.media_player import NO_AUDIO_DEVICE, MediaPlayerWidget
+from previewers.media.player import NO_AUDIO_DEVICE, MediaPlayerWidget
+from previewers.source import PreviewSource
 from tests.ui.previewers.conftest import OpenPreview
 
 # The FFmpeg backend warns about optional system libraries (VA-API, PipeWire) it

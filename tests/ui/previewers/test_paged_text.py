@@ -13,8 +13,9 @@ from pytestqt.qtbot import QtBot
 
 from app.formats.line_index import LineIndex
 from previewers import registry
-from previewers.code import CHANGED_NOTICE, CodePreviewer, CodePreviewWidget
-from previewers.paged_text_view import DISPLAY_LINE_CHARS, PagedTextView
+from previewers.text import CodePreviewer
+from previewers.text.paged_view import DISPLAY_LINE_CHARS, PagedTextView
+from previewers.text.widget import CHANGED_NOTICE, CodePreviewWidget
 
 from .conftest import OpenPreview
 

@@ -17,11 +17,14 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.core.safeio import open_verified
-from previewers import pdf_pages, pdf_render, registry
-from previewers.base import PreviewSource, PreviewWidget
+from previewers import registry
 from previewers.pdf import PDF_PREVIEWER
-from previewers.pdf_pages import PdfPageWidget
-from previewers.pdf_view import PdfPreviewWidget
+from previewers.pdf import pages as pdf_pages
+from previewers.pdf import render as pdf_render
+from previewers.pdf.pages import PdfPageWidget
+from previewers.pdf.widget import PdfPreviewWidget
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
 
 from .conftest import OpenPreview
 
@@ -143,8 +146,8 @@ def test_registry_picks_pdf_by_magic_not_by_name(tmp_path: Path) -> None:
 def test_importing_the_previewer_loads_neither_pymupdf_nor_the_viewer() -> None:
     code = (
         "import sys, previewers.pdf;"
-        "print(sorted(m for m in ('pymupdf', 'fitz', 'previewers.pdf_view',"
-        " 'previewers.pdf_render') if m in sys.modules))"
+        "print(sorted(m for m in ('pymupdf', 'fitz', 'previewers.pdf.widget',"
+        " 'previewers.pdf.render') if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],

@@ -10,9 +10,10 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from app.core.safeio import VerifiedFile, open_verified
-from previewers.base import PreviewSource, PreviewWidget
-from previewers.code import CodePreviewWidget
-from previewers.plain_text import MIB, TEXT_LIMIT, load_text
+from previewers.source import PreviewSource
+from previewers.text.widget import CodePreviewWidget
+from previewers.web.source_text import MIB, TEXT_LIMIT, load_text
+from previewers.widget import PreviewWidget
 
 
 def test_load_text_cuts_a_three_mib_file_at_two_without_splitting_a_character(

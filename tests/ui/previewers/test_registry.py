@@ -8,9 +8,10 @@ from PySide6.QtWidgets import QWidget
 from app.core.filetype import Kind, kind_from_name
 from app.core.safeio import VerifiedFile
 from previewers import registry
-from previewers.base import PreviewSource, PreviewWidget
 from previewers.fallback import FallbackPreviewer
 from previewers.registry import PreviewerRegistry, RegistryError
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
 
 
 def _source(

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from app.ui.workspace import WorkspaceWidget
 from app.ui.workspace.tabs import DiskState
-from previewers.code import CodePreviewWidget
+from previewers.text.widget import CodePreviewWidget
 
 
 def _open_text(

@@ -17,8 +17,8 @@ from app.core.filetype import Kind
 from app.core.safeio import open_verified
 from app.ui.workspace import WorkspaceWidget
 from app.ui.workspace.tabs import MAX_TABS
-from previewers.base import PreviewWidget
-from previewers.markdown import MarkdownPreviewWidget
+from previewers.markdown.widget import MarkdownPreviewWidget
+from previewers.widget import PreviewWidget
 
 
 def _files(root: Path, count: int) -> list[Path]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pygments.token import Token
 
-from previewers.highlight import (
+from previewers.text.highlight import (
     MAX_HIGHLIGHT_CHARS,
     WindowHighlighter,
     lexer_for_name,

@@ -1,7 +1,7 @@
 """The PDF preview: toolbar, outline, pages, find bar and password prompt.
 
-The pages themselves are ``previewers.pdf_pages``; every PyMuPDF call runs on
-the render thread (``previewers.pdf_render``). Links are judged in
+The pages themselves are ``previewers.pdf.pages``; every PyMuPDF call runs on
+the render thread (``previewers.pdf.render``). Links are judged in
 ``app.formats.pdf_doc``: pages of this document jump, web addresses open after a
 confirmation, and everything else is reported and never followed.
 """
@@ -42,15 +42,15 @@ from app.formats.pdf_doc import (
     PdfLink,
     is_pdf,
 )
-from previewers.base import PreviewSource, PreviewWidget, ask_plain_question
-from previewers.pdf_pages import (
+from previewers.context import STANDALONE, PreviewContext
+from previewers.pdf.pages import (
     BLOCKED_NOTICE,
     FIT_PAGE,
     FIT_WIDTH,
     PdfPagesView,
     link_tip,
 )
-from previewers.pdf_render import (
+from previewers.pdf.render import (
     Opened,
     OpenFailed,
     PageFailed,
@@ -61,7 +61,9 @@ from previewers.pdf_render import (
     TaskFailed,
     WordsReady,
 )
-from previewers.plain_text import FindBarWidget
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
+from previewers.widgets import FindBarWidget, ask_plain_question
 
 _PAGE_ROLE = Qt.ItemDataRole.UserRole + 1
 _Y_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -147,9 +149,14 @@ class PdfPreviewWidget(PreviewWidget):
     """
 
     def __init__(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None = None,
+        *,
+        context: PreviewContext = STANDALONE,
     ) -> None:
-        super().__init__(source, file, parent)
+        super().__init__(source, file, parent, context=context)
         self.confirm_url: Callable[[QWidget, str], bool] = ask_to_open_url
         self.open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
         self.info: DocumentInfo | None = None

@@ -30,9 +30,11 @@ from app.core.filetype import playlist_refusal
 from app.core.safeio import VerifiedFile
 from app.formats.image_facts import ReadAtStream
 from app.formats.media_facts import Waveform, WavFacts, read_waveform
-from previewers.base import PreviewSource, PreviewWidget
-from previewers.media import MEDIA_NAMES
-from previewers.media_view import VideoFrameView, WaveformView, format_time
+from previewers.context import STANDALONE, PreviewContext
+from previewers.media.containers import MEDIA_NAMES
+from previewers.media.views import VideoFrameView, WaveformView, format_time
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
 
 SEEK_STEP_MS = 5000
 LOAD_TIMEOUT_MS = 20_000
@@ -68,9 +70,14 @@ class MediaPlayerWidget(PreviewWidget):
     """
 
     def __init__(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None = None,
+        *,
+        context: PreviewContext = STANDALONE,
     ) -> None:
-        super().__init__(source, file, parent)
+        super().__init__(source, file, parent, context=context)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._video = source.mime.startswith("video/")
         self._player: QMediaPlayer | None = None

@@ -36,14 +36,14 @@ from app.formats.pdf_doc import (
     selected_text,
     selected_words,
 )
-from previewers.base import plain_tooltip
-from previewers.pdf_render import (
+from previewers.pdf.render import (
     PageFailed,
     PageRendered,
     PdfSession,
     RenderRequest,
     WordsReady,
 )
+from previewers.widgets import plain_tooltip
 
 CACHE_BYTES = 64 << 20
 """Rendered pages kept for scrolling back, least recently used dropped first."""

@@ -25,7 +25,9 @@ from PySide6.QtWidgets import (
 
 from app.core.safeio import VerifiedFile
 from app.core.sizes import human_size
-from previewers.base import PreviewSource, PreviewWidget
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
 
 # (action name, button text); the workspace forwards the name to the card actions.
 FILE_ACTIONS: tuple[tuple[str, str], ...] = (
@@ -38,20 +40,6 @@ FILE_ACTIONS: tuple[tuple[str, str], ...] = (
 
 def format_mtime(mtime_ns: int) -> str:
     return datetime.fromtimestamp(mtime_ns / 1e9).strftime("%Y-%m-%d %H:%M:%S")
-
-
-class FallbackPreviewer:
-    """Accepts every file: the last entry of the registry."""
-
-    name = "fallback"
-
-    def accepts(self, source: PreviewSource) -> bool:
-        return True
-
-    def create(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None
-    ) -> FallbackCardWidget:
-        return FallbackCardWidget(source, file, parent)
 
 
 def _plain_label(text: str, parent: QWidget) -> QLabel:
@@ -72,9 +60,14 @@ class FallbackCardWidget(PreviewWidget):
     actionRequested = Signal(str)
 
     def __init__(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None = None,
+        *,
+        context: PreviewContext = STANDALONE,
     ) -> None:
-        super().__init__(source, file, parent)
+        super().__init__(source, file, parent, context=context)
         self.type_text = source.type.description
         self.buttons: dict[str, QPushButton] = {}
         self.set_content(self._build(source))

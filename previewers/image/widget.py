@@ -1,4 +1,4 @@
-"""Raster images chosen by magic bytes: facts first, then a decode sized to the view."""
+"""The image preview: header facts first, then a decode sized to the view."""
 
 from __future__ import annotations
 
@@ -22,28 +22,16 @@ from app.formats.image_facts import (
     pixel_refusal,
     read_facts,
 )
-from previewers.base import PreviewSource, PreviewWidget
-from previewers.image_view import ZOOM_STEP, ImageCanvasView
+from previewers.context import STANDALONE, PreviewContext
+from previewers.image.canvas import ZOOM_STEP, ImageCanvasView
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
 
 DECODE_FLOOR = 1280
 """A fit-to-window decode is at least this many pixels on its long side, so a
 tab that grows a little need not decode again."""
 
 _REDECODE_DELAY_MS = 150
-
-
-class ImagePreviewer:
-    """PNG, JPEG, GIF, WebP, BMP, ICO and TIFF, by magic bytes; never SVG."""
-
-    name = "image"
-
-    def accepts(self, source: PreviewSource) -> bool:
-        return not source.source_view and format_for_mime(source.mime) is not None
-
-    def create(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None
-    ) -> ImagePreviewWidget:
-        return ImagePreviewWidget(source, file, parent)
 
 
 @dataclass(frozen=True)
@@ -86,9 +74,14 @@ class ImagePreviewWidget(PreviewWidget):
     """
 
     def __init__(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None = None,
+        *,
+        context: PreviewContext = STANDALONE,
     ) -> None:
-        super().__init__(source, file, parent)
+        super().__init__(source, file, parent, context=context)
         fmt = format_for_mime(source.mime)
         if fmt is None:
             raise ValueError(f"not an image format: {source.mime}")

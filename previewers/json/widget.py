@@ -1,9 +1,8 @@
-"""JSON and JSON Lines: a lazy tree and the pretty-printed text, parsed on a worker.
+"""The JSON preview: a lazy tree and the pretty-printed text, parsed on a worker.
 
 Problems never crash the preview: a syntax error shows its line and column with
 the text around it; deep nesting, huge integers, NaN/Infinity and duplicate keys
-are listed in a notice bar. Files over ``JSON_SIZE_LIMIT`` are not taken here, so
-the registry hands them to the text previewer, which pages them.
+are listed in a notice bar.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.filetype import Kind
 from app.core.safeio import VerifiedFile
 from app.formats.encoding import detect_encoding
 from app.formats.json_load import (
@@ -35,16 +33,15 @@ from app.formats.json_load import (
     load_json_lines,
     pretty_json,
 )
-from previewers.base import PreviewSource, PreviewWidget, is_text_of_kind, notice_label
-from previewers.json_tree import JsonTreeModel
+from previewers.context import STANDALONE, PreviewContext
+from previewers.json.tree import JsonTreeModel
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
+from previewers.widgets import notice_label
 
 LINES_SUFFIXES = (".jsonl", ".ndjson")
 TEXT_TAB_LIMIT = 4 * 1024 * 1024
 """The Text tab shows at most this many characters (a QPlainTextEdit slows past it)."""
-OVERSIZE_NOTICE = (
-    "This JSON file is larger than 64 MiB, so it is shown as text without a tree."
-)
-"""The notice the text previewer shows for JSON it gets because of the limit."""
 _CONTEXT_LINES = 3
 
 
@@ -95,20 +92,6 @@ def _load(data: bytes, lines: bool) -> JsonLoad:
     return JsonLoad(result, text)
 
 
-class JsonPreviewer:
-    """JSON and JSON Lines up to ``JSON_SIZE_LIMIT``; larger goes to paged text."""
-
-    name = "json"
-
-    def accepts(self, source: PreviewSource) -> bool:
-        return is_text_of_kind(source, Kind.JSON, JSON_SIZE_LIMIT)
-
-    def create(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None
-    ) -> JsonPreviewWidget:
-        return JsonPreviewWidget(source, file, parent)
-
-
 class JsonPreviewWidget(PreviewWidget):
     """A notice bar over two tabs: the lazy tree and the pretty-printed text.
 
@@ -116,9 +99,14 @@ class JsonPreviewWidget(PreviewWidget):
     """
 
     def __init__(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None = None,
+        *,
+        context: PreviewContext = STANDALONE,
     ) -> None:
-        super().__init__(source, file, parent)
+        super().__init__(source, file, parent, context=context)
         self.model: JsonTreeModel | None = None
         self._value: Any = None
         self._text_pending = True

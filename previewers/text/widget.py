@@ -1,9 +1,9 @@
-"""The code and text previewer: highlighted text up to 2 MiB, paged text beyond.
+"""The code and text preview: highlighted text up to 2 MiB, paged text beyond.
 
-Importing this module is cheap: the views and pygments load in ``create``.
 A file up to one page (2 MiB) shows whole in a ``CodeTextView``; a larger one
 shows its first page at once in a ``PagedTextView`` while a line index is built
-on the pool, after which the view scrolls over the whole file.
+on the pool, after which the view scrolls over the whole file. The views and
+pygments load when the first page has been read.
 """
 
 from __future__ import annotations
@@ -22,50 +22,40 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.filetype import EMPTY_MIME, SVG_MIME, TEXT_KINDS, Kind, is_textual_mime
+from app.core.filetype import Kind
 from app.core.safeio import VerifiedFile
 from app.core.sizes import human_size
+from app.formats.json_load import JSON_SIZE_LIMIT
 from app.formats.text_pages import BuildCancelledError, FenceBrokenError, Page
-from previewers.base import PreviewSource, PreviewWidget
-from previewers.code_jobs import (
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
+from previewers.text.jobs import (
     FirstPage,
     IndexOutcome,
     Progress,
     SearchOutcome,
     read_first_page,
 )
+from previewers.widget import PreviewWidget
 
 if TYPE_CHECKING:
     from app.formats.line_index import LineIndex
-    from previewers.code_view import CodeTextView, TextNoticeWidget
-    from previewers.highlight import LexPass
-    from previewers.paged_text_view import PagedTextView
+    from previewers.text.highlight import LexPass
+    from previewers.text.paged_view import PagedTextView
+    from previewers.text.view import CodeTextView, TextNoticeWidget
 
 # Prose wraps at the window edge by default; code and tables do not.
 _WRAPPED_KINDS = frozenset({Kind.TEXT, Kind.MARKDOWN})
-_TEXT_MIMES = frozenset({EMPTY_MIME, SVG_MIME})
 # A whole-file text with a line this long goes to the paged view, which lays
 # out only what is on screen; a text document would lay out the whole line.
 LONG_LINE_CHARS = 64 * 1024
 CHANGED_NOTICE = "This file changed on disk; reload to see the new version."
+OVERSIZE_NOTICE = (
+    f"This JSON file is larger than {JSON_SIZE_LIMIT >> 20} MiB, so it is shown as "
+    "text without a tree."
+)
+"""The notice for JSON that comes here because the tree will not take it."""
 _MIN_POINTS, _MAX_POINTS = 6.0, 72.0
-
-
-class CodePreviewer:
-    """Text of the text kinds, and "Show source" of any text; never binary."""
-
-    name = "code"
-
-    def accepts(self, source: PreviewSource) -> bool:
-        textual = is_textual_mime(source.mime) or source.mime in _TEXT_MIMES
-        if not textual or not source.is_text:
-            return False
-        return source.source_view or source.kind in TEXT_KINDS
-
-    def create(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None
-    ) -> CodePreviewWidget:
-        return CodePreviewWidget(source, file, parent)
 
 
 class CodePreviewWidget(PreviewWidget):
@@ -79,11 +69,16 @@ class CodePreviewWidget(PreviewWidget):
     reloadRequested = Signal()
 
     def __init__(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None = None,
+        *,
+        context: PreviewContext = STANDALONE,
     ) -> None:
-        super().__init__(source, file, parent)
-        from previewers.code_view import GoToLineBarWidget, TextNoticeWidget
-        from previewers.plain_text import FindBarWidget
+        super().__init__(source, file, parent, context=context)
+        from previewers.text.view import GoToLineBarWidget, TextNoticeWidget
+        from previewers.widgets import FindBarWidget
 
         self.code_view: CodeTextView | None = None
         self.paged_view: PagedTextView | None = None
@@ -166,21 +161,19 @@ class CodePreviewWidget(PreviewWidget):
 
     @Slot(object)
     def _on_first_page_read(self, first: FirstPage) -> None:
-        from previewers.highlight import WindowHighlighter, lexer_for_name
-        from previewers.paged_text_view import TokenFormats, is_dark
+        from previewers.text.highlight import WindowHighlighter, lexer_for_name
+        from previewers.text.paged_view import TokenFormats
 
         page = first.page
         if self._source.kind is Kind.JSON and not self._source.source_view:
             # JSON over the tree's size limit falls through to this view.
-            from previewers.json_view import OVERSIZE_NOTICE
-
             self.notice.add(OVERSIZE_NOTICE)
         if page.had_invalid_bytes:
             self.notice.add(
                 f"Some bytes are not valid {first.encoding} and are shown as \ufffd."
             )
         lexer = lexer_for_name(self._source.name)
-        formats = TokenFormats(is_dark(self.palette())) if lexer else None
+        formats = TokenFormats(self.is_dark()) if lexer else None
         language = lexer.name if lexer is not None else "Plain text"
         self._facts = f"{language} · {first.encoding} · {human_size(first.size)}"
         long_line = any(len(line) > LONG_LINE_CHARS for line in page.text.splitlines())
@@ -207,7 +200,7 @@ class CodePreviewWidget(PreviewWidget):
         view.setAccessibleName(f"Text of {self._source.name}")
 
     def _show_whole(self, text: str) -> None:
-        from previewers.code_view import CodeTextView, normalise_text
+        from previewers.text.view import CodeTextView, normalise_text
 
         view = CodeTextView(self)
         self.code_view = view
@@ -221,7 +214,7 @@ class CodePreviewWidget(PreviewWidget):
         self.go_bar.set_total(view.blockCount())
 
     def _show_paged(self, page: Page) -> None:
-        from previewers.paged_text_view import (
+        from previewers.text.paged_view import (
             MemoryLines,
             PagedTextView,
             split_like_index,
@@ -237,7 +230,7 @@ class CodePreviewWidget(PreviewWidget):
         self.go_bar.set_total(view.source().total, exact=page.is_last)
 
     def _scan_checkpoints(self) -> None:
-        from previewers.highlight import scan_checkpoints
+        from previewers.text.highlight import scan_checkpoints
 
         name, lines = self._source.name, self._text.split("\n")
         self.run_in_background(
@@ -276,7 +269,7 @@ class CodePreviewWidget(PreviewWidget):
 
     @Slot(object)
     def _on_index_built(self, outcome: IndexOutcome) -> None:
-        from previewers.paged_text_view import IndexedLines
+        from previewers.text.paged_view import IndexedLines
 
         self._index_progress.share = 1.0
         if outcome.index is None:
@@ -419,7 +412,7 @@ class CodePreviewWidget(PreviewWidget):
         view.setFont(font)
 
     def _count_matches(self, text: str) -> None:
-        from previewers.code_view import find_matches
+        from previewers.text.view import find_matches
 
         if self.code_view is not None and text != self._needle:
             self._needle = text

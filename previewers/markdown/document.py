@@ -28,11 +28,13 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from app.core.filetype import HEAD_SIZE, detect
 from app.core.paths import image_target
+from app.core.policy import Policy
 from app.core.safeio import SafeOpenError, open_verified
 from app.formats.image_facts import format_for_mime
 from app.formats.markdown_html import image_number
-from previewers.context import PreviewContext
 
+MARKDOWN_LIMIT = 4 * 1024 * 1024
+"""Larger Markdown files are left to the text previewer (rendering would stall)."""
 IMAGE_BYTES_LIMIT = 8 * 1024 * 1024
 IMAGE_PIXEL_LIMIT = 40_000_000
 IMAGE_COUNT_LIMIT = 64
@@ -78,12 +80,15 @@ def _decode(data: bytes, fmt: bytes) -> QImage | str:
     return image
 
 
-def load_image(src: str, folder: str, context: PreviewContext) -> LoadedImage:
-    """Read and decode one image source written in a file in ``folder``."""
-    target = image_target(src, folder, context.root)
+def load_image(src: str, folder: str, root: str, policy: Policy) -> LoadedImage:
+    """Read and decode one image source written in a file in ``folder``.
+
+    Only files below ``root`` that ``policy`` allows are read.
+    """
+    target = image_target(src, folder, root)
     if target.path is None:
         return LoadedImage(src, None, target.reason)
-    if context.policy.denying_rule(target.path) is not None:
+    if policy.denying_rule(target.path) is not None:
         return LoadedImage(src, None, "a read-deny rule covers the image")
     try:
         file = open_verified(target.path)
@@ -105,7 +110,7 @@ def load_image(src: str, folder: str, context: PreviewContext) -> LoadedImage:
 
 
 def load_images(
-    sources: Sequence[str], folder: str, context: PreviewContext
+    sources: Sequence[str], folder: str, root: str, policy: Policy
 ) -> tuple[LoadedImage, ...]:
     """Every image of a document, at most ``IMAGE_COUNT_LIMIT`` of them read."""
     loaded = []
@@ -113,7 +118,7 @@ def load_images(
         if number >= IMAGE_COUNT_LIMIT:
             loaded.append(LoadedImage(src, None, "too many images in one document"))
         else:
-            loaded.append(load_image(src, folder, context))
+            loaded.append(load_image(src, folder, root, policy))
     return tuple(loaded)
 
 

@@ -1,4 +1,4 @@
-"""CSV and TSV: the first rows at once, the whole table once the row index is built.
+"""The CSV and TSV preview: the first rows at once, the rest once indexed.
 
 The format (delimiter, header) comes from the engine's sniffing; the first
 ``HEAD_ROWS`` rows are read without an index and shown while the index is built
@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.filetype import Kind
 from app.core.safeio import VerifiedFile
 from app.formats.csv_index import (
     SORT_LIMIT_BYTES,
@@ -43,8 +42,11 @@ from app.formats.csv_index import (
     cells_to_tsv,
 )
 from app.formats.text_pages import BuildCancelledError, FenceBrokenError
-from previewers.base import PreviewSource, PreviewWidget, notice_label, plain_tooltip
-from previewers.csv_model import FULL_TEXT_ROLE, CsvTableModel, UseClock
+from previewers.context import STANDALONE, PreviewContext
+from previewers.csv.model import FULL_TEXT_ROLE, CsvTableModel, UseClock
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
+from previewers.widgets import notice_label, plain_tooltip
 
 HEAD_ROWS = 200
 _PROGRESS_MS = 100
@@ -94,20 +96,6 @@ def _yield_to_view(clock: UseClock, cancelled: threading.Event) -> None:
         time.sleep(_STEP_ASIDE_S)
 
 
-class CsvPreviewer:
-    """CSV, TSV and .tab files that do not look binary."""
-
-    name = "csv"
-
-    def accepts(self, source: PreviewSource) -> bool:
-        return source.kind is Kind.CSV and not source.source_view and source.is_text
-
-    def create(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None
-    ) -> CsvPreviewWidget:
-        return CsvPreviewWidget(source, file, parent)
-
-
 class CsvPreviewWidget(PreviewWidget):
     """A table with a status line (counts, format, indexing) and a notice bar.
 
@@ -115,9 +103,14 @@ class CsvPreviewWidget(PreviewWidget):
     """
 
     def __init__(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None = None,
+        *,
+        context: PreviewContext = STANDALONE,
     ) -> None:
-        super().__init__(source, file, parent)
+        super().__init__(source, file, parent, context=context)
         self.model: CsvTableModel | None = None
         self.index: CsvIndex | None = None
         self._table: CsvFile | None = None

@@ -1,73 +1,68 @@
-"""Plain-text pieces the previews share: bounded decoding and the find bar.
-
-The code previewer shows text files; web and PDF previews use ``load_text`` for
-their source views and ``FindBarWidget`` for find.
-"""
+"""Small widgets every preview family shares: plain-text notices, questions, find."""
 
 from __future__ import annotations
 
-import codecs
-from dataclasses import dataclass
+import html
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import (
-    QKeySequence,
-    QShortcut,
-)
+from PySide6.QtGui import QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QWidget,
 )
 
-from app.core.safeio import VerifiedFile
-from app.core.sizes import human_size
-from app.formats.encoding import detect_encoding
 
-MIB = 1 << 20
-TEXT_LIMIT = 2 * MIB
-"""Text up to this size loads whole; beyond it only this much is shown."""
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows ``text`` literally.
 
-
-@dataclass(frozen=True)
-class TextLoadResult:
-    """Decoded text and what the user should know about how it was decoded."""
-
-    text: str
-    encoding: str
-    notices: tuple[str, ...]
-    truncated: bool
-    size: int
-
-
-def load_text(file: VerifiedFile, limit: int = TEXT_LIMIT) -> TextLoadResult:
-    """Read and decode at most ``limit`` bytes, never splitting a character.
-
-    Reads go through the descriptor. A byte order mark (UTF-8/16/32) picks the
-    encoding and is dropped; otherwise UTF-8, with invalid bytes replaced.
+    Tooltips guess rich text and would load ``<img src=...>`` from disk; escaped
+    text inside an explicit rich-text wrapper is displayed as written.
     """
-    # A few bytes past the limit say whether there is more to the file.
-    data = file.read(limit + 4, 0)
-    size = max(file.current_identity().size, len(data))
-    truncated = len(data) > limit
-    found = detect_encoding(data)
-    encoding, skip = found.codec, len(found.bom)
-    body = data[skip:limit] if truncated else data[skip:]
-    # final=False on a cut file: a character split by the cut is left out whole.
-    final = not truncated
-    notices: list[str] = []
-    try:
-        text = codecs.getincrementaldecoder(encoding)("strict").decode(body, final)
-    except UnicodeDecodeError:
-        text = codecs.getincrementaldecoder(encoding)("replace").decode(body, final)
-        notices.append(
-            f"Some bytes are not valid {encoding.upper()} and are shown as \ufffd."
-        )
-    if truncated:
-        notices.append(f"Showing the first {human_size(limit)} of {human_size(size)}.")
-    return TextLoadResult(text, encoding, tuple(notices), truncated, size)
+    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
+
+
+def ask_plain_question(
+    parent: QWidget | None,
+    title: str,
+    text: str,
+    accept: QMessageBox.StandardButton = QMessageBox.StandardButton.Open,
+) -> bool:
+    """Ask a yes/no question whose text may hold untrusted strings.
+
+    The text is plain (a URL or file name is never read as HTML) and the safe
+    answer is the default.
+    """
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle(title)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setText(text)
+    refuse = (
+        QMessageBox.StandardButton.No
+        if accept == QMessageBox.StandardButton.Yes
+        else QMessageBox.StandardButton.Cancel
+    )
+    box.setStandardButtons(accept | refuse)
+    box.setDefaultButton(refuse)
+    return box.exec() == accept
+
+
+def notice_label(parent: QWidget, accessible_name: str) -> QLabel:
+    """A hidden, plain-text notice strip in the tooltip colours, for a preview's top."""
+    label = QLabel(parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setAccessibleName(accessible_name)
+    label.setContentsMargins(8, 4, 8, 4)
+    label.setAutoFillBackground(True)
+    label.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
+    label.setForegroundRole(QPalette.ColorRole.ToolTipText)
+    label.hide()
+    return label
 
 
 class FindBarWidget(QWidget):

@@ -23,7 +23,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QPalette
 
 from app.formats.csv_index import Row
-from previewers.base import plain_tooltip
+from previewers.widgets import plain_tooltip
 
 BLOCK = 64
 CACHE_BLOCKS = 128

@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from previewers.highlight import WindowHighlighter
-from previewers.paged_text_view import TokenFormats
+from previewers.text.highlight import WindowHighlighter
+from previewers.text.paged_view import TokenFormats
 
 MATCH_LIMIT = 100_000
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")

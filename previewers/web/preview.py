@@ -1,24 +1,21 @@
 """The page preview widget: a bound snapshot shown in a sandboxed web view.
 
-The file is bound off the GUI thread (``app.core.html_bind``), published on
+The file is bound off the GUI thread (``previewers.web.pages``), published on
 the shared loopback capability server, and shown in a web view built by
-``previewers.web_sandbox``, which is imported only here and only when a page
+``previewers.web.sandbox``, which is imported only here and only when a page
 is actually shown. As root, where Chromium cannot sandbox, the engine is never
 started: the source is shown instead, with the reason.
 """
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
-import sys
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, Qt, QUrl, Slot
+from PySide6.QtCore import Qt, QUrl, Slot
 from PySide6.QtGui import QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -32,24 +29,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.capability_server import CapabilityServer, Publication
-from app.core.html_bind import (
-    bind_html,
-    bind_image_page,
-    bind_single,
-    decode_html,
-    wrap_image_page,
-)
-from app.core.manifest import Bundle, LeftOut, Resource
-from app.core.policy import current_policy
+from app.core.capability_server import Publication
+from app.core.manifest import LeftOut
 from app.core.safeio import VerifiedFile
-from previewers.base import PreviewSource, PreviewWidget
-from previewers.plain_text import TEXT_LIMIT, TextLoadResult, load_text
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
+from previewers.web.pages import BoundPage, PageSpec, shared_server, source_of
+from previewers.web.source_text import TextLoadResult, load_text
+from previewers.widget import PreviewWidget
 
 if TYPE_CHECKING:
     from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEngineProfile
 
-    from previewers.web_sandbox import (
+    from previewers.web.sandbox import (
         PrefixInterceptor,
         SandboxedPage,
         SandboxedWebView,
@@ -61,53 +53,6 @@ ISOLATED_LABEL = "Isolated preview — no access to your files or the network"
 SANDBOX_OFF_MESSAGE = "The preview's sandbox is not active, so the page was closed."
 ROOT_REASON = "need the browser sandbox, which cannot run as the administrator (root)."
 MIN_ZOOM, MAX_ZOOM, ZOOM_STEP = 0.25, 5.0, 1.2
-SVG_MIME = "image/svg+xml"
-
-_server: CapabilityServer | None = None
-_server_lock = threading.Lock()
-
-
-def shared_server() -> CapabilityServer:
-    """The app's one capability server, started on first use, closed at exit."""
-    global _server  # one loopback server per process, made on first use
-    with _server_lock:
-        if _server is None:
-            _server = CapabilityServer()
-            application = QCoreApplication.instance()
-            if application is not None:
-                application.aboutToQuit.connect(_on_application_about_to_quit)
-            atexit.register(close_shared_server)
-        return _server
-
-
-def close_shared_server() -> None:
-    """Stop the shared server (every preview URL stops working); safe to repeat.
-
-    Runs at exit, and at quit if no page was ever shown: once the web engine
-    has started it connects to this server's port and no other
-    (``web_sandbox.start_engine``), so pages on a later server would not load.
-    """
-    global _server  # the next preview starts a fresh server
-    with _server_lock:
-        server, _server = _server, None
-    if server is not None:
-        server.close()
-
-
-def _engine_reaches(server: CapabilityServer) -> bool:
-    sandbox = sys.modules.get("previewers.web_sandbox")
-    switches = sandbox.engine_switches() if sandbox is not None else None
-    return switches is not None and switches.direct_port == server.port
-
-
-def _on_application_about_to_quit() -> None:
-    # The engine lives until the process ends, and so must the one server it
-    # can reach: if the port were free, another local program could take it
-    # and be sent the pages' requests. Without an engine, stop serving now.
-    with _server_lock:
-        server = _server
-    if server is not None and not _engine_reaches(server):
-        close_shared_server()
 
 
 def engine_refusal() -> str | None:
@@ -119,77 +64,6 @@ def engine_refusal() -> str | None:
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         return "root"
     return None
-
-
-@dataclass(frozen=True)
-class PageSpec:
-    """How to turn one opened file into a page, and how to present it.
-
-    ``bind`` runs on a worker thread; ``what`` names the files in messages
-    ("web pages"); ``source_key`` is the resource whose bytes "Source" shows
-    (``None``: the entry document); ``offer_source`` is False for binary files.
-    """
-
-    bind: Callable[[VerifiedFile], Bundle]
-    what: str
-    javascript: bool
-    source_key: str | None = None
-    offer_source: bool = True
-
-
-def html_spec(path: str, workspace_root: str) -> PageSpec:
-    """An HTML document with its direct dependencies, within ``workspace_root``."""
-
-    def bind(file: VerifiedFile) -> Bundle:
-        # The policy in force now, read off the GUI thread.
-        policy = current_policy(workspace_root or None)
-        return bind_html(file, path, workspace_root, policy)
-
-    return PageSpec(bind, "web pages", javascript=True)
-
-
-def image_spec(path: str, *, svg: bool) -> PageSpec:
-    """An image (or SVG) shown as ``<img>`` in a generated page with no script."""
-
-    def bind(file: VerifiedFile) -> Bundle:
-        return _bind_svg_page(file, path) if svg else bind_image_page(file, path)
-
-    what = "SVG images" if svg else "images in the built-in browser"
-    return PageSpec(bind, what, javascript=False, source_key="", offer_source=svg)
-
-
-def _bind_svg_page(file: VerifiedFile, path: str) -> Bundle:
-    # The bytes said SVG, whatever the name says: serve them as SVG.
-    image = bind_single(file, path, SVG_MIME)
-    page_key = "page.html" if image.entry_key == "index.html" else "index.html"
-    wrapper = wrap_image_page(image.entry_key, os.path.basename(path))
-    page = Resource.of(page_key, "text/html; charset=utf-8", wrapper)
-    return Bundle.of(page_key, [page, image.entry], [])
-
-
-@dataclass(frozen=True)
-class BoundPage:
-    """A bound bundle and the source text of the file it was made from."""
-
-    bundle: Bundle
-    source: TextLoadResult
-
-
-def _source_of(bundle: Bundle, source_key: str | None) -> TextLoadResult:
-    if source_key is None:
-        data = bundle.entry.data
-        text, charset = decode_html(data)
-    else:
-        # An image page: the image is the one resource that is not the page.
-        key = next(k for k in bundle.resources if k != bundle.entry_key)
-        data = bundle.resources[key].data
-        text, charset = data.decode("utf-8", "replace"), "utf-8"
-    notices: tuple[str, ...] = ()
-    truncated = len(text) > TEXT_LIMIT
-    if truncated:
-        text = text[:TEXT_LIMIT]
-        notices = (f"Showing the first {TEXT_LIMIT >> 20} MiB of the source.",)
-    return TextLoadResult(text, charset, notices, truncated, len(data))
 
 
 MAX_LISTED_LINES = 60
@@ -316,8 +190,9 @@ class WebPreviewWidget(PreviewWidget):
         parent: QWidget | None = None,
         *,
         show_toggle: bool = True,
+        context: PreviewContext = STANDALONE,
     ) -> None:
-        super().__init__(source, file, parent)
+        super().__init__(source, file, parent, context=context)
         self._spec = spec
         # The live page, its view and URL: None before loading, after closing
         # and as root.
@@ -445,7 +320,7 @@ class WebPreviewWidget(PreviewWidget):
 
     def _bind_job(self, file: VerifiedFile, _cancelled: threading.Event) -> BoundPage:
         bundle = self._spec.bind(file)
-        return BoundPage(bundle, _source_of(bundle, self._spec.source_key))
+        return BoundPage(bundle, source_of(bundle, self._spec.source_key))
 
     @Slot(object)
     def _on_binder_finished(self, bound: BoundPage) -> None:
@@ -456,7 +331,8 @@ class WebPreviewWidget(PreviewWidget):
         self._open_page(self.publication, server.port)
 
     def _open_page(self, publication: Publication, server_port: int) -> None:
-        from previewers import web_sandbox  # the web engine loads on first use
+        # The web engine loads on first use, with the sandbox module.
+        from previewers.web import sandbox as web_sandbox
 
         try:
             web_sandbox.start_engine(server_port)
@@ -486,7 +362,7 @@ class WebPreviewWidget(PreviewWidget):
     def _on_page_loading_changed(self, info: QWebEngineLoadingInfo) -> None:
         from PySide6.QtWebEngineCore import QWebEngineLoadingInfo
 
-        from previewers import web_sandbox
+        from previewers.web import sandbox as web_sandbox
 
         page = self.page
         if page is None or self.sender() is not page:
@@ -595,7 +471,7 @@ class WebPreviewWidget(PreviewWidget):
         page, profile, view = self.page, self._profile, self.view
         self.page = self._profile = self._interceptor = self.view = None
         if page is not None and profile is not None:
-            from previewers import web_sandbox
+            from previewers.web import sandbox as web_sandbox
 
             page.loadingChanged.disconnect(self._on_page_loading_changed)
             page.renderProcessTerminated.disconnect(

@@ -1,8 +1,8 @@
-"""Markdown: rendered with raw HTML off, an outline of headings, a source toggle.
+"""The Markdown preview: rendered with raw HTML off, an outline, a source toggle.
 
 Links never open by themselves: an anchor scrolls, an http(s) link asks first
 and goes to the system browser, anything else is not opened. Images come only
-from the workspace, vetted on a worker (``previewers.markdown_view``).
+from the workspace, vetted on a worker (``previewers.markdown.document``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from PySide6.QtGui import (
     QDesktopServices,
     QFont,
     QFontDatabase,
-    QPalette,
     QTextDocument,
 )
 from PySide6.QtWidgets import (
@@ -34,27 +33,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.filetype import Kind
 from app.core.safeio import VerifiedFile
 from app.formats.encoding import decode, detect_encoding
 from app.formats.markdown_html import RenderedMarkdown, render_markdown
-from previewers.base import (
-    PreviewSource,
-    PreviewWidget,
-    ask_plain_question,
-    is_text_of_kind,
-)
-from previewers.context import current_context
-from previewers.markdown_view import (
+from previewers.context import STANDALONE, PreviewContext
+from previewers.markdown.document import (
+    MARKDOWN_LIMIT,
     LoadedImage,
     MarkdownDocument,
     MarkdownTextView,
     load_images,
     style_sheet,
 )
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
+from previewers.widgets import ask_plain_question
 
-MARKDOWN_LIMIT = 4 * 1024 * 1024
-"""Larger Markdown files are left to the text previewer (rendering would stall)."""
 _WEB_SCHEMES = frozenset({"http", "https"})
 
 
@@ -94,24 +88,6 @@ def tell_with_message_box(parent: QWidget, message: str) -> None:
     box.exec()
 
 
-def _is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Base).lightness() < 128
-
-
-class MarkdownPreviewer:
-    """Markdown files up to ``MARKDOWN_LIMIT``; "Show source" goes to plain text."""
-
-    name = "markdown"
-
-    def accepts(self, source: PreviewSource) -> bool:
-        return is_text_of_kind(source, Kind.MARKDOWN, MARKDOWN_LIMIT)
-
-    def create(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None
-    ) -> MarkdownPreviewWidget:
-        return MarkdownPreviewWidget(source, file, parent)
-
-
 class MarkdownPreviewWidget(PreviewWidget):
     """Rendered Markdown beside its outline, with a toggle to the source text.
 
@@ -122,9 +98,14 @@ class MarkdownPreviewWidget(PreviewWidget):
     """
 
     def __init__(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None = None,
+        *,
+        context: PreviewContext = STANDALONE,
     ) -> None:
-        super().__init__(source, file, parent)
+        super().__init__(source, file, parent, context=context)
         self.ask_open: Callable[[QWidget, str], bool] = ask_with_message_box
         self.tell: Callable[[QWidget, str], None] = tell_with_message_box
         self.open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
@@ -176,9 +157,11 @@ class MarkdownPreviewWidget(PreviewWidget):
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
         self.set_content(container)
-        context = current_context(source.path)
+        # Asked here, on the GUI thread; the worker only reads what it is given.
+        root = self.context.reading_root(source.path)
+        policy = self.context.policy()
         folder = os.path.dirname(os.path.abspath(source.path))
-        dark = _is_dark(self.palette())
+        dark = self.is_dark()
 
         def job(file: VerifiedFile, cancelled: threading.Event) -> MarkdownLoad:
             text, notices = decode_markdown(file.read(MARKDOWN_LIMIT + 1, 0))
@@ -186,7 +169,7 @@ class MarkdownPreviewWidget(PreviewWidget):
             images = (
                 ()
                 if cancelled.is_set()
-                else load_images(rendered.images, folder, context)
+                else load_images(rendered.images, folder, root, policy)
             )
             return MarkdownLoad(text, rendered, images, notices)
 

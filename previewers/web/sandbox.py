@@ -1,6 +1,6 @@
 """The hardened web engine pieces every page preview uses: profile, page, view.
 
-Imports QtWebEngine, so only ``previewers.web_preview`` imports this module,
+Imports QtWebEngine, so only ``previewers.web.preview`` imports this module,
 and only when a page preview is created. Everything here assumes the page is
 hostile: it came from an agent. The capability server already sends a
 ``sandbox allow-scripts`` Content-Security-Policy (opaque origin, no storage,

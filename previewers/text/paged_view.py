@@ -43,8 +43,8 @@ from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 from app.formats.line_index import CUT_MARK, LineIndex
 from app.formats.text_pages import FenceBrokenError
-from previewers.base import PreviewReleasedError
-from previewers.highlight import Span, StylePalette, WindowHighlighter
+from previewers.text.highlight import Span, StylePalette, WindowHighlighter
+from previewers.widget import PreviewReleasedError
 
 DISPLAY_LINE_CHARS = 10_000
 """A line is shown up to this many characters, then ``CUT_MARK``."""
@@ -146,7 +146,7 @@ class TokenFormats:
     """``QTextCharFormat`` per token type, from a pygments style."""
 
     def __init__(self, dark: bool) -> None:
-        from previewers.highlight import style_name_for
+        from previewers.text.highlight import style_name_for
 
         self.palette = StylePalette(style_name_for(dark))
         self._formats: dict[object, QTextCharFormat] = {}
@@ -182,10 +182,6 @@ class TokenFormats:
 def _x_of(found: object) -> float:
     # PySide returns (x, cursor) for the int overload; older builds a float.
     return float(found[0] if isinstance(found, tuple) else found)  # type: ignore[arg-type]
-
-
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
 class PagedTextView(QAbstractScrollArea):

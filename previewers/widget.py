@@ -1,4 +1,4 @@
-"""The previewer contract: the source a previewer gets, the widget it builds, loading.
+"""The base of every preview widget: it owns the verified file and loads off the GUI.
 
 A previewer is chosen by ``previewers.registry.choose`` and builds one
 ``PreviewWidget`` for one opened file. The widget owns the ``VerifiedFile`` it is
@@ -10,178 +10,22 @@ thread pool and comes back as an immutable result; a result that arrives after
 
 from __future__ import annotations
 
-import html
 import itertools
 import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import PurePath
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QLabel, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from app.core.filetype import HEAD_SIZE, FileType, Kind, detect
-from app.core.names import display_name
-from app.core.safeio import Identity, VerifiedFile
+from app.core.safeio import VerifiedFile
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class PreviewSource:
-    """What a previewer knows about a file before it builds its widget.
-
-    ``identity`` is the version fence taken when the file was opened; ``head``
-    holds its first bytes (at most ``HEAD_SIZE``), read through the verified
-    descriptor; ``type`` is what the file-type service made of them, once.
-    """
-
-    path: str
-    name: str
-    identity: Identity
-    head: bytes
-    type: FileType
-    source_view: bool = False
-
-    @classmethod
-    def from_file(
-        cls,
-        path: str,
-        file: VerifiedFile,
-        *,
-        kind: Kind | None = None,
-        source_view: bool = False,
-    ) -> PreviewSource:
-        """Describe an opened file; reads its head (and behind tags) by descriptor.
-
-        ``kind`` is the kind a trusted record holds; ``None`` for a file no
-        record vouches for, whose name then says.
-        """
-        name = PurePath(path).name
-        head = file.read(HEAD_SIZE, 0)
-        return cls(
-            path=path,
-            # Shown in titles and messages: hidden characters made visible.
-            name=display_name(name),
-            identity=file.identity,
-            head=head,
-            type=detect(head, name, kind=kind, read=file.read),
-            source_view=source_view,
-        )
-
-    @classmethod
-    def of_head(
-        cls,
-        path: str,
-        head: bytes,
-        *,
-        size: int | None = None,
-        kind: Kind | None = None,
-        source_view: bool = False,
-    ) -> PreviewSource:
-        """Describe a file from its head alone (nothing opened), as tests do."""
-        name = PurePath(path).name
-        return cls(
-            path=path,
-            name=display_name(name),
-            identity=Identity(0, 0, len(head) if size is None else size, 0),
-            head=head,
-            type=detect(head, name, kind=kind),
-            source_view=source_view,
-        )
-
-    @property
-    def kind(self) -> Kind:
-        """The family to preview as: the bytes' when they name one (see ``detect``)."""
-        return self.type.kind
-
-    @property
-    def mime(self) -> str:
-        return self.type.mime
-
-    @property
-    def is_text(self) -> bool:
-        """Whether the head reads as text (a byte order mark, or not binary)."""
-        return self.type.text
-
-
-def is_text_of_kind(source: PreviewSource, kind: Kind, size_limit: int) -> bool:
-    """A rendered (not "Show source") preview of a text file of ``kind``.
-
-    Files over ``size_limit`` fall through to the plain code and text view.
-    """
-    return (
-        source.kind is kind
-        and not source.source_view
-        and source.identity.size <= size_limit
-        and source.is_text
-    )
-
-
-class Previewer(Protocol):
-    """One family of files: says which sources it takes and builds their widget."""
-
-    name: str
-
-    def accepts(self, source: PreviewSource) -> bool: ...
-
-    def create(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None
-    ) -> PreviewWidget: ...
-
-
-def plain_tooltip(text: str) -> str:
-    """A tooltip that shows ``text`` literally.
-
-    Tooltips guess rich text and would load ``<img src=...>`` from disk; escaped
-    text inside an explicit rich-text wrapper is displayed as written.
-    """
-    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
-
-
-def ask_plain_question(
-    parent: QWidget | None,
-    title: str,
-    text: str,
-    accept: QMessageBox.StandardButton = QMessageBox.StandardButton.Open,
-) -> bool:
-    """Ask a yes/no question whose text may hold untrusted strings.
-
-    The text is plain (a URL or file name is never read as HTML) and the safe
-    answer is the default.
-    """
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle(title)
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setText(text)
-    refuse = (
-        QMessageBox.StandardButton.No
-        if accept == QMessageBox.StandardButton.Yes
-        else QMessageBox.StandardButton.Cancel
-    )
-    box.setStandardButtons(accept | refuse)
-    box.setDefaultButton(refuse)
-    return box.exec() == accept
-
-
-def notice_label(parent: QWidget, accessible_name: str) -> QLabel:
-    """A hidden, plain-text notice strip in the tooltip colours, for a preview's top."""
-    label = QLabel(parent)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    label.setAccessibleName(accessible_name)
-    label.setContentsMargins(8, 4, 8, 4)
-    label.setAutoFillBackground(True)
-    label.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
-    label.setForegroundRole(QPalette.ColorRole.ToolTipText)
-    label.hide()
-    return label
 
 
 class PreviewReleasedError(RuntimeError):
@@ -330,10 +174,17 @@ class PreviewWidget(QWidget):
     refused = Signal(str)
 
     def __init__(
-        self, source: PreviewSource, file: VerifiedFile, parent: QWidget | None = None
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None = None,
+        *,
+        context: PreviewContext = STANDALONE,
     ) -> None:
         super().__init__(parent)
         self._source = source
+        self.context = context
+        """Where the preview is shown: root, policy and colour scheme."""
         self._shared = _SharedFile(file)
         self._cancelled = threading.Event()
         self._released = False
@@ -357,6 +208,10 @@ class PreviewWidget(QWidget):
     @property
     def source(self) -> PreviewSource:
         return self._source
+
+    def is_dark(self) -> bool:
+        """Whether the preview is shown in a dark colour scheme."""
+        return self.context.is_dark(self.palette())
 
     def release(self) -> None:
         """Stop any work and close the file. Safe to call more than once."""
@@ -397,6 +252,9 @@ class PreviewWidget(QWidget):
 
     def zoom_reset(self) -> None:
         """Return to the default size."""
+
+    def reload(self) -> None:
+        """Show the content again from what was loaded, if the preview can."""
 
     # -- for subclasses -------------------------------------------------------------
 
