@@ -70,8 +70,8 @@ def _data_dir(args: argparse.Namespace) -> Path:
 
 def _demo(args: argparse.Namespace) -> int:
     """Build the demo workspace, play the scripted turns, open the window on them."""
-    from app.agent.demo import play_demo
     from app.core.store import Store
+    from app.demo.conversation import play_demo
 
     data_dir = _data_dir(args)
     store = Store(data_dir)

@@ -34,7 +34,7 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
 application = QApplication([])
-from app.agent.demo_workspace import build_demo_workspace
+from app.demo.workspace import build_demo_workspace
 from app.core.safeio import open_verified
 from previewers import web as html
 from previewers.context import PreviewContext

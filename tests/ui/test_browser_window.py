@@ -15,8 +15,8 @@ import shiboken6
 from PIL import Image
 from PySide6.QtWidgets import QLabel
 
-from app.agent.demo_workspace import build_demo_workspace
 from app.core.safeio import open_verified
+from app.demo.workspace import build_demo_workspace
 from app.ui.browser_window import BrowserWindow
 from previewers.context import PreviewContext
 from previewers.web import preview as web_preview

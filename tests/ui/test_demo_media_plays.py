@@ -12,7 +12,7 @@ from PySide6.QtCore import QSize, QUrl
 from PySide6.QtMultimedia import QMediaPlayer, QVideoFrame, QVideoSink
 from pytestqt.qtbot import QtBot
 
-from app.agent.demo_workspace import DemoWorkspace, build_demo_workspace
+from app.demo.workspace import DemoWorkspace, build_demo_workspace
 
 # The FFmpeg backend probes optional system libraries (VA-API for hardware video
 # decoding, PipeWire for audio) and warns when they are missing, as on a headless

@@ -16,7 +16,7 @@ from app.ui.main_window import MainWindow
 
 @pytest.fixture(scope="module")
 def demo_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from app.agent.demo import play_demo
+    from app.demo.conversation import play_demo
 
     data = tmp_path_factory.mktemp("demo-data")
     with Store(data) as store:

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from app.agent.demo import DEMO_TITLE, MISSPELLED_REPORT, USER_TURNS, play_demo
 from app.agent.events import RunEvent, ToolCallFinished
 from app.core.policy import load_policy
 from app.core.public_files import LinkRegistry
 from app.core.records import Record, parse_record
 from app.core.store import Store
+from app.demo.conversation import DEMO_TITLE, MISSPELLED_REPORT, USER_TURNS, play_demo
 
 
 def play(tmp_path: Path, name: str) -> tuple[Store, str, list[RunEvent], LinkRegistry]:

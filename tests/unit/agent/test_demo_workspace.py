@@ -17,7 +17,7 @@ from xml.etree import ElementTree
 import pytest
 from PIL import Image
 
-from app.agent.demo_workspace import DEMO_FILES, DemoWorkspace, build_demo_workspace
+from app.demo.workspace import DEMO_FILES, DemoWorkspace, build_demo_workspace
 
 MIB = 1024 * 1024
 
@@ -246,7 +246,7 @@ def test_building_over_an_existing_demo_rewrites_its_files(tmp_path: Path) -> No
 
 def test_importing_the_builder_loads_neither_qt_nor_pymupdf() -> None:
     code = (
-        "import sys, app.agent.demo_workspace; "
+        "import sys, app.demo.workspace; "
         "print(sorted(m for m in ('PySide6', 'pymupdf') if m in sys.modules))"
     )
     result = subprocess.run(

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from app.agent import demo_texts
 from app.core.html_bind import (
     MAX_LISTED,
     BindError,
@@ -25,6 +24,7 @@ from app.core.html_bind import (
 from app.core.manifest import Bundle, LeftOut, content_type_for, is_canonical_key
 from app.core.policy import Policy, Rule, builtin_rules
 from app.core.safeio import open_verified
+from app.demo.workspace import source_text
 
 POLICY = Policy(builtin_rules(), home="/nonexistent-home")
 
@@ -47,9 +47,9 @@ def _reasons(bundle: Bundle) -> dict[str, str]:
 def test_the_demo_report_binds_its_stylesheet_script_and_image(tmp_path):
     report = tmp_path / "report"
     report.mkdir()
-    (report / "index.html").write_text(demo_texts.REPORT_HTML)
-    (report / "style.css").write_text(demo_texts.REPORT_CSS)
-    (report / "chart.js").write_text(demo_texts.REPORT_JS)
+    (report / "index.html").write_bytes(source_text("report_html"))
+    (report / "style.css").write_bytes(source_text("report_css"))
+    (report / "chart.js").write_bytes(source_text("report_js"))
     (report / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
 
     bundle = _bind(tmp_path, "report/index.html")
@@ -63,7 +63,7 @@ def test_the_demo_report_binds_its_stylesheet_script_and_image(tmp_path):
     }
     script = bundle.resources["report/chart.js"]
     assert script.content_type == "text/javascript"
-    assert script.data == demo_texts.REPORT_JS.encode()
+    assert script.data == source_text("report_js")
     assert script.sha256 == hashlib.sha256(script.data).hexdigest()
     assert bundle.resources["report/style.css"].content_type == "text/css"
     assert bundle.resources["report/chart.png"].content_type == "image/png"

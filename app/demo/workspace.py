@@ -12,7 +12,9 @@ from datetime import date, timedelta
 from pathlib import Path
 from types import MappingProxyType
 
-from app.agent import demo_documents, demo_media, demo_texts
+from app.demo import documents as demo_documents
+from app.demo import media as demo_media
+from app.resources import resource_path
 
 LOG_TARGET_BYTES = 2_621_440  # 2.5 MiB: just past the 2 MiB whole-load text limit
 
@@ -185,23 +187,28 @@ def pipeline_log() -> bytes:
     return "".join(lines).encode()
 
 
+def source_text(name: str) -> bytes:
+    """One of the demo's fixed texts, by its path in the workspace."""
+    return resource_path("demo", *DEMO_FILES[name].split("/")).read_bytes()
+
+
 def _contents(chart: bytes) -> dict[str, Callable[[], bytes]]:
     return {
-        "report_html": lambda: demo_texts.REPORT_HTML.encode(),
-        "report_css": lambda: demo_texts.REPORT_CSS.encode(),
-        "report_js": lambda: demo_texts.REPORT_JS.encode(),
+        "report_html": lambda: source_text("report_html"),
+        "report_css": lambda: source_text("report_css"),
+        "report_js": lambda: source_text("report_js"),
         "report_chart_png": lambda: chart,
-        "notes_md": lambda: demo_texts.SUMMARY_MD.encode(),
+        "notes_md": lambda: source_text("notes_md"),
         "notes_figure_png": lambda: demo_media.bar_chart_png(
             "Orders by quarter",
             (("Q1", 268), ("Q2", 291), ("Q3", 305), ("Q4", 340)),
             unit="",
         ),
-        "analysis_py": lambda: demo_texts.CLEAN_DATA_PY.encode(),
+        "analysis_py": lambda: source_text("analysis_py"),
         "metrics_json": metrics_json,
         "sales_csv": sales_csv,
         "chart_png": lambda: chart,
-        "diagram_svg": lambda: demo_texts.DIAGRAM_SVG.encode(),
+        "diagram_svg": lambda: source_text("diagram_svg"),
         "report_pdf": lambda: demo_documents.report_pdf(chart),
         "tone_wav": demo_media.tone_wav,
         "clip_avi": demo_media.clip_avi,
@@ -209,9 +216,9 @@ def _contents(chart: bytes) -> dict[str, Callable[[], bytes]]:
         "handoff_docx": demo_documents.handoff_docx,
         "bundle_zip": lambda: demo_documents.deterministic_zip(
             {
-                "summary.md": demo_texts.SUMMARY_MD.encode(),
+                "summary.md": source_text("notes_md"),
                 "metrics.json": metrics_json(),
-                "clean_data.py": demo_texts.CLEAN_DATA_PY.encode(),
+                "clean_data.py": source_text("analysis_py"),
             }
         ),
         "logo_png": demo_media.logo_png,

@@ -8,7 +8,6 @@ from typing import Any, Final
 
 from langchain_core.messages import AIMessage, ToolCall
 
-from app.agent.demo_workspace import DemoWorkspace, build_demo_workspace
 from app.agent.events import RunEvent, RunFailed
 from app.agent.models import ScriptedChatModel
 from app.agent.runner import AgentRunner
@@ -16,6 +15,7 @@ from app.agent.tools import AgentSession
 from app.core.policy import Policy
 from app.core.public_files import LinkRegistry
 from app.core.store import Store
+from app.demo.workspace import DemoWorkspace, build_demo_workspace
 
 DEMO_TITLE: Final = "Quarterly sales analysis (demo)"
 MISSPELLED_REPORT: Final = "report/indx.html"
