@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import quote, unquote
 
+from app.core.filetype import find_bom
 from app.core.manifest import (
     MAX_BUNDLE_BYTES,
     MAX_DEPENDENCIES,
@@ -270,11 +271,12 @@ def decode_html(data: bytes) -> tuple[str, str]:
     The charset goes into the served ``Content-Type`` so the browser reads the
     page exactly as it was parsed here.
     """
-    for bom, charset in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16le")):
-        if data.startswith(bom):
-            return data[len(bom) :].decode(charset, "replace"), charset
-    if data.startswith(b"\xfe\xff"):
-        return data[2:].decode("utf-16be", "replace"), "utf-16be"
+    # HTML knows the UTF-8 and UTF-16 marks only, and reads a UTF-32 LE mark as
+    # UTF-16 LE: three bytes are too few to hold a UTF-32 mark.
+    bom = find_bom(data[:3])
+    if bom is not None:
+        label = bom.codec.replace("-le", "le").replace("-be", "be")  # HTML's names
+        return data[len(bom.mark) :].decode(bom.codec, "replace"), label
     declared = _META_CHARSET.search(data[:1024])
     if declared:
         label = declared.group(1).decode("ascii").lower()

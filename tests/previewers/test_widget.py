@@ -1,9 +1,7 @@
-"""Bounded text decoding, and the preview contract: descriptor, release, outcomes."""
+"""The preview contract every widget inherits: release, late results, outcomes."""
 
 from __future__ import annotations
 
-import codecs
-import os
 import threading
 from pathlib import Path
 
@@ -12,54 +10,7 @@ from pytestqt.qtbot import QtBot
 from app.core.safeio import VerifiedFile, open_verified
 from previewers.source import PreviewSource
 from previewers.text.widget import CodePreviewWidget
-from previewers.web.source_text import MIB, TEXT_LIMIT, load_text
 from previewers.widget import PreviewWidget
-
-
-def test_load_text_cuts_a_three_mib_file_at_two_without_splitting_a_character(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "big.log"
-    # "€" is 3 bytes; one leading byte puts the 2 MiB cut inside a character.
-    data = b"a" + "€".encode() * ((3 * MIB) // 3)
-    assert 0x80 <= data[TEXT_LIMIT] <= 0xBF  # the cut falls inside a character
-    path.write_bytes(data)
-    with open_verified(str(path)) as file:
-        result = load_text(file)
-    text = result.text
-    assert "\ufffd" not in text
-    assert text == "a" + "€" * ((TEXT_LIMIT - 1) // 3)
-    assert len(text.encode()) <= TEXT_LIMIT
-    assert result.truncated
-    assert result.notices == ("Showing the first 2.0 MiB of 3.0 MiB.",)
-
-
-def test_preview_reads_the_opened_file_not_the_path(
-    qtbot: QtBot, tmp_path: Path
-) -> None:
-    path = tmp_path / "notes.txt"
-    path.write_text("the original\n")
-    file = open_verified(str(path))
-    source = PreviewSource.from_file(str(path), file)
-    # Swap the path for another file after the open, before the load runs.
-    os.replace(tmp_path / _write(tmp_path / "other.txt", "an impostor\n"), path)
-    preview = CodePreviewWidget(source, file)
-    qtbot.addWidget(preview)
-    preview.show()
-    # The text view also sees that the path now names another file: it shows
-    # the checked file or says it was replaced, and never shows the impostor.
-    qtbot.waitUntil(preview.is_settled)
-    assert "impostor" not in preview.text()
-    if preview.is_loaded():
-        assert preview.text() == "the original\n"
-    else:
-        assert "replaced" in preview.message_text()
-    preview.release()
-
-
-def _write(path: Path, text: str) -> str:
-    path.write_text(text)
-    return path.name
 
 
 def test_release_closes_the_file_and_is_idempotent(
@@ -147,12 +98,3 @@ def test_refusal_and_failure_say_different_things(qtbot: QtBot, tmp_path: Path) 
         "a.txt is not previewed here: it is larger than 64 MiB",
         "Could not load a.txt: the data is corrupt",
     ]
-
-
-def test_load_text_handles_utf16_cut_without_splitting_a_pair(tmp_path: Path) -> None:
-    path = tmp_path / "wide.txt"
-    path.write_bytes(codecs.BOM_UTF16_LE + "😀".encode("utf-16-le") * 10)
-    with open_verified(str(path)) as file:
-        result = load_text(file, limit=2 + 4 * 3 + 2)  # cuts inside the 4th pair
-    assert result.text == "😀" * 3
-    assert result.truncated

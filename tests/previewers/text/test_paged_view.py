@@ -16,8 +16,7 @@ from previewers import registry
 from previewers.text import CodePreviewer
 from previewers.text.paged_view import DISPLAY_LINE_CHARS, PagedTextView
 from previewers.text.widget import CHANGED_NOTICE, CodePreviewWidget
-
-from .conftest import OpenPreview
+from tests.previewers.conftest import OpenPreview
 
 LINES = 120_000  # about 3.4 MiB: two pages
 

@@ -25,8 +25,7 @@ from previewers.pdf.pages import PdfPageWidget
 from previewers.pdf.widget import PdfPreviewWidget
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
-
-from .conftest import OpenPreview
+from tests.previewers.conftest import OpenPreview
 
 ROOT = Path(__file__).resolve().parents[3]
 

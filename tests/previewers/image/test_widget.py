@@ -21,7 +21,7 @@ from previewers.image import ImagePreviewer
 from previewers.image import widget as image_module
 from previewers.image.widget import ImagePreviewWidget
 from previewers.media import MediaPreviewer
-from tests.ui.previewers.conftest import OpenPreview
+from tests.previewers.conftest import OpenPreview
 
 
 @pytest.fixture(autouse=True)

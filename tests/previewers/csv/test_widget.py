@@ -20,8 +20,7 @@ from previewers.csv import model as csv_model
 from previewers.csv import widget as csv_view
 from previewers.csv.model import BLOCK, CACHE_BLOCKS, CELL_CHARS
 from previewers.csv.widget import CsvPreviewWidget
-
-from .conftest import OpenPreview
+from tests.previewers.conftest import OpenPreview
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ from previewers.image import ImagePreviewer
 from previewers.media import MediaPreviewer
 from previewers.media.player import NO_AUDIO_DEVICE, MediaPlayerWidget
 from previewers.source import PreviewSource
-from tests.ui.previewers.conftest import OpenPreview
+from tests.previewers.conftest import OpenPreview
 
 # The FFmpeg backend warns about optional system libraries (VA-API, PipeWire) it
 # cannot find on a headless machine, about no sound server when it lists audio

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,8 +20,7 @@ from previewers import registry
 from previewers.source import PreviewSource
 from previewers.text import CodePreviewer
 from previewers.text.widget import OVERSIZE_NOTICE, CodePreviewWidget
-
-from .conftest import OpenPreview
+from tests.previewers.conftest import OpenPreview
 
 
 @pytest.fixture(autouse=True)
@@ -278,3 +278,31 @@ def test_json_over_the_tree_limit_opens_as_text_with_a_notice(
     preview = _loaded(qtbot, open_preview(path))
     assert isinstance(preview, CodePreviewWidget)
     assert OVERSIZE_NOTICE in preview.notice_text()
+
+
+def test_preview_reads_the_opened_file_not_the_path(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("the original\n")
+    file = open_verified(str(path))
+    source = PreviewSource.from_file(str(path), file)
+    # Swap the path for another file after the open, before the load runs.
+    os.replace(tmp_path / _write(tmp_path / "other.txt", "an impostor\n"), path)
+    preview = CodePreviewWidget(source, file)
+    qtbot.addWidget(preview)
+    preview.show()
+    # The text view also sees that the path now names another file: it shows
+    # the checked file or says it was replaced, and never shows the impostor.
+    qtbot.waitUntil(preview.is_settled)
+    assert "impostor" not in preview.text()
+    if preview.is_loaded():
+        assert preview.text() == "the original\n"
+    else:
+        assert "replaced" in preview.message_text()
+    preview.release()
+
+
+def _write(path: Path, text: str) -> str:
+    path.write_text(text)
+    return path.name

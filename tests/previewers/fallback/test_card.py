@@ -11,8 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.sizes import human_size
 from previewers.fallback.card import FILE_ACTIONS, FallbackCardWidget
-
-from .conftest import OpenPreview
+from tests.previewers.conftest import OpenPreview
 
 
 def _docx(path: Path) -> Path:

@@ -19,8 +19,7 @@ from previewers.context import PreviewContext
 from previewers.markdown import MarkdownPreviewer
 from previewers.markdown.widget import MarkdownPreviewWidget
 from previewers.widget import PreviewWidget
-
-from .conftest import OpenPreview
+from tests.previewers.conftest import OpenPreview
 
 
 @pytest.fixture(autouse=True)

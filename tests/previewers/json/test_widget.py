@@ -17,8 +17,7 @@ from previewers.json import JsonPreviewer
 from previewers.json.tree import PAGE
 from previewers.json.widget import JsonPreviewWidget
 from previewers.source import PreviewSource
-
-from .conftest import OpenPreview
+from tests.previewers.conftest import OpenPreview
 
 
 @pytest.fixture(autouse=True)
