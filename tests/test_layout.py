@@ -71,8 +71,8 @@ def test_no_map_line_is_needed_where_the_module_has_its_own_test() -> None:
 
 
 def test_every_mirrored_test_is_named_after_a_module_that_exists() -> None:
-    # A test named after a module that moved or went (test_plain_text.py
-    # after plain_text.py held no plain-text previewer) misleads the reader.
+    # A test named after a module that is not there sends the reader looking
+    # for code that does not exist.
     stray = []
     for top in SOURCES:
         for test in sorted((TESTS / top).rglob("test_*.py")):

@@ -1,8 +1,4 @@
-"""Revalidation: verdicts, the swap race, and a deliverable's record looked up again.
-
-The tests of the deliverable lookup came from the former test_deliverables.py,
-merged here with the module they test.
-"""
+"""Revalidation: verdicts, the swap race, and a deliverable's record looked up again."""
 
 from __future__ import annotations
 
