@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.core.declare import DeclarationError, declare
-from app.core.policy import PermissionMode, PolicyError, load_policy
+from app.core.policy import PermissionMode, current_policy
 
 if TYPE_CHECKING:
     from app.core.store import Store
@@ -31,13 +31,12 @@ def _validate(args: argparse.Namespace) -> int:
     if not workspace.is_dir():
         print(_failure(f"workspace is not a folder: {workspace}"))
         return 2
-    try:
-        policy = load_policy(
-            workspace=workspace,
-            user_file=Path(args.policy) if args.policy else None,
-        )
-    except PolicyError as error:
-        print(_failure(str(error)))
+    policy = current_policy(
+        workspace, user_file=Path(args.policy) if args.policy else None
+    )
+    if policy.problem is not None:
+        # A policy that could not load denies everything: nothing was checked.
+        print(_failure(policy.problem))
         return 2
     try:
         arguments = json.loads(args.args)
@@ -71,8 +70,8 @@ def _data_dir(args: argparse.Namespace) -> Path:
 
 def _demo(args: argparse.Namespace) -> int:
     """Build the demo workspace, play the scripted turns, open the window on them."""
-    from app.agent.demo import play_demo
     from app.core.store import Store
+    from app.demo.conversation import play_demo
 
     data_dir = _data_dir(args)
     store = Store(data_dir)

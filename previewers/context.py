@@ -1,10 +1,11 @@
-"""What previews may know about where they are shown: the workspace root and policy.
+"""Where a preview is shown: the workspace root, the policy in force, the colour scheme.
 
-The workspace sets these providers once; previews call them when they need an
-answer (the Markdown preview, before it reads an image the text refers to), so
-an edited policy applies to the next preview without a restart. With nothing set,
-a preview treats its own file's folder as the root and applies the policy files
-on disk.
+The workspace (or the built-in browser) makes one ``PreviewContext`` and passes
+it to ``Previewer.create``; nothing about it is kept in module globals. A
+preview asks it when it reads around its own file (a Markdown image, a page's
+stylesheet), so an edited policy applies to the next preview without a
+restart. ``STANDALONE`` is the context of a preview shown outside any
+workspace: each file's own folder is its root, under the policy files on disk.
 """
 
 from __future__ import annotations
@@ -12,58 +13,67 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
+from PySide6.QtGui import QPalette
+
+from app.core.paths import is_within
 from app.core.policy import Policy, current_policy
 
 PolicyProvider = Callable[[], Policy]
-RootProvider = Callable[[], "str | None"]
-
-_policy_provider: PolicyProvider | None = None
-_root_provider: RootProvider | None = None
 
 
-def set_policy_provider(provider: PolicyProvider | None) -> None:
-    """Where previews get the read-deny policy in force (None: the files on disk)."""
-    global _policy_provider  # one workspace per process sets it
-    _policy_provider = provider
+class ColorScheme(StrEnum):
+    """Light or dark: previews pick code colours and document styles by it."""
 
+    LIGHT = "light"
+    DARK = "dark"
 
-def set_root_provider(provider: RootProvider | None) -> None:
-    """Where previews get the workspace root (None: each file's own folder)."""
-    global _root_provider  # one workspace per process sets it
-    _root_provider = provider
+    @classmethod
+    def of(cls, palette: QPalette) -> ColorScheme:
+        """The scheme a palette shows: dark when its base colour is."""
+        dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
+        return cls.DARK if dark else cls.LIGHT
 
 
 @dataclass(frozen=True)
 class PreviewContext:
-    """The root a preview may read around its file, and the policy for those reads."""
+    """The root a preview may read around its file, its policy, its colours.
 
-    root: str
-    policy: Policy
+    ``policy_provider`` is asked on the GUI thread each time a preview needs
+    the policy (``None``: the policy files on disk for ``root``). ``scheme``
+    ``None`` follows the preview's own palette.
+    """
+
+    root: str | None = None
+    policy_provider: PolicyProvider | None = None
+    scheme: ColorScheme | None = None
+
+    def policy(self) -> Policy:
+        """The read-deny policy in force now; denies everything if it cannot load."""
+        if self.policy_provider is not None:
+            return self.policy_provider()
+        return current_policy(self.root)
+
+    def workspace_root(self, path: str) -> str:
+        """The real workspace root holding ``path``, or "" when it lies outside."""
+        if self.root is None:
+            return ""
+        real_root = os.path.realpath(self.root)
+        return real_root if is_within(_real_folder(path), real_root) else ""
+
+    def reading_root(self, path: str) -> str:
+        """Where a preview of ``path`` may read: the root, or the file's folder."""
+        return self.workspace_root(path) or _real_folder(path)
+
+    def is_dark(self, palette: QPalette) -> bool:
+        scheme = self.scheme if self.scheme is not None else ColorScheme.of(palette)
+        return scheme is ColorScheme.DARK
 
 
-def _inside(path: str, root: str) -> bool:
-    try:
-        return os.path.commonpath([path, root]) == root
-    except ValueError:  # different drives
-        return False
+def _real_folder(path: str) -> str:
+    return os.path.realpath(os.path.dirname(os.path.abspath(path)))
 
 
-def root_for(path: str) -> str:
-    """The workspace root holding ``path``, or "" when it lies outside it."""
-    root = _root_provider() if _root_provider is not None else None
-    if root is None:
-        return ""
-    real_root = os.path.realpath(root)
-    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    return real_root if _inside(folder, real_root) else ""
-
-
-def current_context(path: str) -> PreviewContext:
-    """The context for a preview of ``path``: its folder if it is outside the root."""
-    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    root = _root_provider() if _root_provider is not None else None
-    if root is None or not _inside(folder, os.path.realpath(root)):
-        root = folder
-    policy = _policy_provider() if _policy_provider is not None else current_policy()
-    return PreviewContext(os.path.realpath(root), policy)
+STANDALONE = PreviewContext()
+"""The context of a preview outside any workspace."""

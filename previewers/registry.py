@@ -2,24 +2,60 @@
 
 Order matters: the first previewer whose ``accepts`` says yes wins, so specific
 entries (``image/svg+xml``) come before generic ones (``image/*``), and the
-fallback card, which accepts everything, is always last.
+fallback card, which accepts everything, is always last. The file's type is
+decided once, before the table is asked (``PreviewSource.type``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Protocol
 
-from previewers.base import Previewer, PreviewSource
-from previewers.code import CodePreviewer
-from previewers.csv_view import CsvPreviewer
+from app.core.safeio import VerifiedFile
+from previewers.context import STANDALONE, PreviewContext
+from previewers.csv import CsvPreviewer
 from previewers.fallback import FallbackPreviewer
-from previewers.html import HTML_PREVIEWER
 from previewers.image import ImagePreviewer
-from previewers.json_view import JsonPreviewer
+from previewers.json import JsonPreviewer
 from previewers.markdown import MarkdownPreviewer
 from previewers.media import MediaPreviewer
 from previewers.pdf import PDF_PREVIEWER
-from previewers.svg import SVG_PREVIEWER
+from previewers.source import PreviewSource
+from previewers.text import CodePreviewer
+from previewers.web import (
+    HTML_PREVIEWER,
+    SVG_PREVIEWER,
+    HtmlPreviewer,
+    ImagePagePreviewer,
+    NotAPagePreviewer,
+    SvgPreviewer,
+)
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from previewers.widget import PreviewWidget
+
+
+class Previewer(Protocol):
+    """One family of files: says which sources it takes and builds their widget.
+
+    ``accepts`` is cheap and decides on the source alone; ``create`` imports
+    whatever the widget needs (heavy libraries only there).
+    """
+
+    name: str
+
+    def accepts(self, source: PreviewSource) -> bool: ...
+
+    def create(
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None,
+        *,
+        context: PreviewContext = STANDALONE,
+    ) -> PreviewWidget: ...
 
 
 class RegistryError(ValueError):
@@ -79,14 +115,24 @@ REGISTRY = PreviewerRegistry(
     ],
     FallbackPreviewer(),
 )
-"""The app's table. Previewers added later register into it."""
+"""The workspace's table. Previewers added later register into it."""
+
+BROWSER = PreviewerRegistry(
+    [
+        SvgPreviewer(toggle=False),
+        ImagePagePreviewer(),
+        HtmlPreviewer(toggle=False),
+    ],
+    NotAPagePreviewer(),
+)
+"""The built-in browser's table: pages, SVG and images, each as a page."""
 
 
 def choose(source: PreviewSource) -> Previewer:
-    """The previewer the app uses for ``source``."""
+    """The previewer the workspace uses for ``source``."""
     return REGISTRY.choose(source)
 
 
 def register(previewer: Previewer, before: str | None = None) -> None:
-    """Add a previewer to the app's table; see ``PreviewerRegistry.register``."""
+    """Add a previewer to the workspace's table; see ``PreviewerRegistry.register``."""
     REGISTRY.register(previewer, before)

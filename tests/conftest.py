@@ -1,4 +1,4 @@
-"""Test-wide set-up: offscreen Qt, a throwaway home, and printed benchmark figures."""
+"""Test-wide set-up: offscreen Qt, a throwaway home, markers, benchmark figures."""
 
 from __future__ import annotations
 
@@ -45,9 +45,29 @@ HEADLESS_ENGINE_MESSAGES = (
 )
 
 
+# Tests that ask for these fixtures, or whose module reaches Qt, are marked
+# "qt"; ``-m "not qt"`` runs the rest, which need no Qt application at all.
+QT_FIXTURES = frozenset({"qtbot", "qapp"})
+QT_WORDS = ("PySide6", "previewers", "app.ui", "qtbot")
+_QT_MODULES: dict[str, bool] = {}
+
+
+def _uses_qt(item: pytest.Item) -> bool:
+    if QT_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        return True
+    path = str(item.path)
+    if path not in _QT_MODULES:
+        text = item.path.read_text(encoding="utf-8")
+        _QT_MODULES[path] = any(word in text for word in QT_WORDS)
+    return _QT_MODULES[path]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
+        if _uses_qt(item):
+            item.add_marker(pytest.mark.qt)
         if item.get_closest_marker("webengine") is not None:
+            item.add_marker(pytest.mark.qt)
             item.add_marker(pytest.mark.qt_log_ignore(*HEADLESS_ENGINE_MESSAGES))
 
 

@@ -24,10 +24,13 @@ class ToolCallStarted:
 
 @dataclass(frozen=True)
 class ToolCallFinished:
+    """A tool answered; ``record`` is the record a successful ``present`` made."""
+
     tool_call_id: str
     name: str
     status: str  # "success" or "error"
     content: str
+    record: str | None = None
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from langchain.agents.middleware import (
 from langchain_core.messages import AnyMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
-from app.agent.tools import SHOW_IMAGE, AgentSession
+from app.agent.tools import AgentSession
 from app.core.public_files import has_public_files
+from app.core.tool_names import SHOW_IMAGE
 
 _Handler = Callable[[ModelRequest[None]], ModelResponse[Any]]
 

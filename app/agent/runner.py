@@ -32,8 +32,9 @@ from app.agent.events import (
     ToolCallStarted,
 )
 from app.agent.middleware import make_middleware
-from app.agent.tools import PRESENT, SYSTEM_PROMPT, AgentSession, make_tools
+from app.agent.tools import SYSTEM_PROMPT, AgentSession, make_tools
 from app.core.store import Store
+from app.core.tool_names import PRESENT
 
 _LOG = logging.getLogger(__name__)
 
@@ -211,5 +212,6 @@ def _announce(message: BaseMessage, emit: Callable[[RunEvent], None]) -> None:
                 message.name or "",
                 message.status,
                 content if isinstance(content, str) else str(content),
+                stored_form(message)[1],
             )
         )

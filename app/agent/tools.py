@@ -23,6 +23,7 @@ from app.core.public_files import (
     public_images,
 )
 from app.core.safeio import SafeOpenError
+from app.core.tool_names import LIST_FILES, PRESENT, READ_FILE, SHOW_IMAGE, WRITE_FILE
 
 # Everything the model sees of the tools is a constant: the serialized tool list
 # (and so the provider's prompt-cache prefix) never depends on session state.
@@ -37,11 +38,6 @@ SYSTEM_PROMPT: Final = (
     "in concise Markdown."
 )
 
-LIST_FILES: Final = "list_files"
-READ_FILE: Final = "read_file"
-WRITE_FILE: Final = "write_file"
-PRESENT: Final = "present"
-SHOW_IMAGE: Final = "show_image"
 TOOL_ORDER: Final = (LIST_FILES, READ_FILE, WRITE_FILE, PRESENT, SHOW_IMAGE)
 
 LIST_FILES_DESCRIPTION: Final = (

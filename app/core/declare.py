@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app.core.kinds import kind_from_name
+from app.core.filetype import kind_from_name
 from app.core.paths import is_within, resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry, Record

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import quote, unquote
 
+from app.core.filetype import find_bom
 from app.core.manifest import (
     MAX_BUNDLE_BYTES,
     MAX_DEPENDENCIES,
@@ -41,6 +42,7 @@ from app.core.manifest import (
     content_type_for,
     is_canonical_key,
 )
+from app.core.paths import is_within
 from app.core.policy import Policy, filesystem_is_case_insensitive
 from app.core.safeio import SafeOpenError, VerifiedFile, open_verified
 
@@ -269,11 +271,12 @@ def decode_html(data: bytes) -> tuple[str, str]:
     The charset goes into the served ``Content-Type`` so the browser reads the
     page exactly as it was parsed here.
     """
-    for bom, charset in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16le")):
-        if data.startswith(bom):
-            return data[len(bom) :].decode(charset, "replace"), charset
-    if data.startswith(b"\xfe\xff"):
-        return data[2:].decode("utf-16be", "replace"), "utf-16be"
+    # HTML knows the UTF-8 and UTF-16 marks only, and reads a UTF-32 LE mark as
+    # UTF-16 LE: three bytes are too few to hold a UTF-32 mark.
+    bom = find_bom(data[:3])
+    if bom is not None:
+        label = bom.codec.replace("-le", "le").replace("-be", "be")  # HTML's names
+        return data[len(bom.mark) :].decode(bom.codec, "replace"), label
     declared = _META_CHARSET.search(data[:1024])
     if declared:
         label = declared.group(1).decode("ascii").lower()
@@ -348,10 +351,6 @@ def _same_path(first: str, second: str) -> bool:
     if filesystem_is_case_insensitive():
         return first.casefold() == second.casefold()
     return first == second
-
-
-def _is_within(path: str, root: str) -> bool:
-    return path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _snapshot(opened: VerifiedFile, limit: int, what: str) -> bytes:
@@ -464,7 +463,7 @@ def _locate(
         folder, name = os.path.split(os.path.abspath(html_path))
         real = os.path.join(os.path.realpath(folder), name)
     root = os.path.realpath(workspace_root) if workspace_root else ""
-    if root and _is_within(real, root):
+    if is_within(real, root, allow_root=False):
         return root, tuple(os.path.relpath(real, root).split(os.sep))
     folder, name = os.path.split(real)
     return folder, (name,)
@@ -548,9 +547,19 @@ def wrap_image_page(key: str, alt: str) -> bytes:
     ).encode()
 
 
-def bind_image_page(file: VerifiedFile, path: str, alt: str | None = None) -> Bundle:
-    """An image (SVG included) shown as ``<img>`` in a generated wrapper page."""
-    image = bind_single(file, path)
+def bind_image_page(
+    file: VerifiedFile,
+    path: str,
+    alt: str | None = None,
+    *,
+    content_type: str | None = None,
+) -> Bundle:
+    """An image (SVG included) shown as ``<img>`` in a generated wrapper page.
+
+    ``content_type`` is the type the file's bytes gave, served whatever the
+    name says; without it the name's type from the fixed table is served.
+    """
+    image = bind_single(file, path, content_type)
     if not image.entry.content_type.startswith("image/"):
         raise BindError("only images can be shown in an image page")
     page_key = "index.html" if image.entry_key != "index.html" else "page.html"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+
+from app.core.filetype import mime_from_name, suffix
 
 MIB = 1 << 20
 MAX_DEPENDENCY_BYTES = 4 * MIB
@@ -15,45 +16,23 @@ MAX_DEPENDENCIES = 64
 # holds in memory, and the document is part of that.
 MAX_BUNDLE_BYTES = 32 * MIB
 
-# Fixed table, lower-case extension -> type. The type never comes from the
-# content or the referencing element; with ``nosniff`` a script served as an
-# image is not run. Extensions outside the table are left out, not served as
-# ``application/octet-stream``: nothing in a page could use such bytes.
-CONTENT_TYPES: Mapping[str, str] = MappingProxyType(
+# The extensions a page may load, typed by the file-type service's fixed table.
+# The type never comes from the content or the referencing element; with
+# ``nosniff`` a script served as an image is not run. Other extensions are left
+# out, not served as ``application/octet-stream``: nothing in a page could use
+# such bytes.
+SERVED_SUFFIXES: frozenset[str] = frozenset(
     {
-        ".html": "text/html",
-        ".htm": "text/html",
-        ".css": "text/css",
-        ".js": "text/javascript",
-        ".png": "image/png",
-        ".jpg": "image/jpeg",
-        ".jpeg": "image/jpeg",
-        ".gif": "image/gif",
-        ".webp": "image/webp",
-        ".svg": "image/svg+xml",
-        ".ico": "image/x-icon",
-        ".bmp": "image/bmp",
-        ".avif": "image/avif",
-        ".mp3": "audio/mpeg",
-        ".wav": "audio/wav",
-        ".ogg": "audio/ogg",
-        ".oga": "audio/ogg",
-        ".ogv": "video/ogg",
-        ".mp4": "video/mp4",
-        ".m4v": "video/mp4",
-        ".webm": "video/webm",
-        ".vtt": "text/vtt",
-        ".woff": "font/woff",
-        ".woff2": "font/woff2",
-        ".ttf": "font/ttf",
-        ".otf": "font/otf",
+        ".html", ".htm", ".css", ".js", ".png", ".jpg", ".jpeg", ".gif", ".webp",
+        ".svg", ".ico", ".bmp", ".avif", ".mp3", ".wav", ".ogg", ".oga", ".ogv",
+        ".mp4", ".m4v", ".webm", ".vtt", ".woff", ".woff2", ".ttf", ".otf",
     }
-)
+)  # fmt: skip
 
 
 def content_type_for(name: str) -> str | None:
     """The served type for a file name, or ``None`` when the type is not served."""
-    return CONTENT_TYPES.get(posixpath.splitext(name)[1].lower())
+    return mime_from_name(name) if suffix(name) in SERVED_SUFFIXES else None
 
 
 def is_canonical_key(key: str) -> bool:

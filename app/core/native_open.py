@@ -19,9 +19,9 @@ from pathlib import Path
 
 from app.core.app_files import runtime_dir
 from app.core.copying import copy_verified
+from app.core.filetype import executable_reason
 from app.core.safeio import VerifiedFile
 
-HEAD_SIZE = 4096
 COPY_MAX_AGE_S = 24 * 3600
 # Names that a desktop runs, installs or hands to an interpreter rather than
 # shows: launchers, scripts, executables, installers, self-running archives.
@@ -38,36 +38,10 @@ EXECUTABLE_SUFFIXES = frozenset(
         ".action", ".workflow", ".scpt", ".applescript", ".xpi", ".crx",
     }
 )  # fmt: skip
-# What the first bytes of an executable or launcher look like.
-_EXECUTABLE_MAGIC = (
-    (b"\x7fELF", "an executable program (ELF)"),
-    (b"MZ", "a Windows program"),
-    (b"\xfe\xed\xfa\xce", "a macOS program"),
-    (b"\xfe\xed\xfa\xcf", "a macOS program"),
-    (b"\xce\xfa\xed\xfe", "a macOS program"),
-    (b"\xcf\xfa\xed\xfe", "a macOS program"),
-    (b"#!", "a script"),
-)
 
 
 class PrivateCopyError(OSError):
     """The private copy could not be made; the message says why."""
-
-
-def executable_reason(head: bytes) -> str | None:
-    """What ``head`` (a file's first bytes) says it is when it can run, or None."""
-    for magic, what in _EXECUTABLE_MAGIC:
-        if head.startswith(magic):
-            return what
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    lines = [line.strip() for line in text.splitlines()]
-    first = next((line for line in lines if line and not line.startswith(b"#")), b"")
-    if first == b"[Desktop Entry]":
-        return "a desktop launcher"
-    # A zip that carries a Java manifest is a .jar under any name.
-    if head.startswith(b"PK\x03\x04") and b"META-INF/MANIFEST.MF" in head:
-        return "a Java program"
-    return None
 
 
 def native_open_refusal(name: str, mode: int, head: bytes) -> str | None:

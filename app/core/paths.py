@@ -1,21 +1,28 @@
-"""Path facts every layer needs alike: containment, resolving all but the leaf."""
+"""Path facts every layer needs alike: containment, resolving all but the leaf.
+
+``is_within`` is the one answer to "is this path inside that folder"; every
+check that asks it (scope, the agent's tools, bundles, previews) comes here.
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
 
 
-def is_within(path: str, root: str) -> bool:
-    """Whether ``path`` is ``root`` or inside it, compared as given (no I/O).
+def is_within(path: str, root: str, *, allow_root: bool = True) -> bool:
+    """Whether ``path`` is inside ``root`` (or is ``root``), compared as given.
 
-    Both should be absolute and resolved the same way; ``/a/bc`` is not inside
-    ``/a/b``.
+    No I/O: both should be absolute and resolved the same way. ``/a/bc`` is not
+    inside ``/a/b``. With ``allow_root=False`` the root itself does not count,
+    for callers that need a file below it.
     """
     if not root:
         return False
     root = root.rstrip(os.sep) or os.sep
     if path == root:
-        return True
+        return allow_root
     return path.startswith(root if root.endswith(os.sep) else root + os.sep)
 
 
@@ -38,3 +45,32 @@ def resolve_keep_leaf(path: str, root: str | None = None) -> str:
         return os.path.realpath(absolute)
     parent, name = os.path.split(absolute)
     return os.path.join(os.path.realpath(parent), name)
+
+
+@dataclass(frozen=True)
+class ImageTarget:
+    """Where an image source points: an absolute path, or why it is not read."""
+
+    path: str | None
+    reason: str = ""
+
+
+def image_target(src: str, folder: str, root: str) -> ImageTarget:
+    """Resolve an image source written in a file in ``folder`` against ``root``.
+
+    Only relative paths and ``file:`` URLs are candidates, and only if they stay
+    below ``root`` once ``..`` and folder links are resolved. The last part is
+    left as named so that opening it refuses a symbolic link.
+    """
+    parts = urlsplit(src)
+    if parts.scheme and len(parts.scheme) > 1 and parts.scheme != "file":
+        return ImageTarget(None, f"{parts.scheme} images are not loaded")
+    if parts.scheme == "file" and parts.netloc not in ("", "localhost"):
+        return ImageTarget(None, "images on other hosts are not loaded")
+    raw = unquote(parts.path) if parts.scheme == "file" or not parts.scheme else src
+    if not raw or "\0" in raw:
+        return ImageTarget(None, "the image has no path")
+    resolved = resolve_keep_leaf(os.path.abspath(os.path.join(folder, raw)))
+    if not is_within(resolved, os.path.realpath(root), allow_root=False):
+        return ImageTarget(None, "the image is outside the workspace")
+    return ImageTarget(resolved)

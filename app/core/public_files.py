@@ -12,24 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from app.core.filetype import mime_from_name, suffix
 from app.core.policy import Policy
 
 PUBLIC_FOLDER: Final = "public"
 LINK_SCHEME: Final = "public://"
 DEFAULT_LINK_TTL: Final = 600.0  # seconds
 
-# A fixed table rather than ``mimetypes``: the system registry differs between
-# machines, and the answer decides how the chat renders the image.
-IMAGE_MIME_TYPES: Final[dict[str, str]] = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-    ".svg": "image/svg+xml",
-    ".bmp": "image/bmp",
-    ".ico": "image/x-icon",
-}
+# The image formats ``show_image`` offers; their types come from the file-type
+# service's fixed table, never from the system's registry.
+IMAGE_SUFFIXES: Final = frozenset(
+    {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".bmp", ".ico"}
+)
 
 
 @dataclass(frozen=True)
@@ -46,9 +40,19 @@ def public_folder(workspace: Path) -> Path:
     return workspace / PUBLIC_FOLDER
 
 
+def is_public_path(real_path: str, workspace: str | Path) -> bool:
+    """Whether a resolved path names a file directly in the real public folder.
+
+    Directly, not below: the agent can make subfolders and links in there,
+    and only the folder's own files are published.
+    """
+    public = os.path.realpath(public_folder(Path(workspace)))
+    return os.path.dirname(real_path) == public
+
+
 def image_mime(name: str) -> str | None:
     """The image MIME type for a file name, or ``None`` if not a supported image."""
-    return IMAGE_MIME_TYPES.get(os.path.splitext(name)[1].lower())
+    return mime_from_name(name) if suffix(name) in IMAGE_SUFFIXES else None
 
 
 def public_files(workspace: Path, policy: Policy) -> list[PublicFile]:

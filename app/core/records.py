@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from app.core.kinds import Kind
+from app.core.filetype import Kind
 from app.core.names import display_name, hides_characters
 
 RECORD_VERSION = 1

@@ -6,15 +6,13 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from app.core.deliverables import DeliverableRef
+from app.core.public_files import PUBLIC_FOLDER
 from app.core.records import FileEntry, Record, UnsupportedRecord, parse_record
+from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage
-
-PRESENT: Final = "present"
-SHOW_IMAGE: Final = "show_image"
-PUBLIC_FOLDER: Final = "public"
+from app.core.tool_names import PRESENT, SHOW_IMAGE
 
 ToolState = Literal["running", "finished", "error"]
 
@@ -31,11 +29,18 @@ class AssistantTextBlock(NamedTuple):
 
 
 class ToolCallBlock(NamedTuple):
+    """One tool call; ``file_count`` is how many files its record presents.
+
+    The count comes from the record beside a ``present`` result (None for any
+    other call, or a record of a version this app cannot read).
+    """
+
     tool_call_id: str
     name: str
     args_json_text: str
     state: ToolState
     result_text: str
+    file_count: int | None = None
 
 
 class ImageBlock(NamedTuple):
@@ -151,6 +156,15 @@ def _image_block(call_id: str, result_text: str, workspace: str) -> ImageBlock |
         mime=text("mime"),
         public_path=os.path.join(workspace, PUBLIC_FOLDER, filename),
     )
+
+
+def presented_count(record: Record | UnsupportedRecord | str | None) -> int | None:
+    """How many files a ``present`` record holds; None without a usable record."""
+    if isinstance(record, str):
+        record = parse_record(record)
+    if record is None or isinstance(record, UnsupportedRecord):
+        return None
+    return len(record.files)
 
 
 def split_turns(messages: Iterable[StoredMessage]) -> list[list[StoredMessage]]:
@@ -321,7 +335,7 @@ class TranscriptBuilder:
             if text.strip():
                 blocks.append(AssistantTextBlock(text, data is final))
             for call in _tool_calls(data):
-                presented = self._tool_blocks(call, results, blocks)
+                presented = self._tool_blocks(turn, call, results, blocks)
                 if presented is not None:
                     presents.append(presented)
         if final is None:
@@ -335,6 +349,7 @@ class TranscriptBuilder:
 
     def _tool_blocks(
         self,
+        turn: _Turn,
         call: dict[str, Any],
         results: dict[str, StoredMessage],
         blocks: list[Block],
@@ -353,7 +368,10 @@ class TranscriptBuilder:
             result_text = content_text(result_data.get("content"))
             state = "error" if result_data.get("status") == "error" else "finished"
         args = _args_text(call.get("args"))
-        blocks.append(ToolCallBlock(call_id, name, args, state, result_text))
+        count = None
+        if name == PRESENT and state == "finished" and result is not None:
+            count = self._file_count(turn, result)
+        blocks.append(ToolCallBlock(call_id, name, args, state, result_text, count))
         if state != "finished" or result is None:
             return None
         if name == SHOW_IMAGE:
@@ -363,6 +381,11 @@ class TranscriptBuilder:
         if name == PRESENT and result.record is not None:
             return call_id, result
         return None
+
+    def _file_count(self, turn: _Turn, result: StoredMessage) -> int | None:
+        if result.record is None:
+            return None
+        return presented_count(self._record(turn, result))
 
     def _deliverables(
         self, turn: _Turn, call_id: str, result: StoredMessage

@@ -11,22 +11,24 @@ from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
-from app.core.deliverables import DeliverableRef, check_deliverable, look_up
-from app.core.kinds import BROWSER_KINDS, Kind, kind_from_name
+from app.core.filetype import HEAD_SIZE, TEXT_KINDS, Kind, is_svg, kind_from_name
 from app.core.names import display_name, plain_file_name
-from app.core.native_open import HEAD_SIZE, make_private_copy, native_open_refusal
+from app.core.native_open import make_private_copy, native_open_refusal
 from app.core.paths import resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.records import UnsupportedRecord
-from app.core.revalidate import Check, Verdict, check_path
+from app.core.revalidate import (
+    Check,
+    DeliverableRef,
+    Verdict,
+    check_deliverable,
+    check_path,
+    look_up,
+)
 from app.core.safeio import VerifiedFile
 from app.core.store import Store
 from app.ui.save_copy import SaveCopier
 from app.ui.system_open import SystemOpener
-
-SOURCE_KINDS = frozenset(
-    {Kind.HTML, Kind.MARKDOWN, Kind.JSON, Kind.CSV, Kind.CODE, Kind.TEXT}
-)
 
 
 @dataclass(frozen=True)
@@ -68,18 +70,18 @@ ACTIONS: tuple[ActionSpec, ...] = (
 _SPECS = {spec.id: spec for spec in ACTIONS}
 
 
-def _is_svg(name: str) -> bool:
-    return name.lower().endswith(".svg")
-
-
 def offers_browser(name: str, kind: Kind) -> bool:
-    """Files the built-in browser can show: pages, SVG and images."""
-    return kind in BROWSER_KINDS or kind is Kind.IMAGE or _is_svg(name)
+    """Files the built-in browser can show: pages, SVG and images.
+
+    Offered by the record's kind before the file is opened; the browser then
+    decides by the bytes and refuses what is neither.
+    """
+    return kind in (Kind.HTML, Kind.IMAGE) or is_svg(name)
 
 
 def offers_source(name: str, kind: Kind) -> bool:
     """Files with a text source worth showing: markup, data, code, SVG."""
-    return kind in SOURCE_KINDS or _is_svg(name)
+    return kind in TEXT_KINDS or is_svg(name)
 
 
 # Copies up to this size are made at once; larger ones on a worker thread.
@@ -121,20 +123,22 @@ class FileActions(QObject):
         refused(str): an action was refused; the exact plain-text reason.
         verdictChanged(object, str): a check of this DeliverableRef gave this
             verdict (for the card's badge).
-        openRequested(str, object, bool, object): open this path from this
-            VerifiedFile (the receiver owns and closes it), as source or not,
-            for this DeliverableRef (``None`` for a plain path).
-        browserRequested(str, object, object): show this path from this
-            VerifiedFile (the receiver owns and closes it) in the built-in
-            browser, for this DeliverableRef (``None`` for a plain path).
+        openRequested(str, object, bool, object, object): open this path from
+            this VerifiedFile (the receiver owns and closes it), as source or
+            not, for this DeliverableRef and with the Kind its record holds
+            (both ``None`` for a plain path).
+        browserRequested(str, object, object, object): show this path from
+            this VerifiedFile (the receiver owns and closes it) in the built-in
+            browser, for this DeliverableRef, with its record's Kind (both
+            ``None`` for a plain path).
         revealRequested(str): select this path in the file tree.
         notice(str): a short plain-text confirmation, such as "Path copied".
     """
 
     refused = Signal(str)
     verdictChanged = Signal(object, str)
-    openRequested = Signal(str, object, bool, object)
-    browserRequested = Signal(str, object, object)
+    openRequested = Signal(str, object, bool, object, object)
+    browserRequested = Signal(str, object, object, object)
     revealRequested = Signal(str)
     notice = Signal(str)
 
@@ -248,7 +252,9 @@ class FileActions(QObject):
         if not check.allowed or entry is None:
             self._refuse(spec, name, check.reason)
             return False
-        return self._act(spec, entry.resolved, name, check, opened, ref)
+        return self._act(
+            spec, entry.resolved, name, check, opened, ref, entry.kind_enum
+        )
 
     # -- actions on plain paths ----------------------------------------------
 
@@ -271,7 +277,7 @@ class FileActions(QObject):
         if not check.allowed:
             self._refuse(spec, name, check.reason)
             return False
-        return self._act(spec, resolved, name, check, opened, None)
+        return self._act(spec, resolved, name, check, opened, None, None)
 
     def _check_path(
         self, resolved: str, workspace: str
@@ -293,14 +299,16 @@ class FileActions(QObject):
         check: Check,
         opened: VerifiedFile | None,
         ref: DeliverableRef | None,
+        kind: Kind | None,
     ) -> bool:
         if spec.id in ("open", "show_source"):
             assert opened is not None
-            self.openRequested.emit(path, opened, spec.id == "show_source", ref)
+            source = spec.id == "show_source"
+            self.openRequested.emit(path, opened, source, ref, kind)
             return True
         if spec.id == "open_browser":
             assert opened is not None
-            self.browserRequested.emit(path, opened, ref)
+            self.browserRequested.emit(path, opened, ref, kind)
             return True
         if spec.id == "open_native":
             assert opened is not None

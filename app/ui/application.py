@@ -16,7 +16,7 @@ APP_NAME = "Deliverables"
 # Variables that would turn Chromium's sandbox off or open a remote debugging port
 # (QtWebEngine reads them when it starts); the app never honours them. The
 # engine's switches are the app's own, set exactly when the first page is shown
-# (previewers.web_sandbox.start_engine); none is taken from the user's
+# (previewers.web.sandbox.start_engine); none is taken from the user's
 # environment or argv.
 UNSAFE_ENVIRONMENT = (
     "QTWEBENGINE_DISABLE_SANDBOX",

@@ -1,4 +1,8 @@
-"""The built-in browser: one page, SVG or image in the preview sandbox, in a window."""
+"""The built-in browser: one page, SVG or image in the preview sandbox, in a window.
+
+Which of them a file is, is the browser table's call (``previewers.registry``),
+made from the file's bytes like every preview.
+"""
 
 from __future__ import annotations
 
@@ -8,24 +12,13 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar, QWidget
 
-from app.core.kinds import Kind, kind_from_name
+from app.core.filetype import Kind
 from app.core.names import display_name
 from app.core.safeio import VerifiedFile
-from previewers.base import PreviewSource
-from previewers.web_preview import (
-    ISOLATED_LABEL,
-    PageSpec,
-    WebPreviewWidget,
-    html_spec,
-    image_spec,
-)
-
-
-def spec_for(source: PreviewSource, workspace_root: str) -> PageSpec:
-    """Pages bind their files; SVG and other images are wrapped in a page."""
-    if source.kind is Kind.HTML:
-        return html_spec(source.path, workspace_root)
-    return image_spec(source.path, svg=source.mime == "image/svg+xml")
+from previewers.context import STANDALONE, PreviewContext
+from previewers.registry import BROWSER
+from previewers.source import PreviewSource
+from previewers.web.preview import ISOLATED_LABEL
 
 
 class BrowserWindow(QMainWindow):
@@ -46,7 +39,8 @@ class BrowserWindow(QMainWindow):
         path: str,
         file: VerifiedFile,
         *,
-        workspace_root: str = "",
+        context: PreviewContext = STANDALONE,
+        kind: Kind | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -55,13 +49,12 @@ class BrowserWindow(QMainWindow):
         self.setWindowTitle(name)  # a window title is never rich text
         self.setAccessibleName(f"Built-in browser: {name}")
         try:
-            source = PreviewSource.from_file(path, file, kind=kind_from_name(path))
+            source = PreviewSource.from_file(path, file, kind=kind)
         except OSError:
             file.close()
             raise
-        self.preview = WebPreviewWidget(
-            source, file, spec_for(source, workspace_root), self, show_toggle=False
-        )
+        previewer = BROWSER.choose(source)
+        self.preview = previewer.create(source, file, self, context=context)
         self.setCentralWidget(self.preview)
         self.toolbar = QToolBar("Browser", self)
         self.toolbar.setObjectName("browserToolbar")

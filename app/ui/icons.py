@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPixmap
 
-from app.core.kinds import Kind
+from app.core.filetype import Kind
 
 # Tile colours are fixed per kind so a file type looks the same in every theme;
 # the label is drawn on the tile, never on the window background.

@@ -14,11 +14,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.deliverables import DeliverableRef
+from app.core.filetype import Kind
 from app.core.names import display_name
 from app.core.native_open import sweep_private_copies
 from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.records import FileEntry, Record, parse_record
+from app.core.revalidate import DeliverableRef
 from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
 from app.ui.actions import FileActions
@@ -219,21 +220,32 @@ class MainWindow(QMainWindow):
         self.notice_bar.show_message(message, "warning")
 
     def _on_actions_open_requested(
-        self, path: str, opened: object, source_view: bool, ref: object
+        self, path: str, opened: object, source_view: bool, ref: object, kind: object
     ) -> None:
         if not isinstance(opened, VerifiedFile):
             return
-        self.workspace.open_verified(path, opened, source_view=source_view, ref=ref)
+        self.workspace.open_verified(
+            path,
+            opened,
+            source_view=source_view,
+            ref=ref,
+            kind=kind if isinstance(kind, Kind) else None,
+        )
 
     def _on_actions_browser_requested(
-        self, path: str, opened: object, _ref: object
+        self, path: str, opened: object, _ref: object, kind: object
     ) -> None:
         if not isinstance(opened, VerifiedFile):
             return
         from app.ui.browser_window import BrowserWindow
 
-        root = str(self._workspace_root) if self._workspace_root else ""
-        window = BrowserWindow(path, opened, workspace_root=root, parent=self)
+        window = BrowserWindow(
+            path,
+            opened,
+            context=self.workspace.preview_context(),
+            kind=kind if isinstance(kind, Kind) else None,
+            parent=self,
+        )
         # Kept until it closes; the window frees its page and revokes its URL.
         self._browsers.append(window)
         window.closed.connect(lambda: self._browsers.remove(window))

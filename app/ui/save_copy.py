@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QProgressDialog,
 from app.core.copying import CopyResult, copy_verified
 from app.core.names import plain_file_name
 from app.core.safeio import VerifiedFile
-from previewers.base import ask_plain_question
+from previewers.widgets import ask_plain_question
 
 # Smaller copies finish before a progress dialog would be worth showing.
 PROGRESS_THRESHOLD = 8 * 1024 * 1024

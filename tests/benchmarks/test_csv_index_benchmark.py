@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.csv_index import CsvFile, CsvIndex
 from app.core.safeio import open_verified
+from app.formats.csv_index import CsvFile, CsvIndex
 
 pytestmark = pytest.mark.benchmark
 

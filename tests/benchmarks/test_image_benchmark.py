@@ -15,9 +15,9 @@ from PIL import Image
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt
 from PySide6.QtGui import QImage, QImageReader
 
-from app.core.image_facts import FORMATS, ReadAtStream, decode_scaled, read_facts
 from app.core.safeio import open_verified
-from previewers.image import DECODE_FLOOR, _to_qimage
+from app.formats.image_facts import FORMATS, ReadAtStream, decode_scaled, read_facts
+from previewers.image.widget import DECODE_FLOOR, _to_qimage
 
 pytestmark = pytest.mark.benchmark
 

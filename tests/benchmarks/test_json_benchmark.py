@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from app.core.json_load import JsonDocument, children, load_json, node
+from app.formats.json_load import JsonDocument, children, load_json, node
 
 pytestmark = pytest.mark.benchmark
 

@@ -14,9 +14,9 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.core.safeio import open_verified
-from previewers.base import PreviewSource
 from previewers.pdf import PDF_PREVIEWER
-from previewers.pdf_view import PdfPreviewWidget
+from previewers.pdf.widget import PdfPreviewWidget
+from previewers.source import PreviewSource
 
 pytestmark = pytest.mark.benchmark
 

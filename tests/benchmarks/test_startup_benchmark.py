@@ -88,7 +88,7 @@ def test_start_to_first_painted_window(tmp_path: Path, report: list[str]) -> Non
             sys.executable,
             "-c",
             "import sys; from pathlib import Path; from app.core.store import Store;"
-            "from app.agent.demo import play_demo;"
+            "from app.demo.conversation import play_demo;"
             "d = Path(sys.argv[1]); play_demo(Store(d), d / 'demo-workspace')",
             str(data),
         ],

@@ -20,11 +20,14 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QHeaderView, QTableView
 from pytestqt.qtbot import QtBot
 
-from app.core.csv_index import CsvFile, CsvIndex
 from app.core.safeio import open_verified
-from previewers.base import PreviewSource, PreviewWidget
-from previewers.csv_view import CsvPreviewer, CsvPreviewWidget
-from previewers.json_view import JsonPreviewer, JsonPreviewWidget
+from app.formats.csv_index import CsvFile, CsvIndex
+from previewers.csv import CsvPreviewer
+from previewers.csv.widget import CsvPreviewWidget
+from previewers.json import JsonPreviewer
+from previewers.json.widget import JsonPreviewWidget
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
 
 from .test_csv_index_benchmark import GIB, table_block
 from .test_json_benchmark import document

@@ -14,9 +14,9 @@ import pytest
 from pygments import lex
 from pygments.lexers import PythonLexer
 
-from app.core.line_index import LineIndex
 from app.core.safeio import open_verified
-from app.core.text_pages import PagedText
+from app.formats.line_index import LineIndex
+from app.formats.text_pages import PagedText
 
 pytestmark = pytest.mark.benchmark
 

@@ -34,15 +34,17 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
 application = QApplication([])
-from app.agent.demo_workspace import build_demo_workspace
+from app.demo.workspace import build_demo_workspace
 from app.core.safeio import open_verified
-from previewers import html, web_preview
-from previewers.base import PreviewSource
-from previewers.code import CodePreviewer
+from previewers import web as html
+from previewers.context import PreviewContext
+from previewers.web import pages as web_pages
+from previewers.source import PreviewSource
+from previewers.text import CodePreviewer
 
 root = Path(sys.argv[1])
 build_demo_workspace(root)
-html.set_workspace_root_provider(lambda _path: str(root))
+context = PreviewContext(root=str(root))
 page = root / "report" / "index.html"
 
 def spin(condition):
@@ -58,7 +60,7 @@ def flush():
     modules = sys.modules
     while True:
         application.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        sandbox = modules.get("previewers.web_sandbox")
+        sandbox = modules.get("previewers.web.sandbox")
         if sandbox is None or sandbox.retiring_count() == 0:
             return
         application.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
@@ -72,7 +74,8 @@ def evaluate(widget, script):
 def first_paint(previewer):
     start = time.perf_counter()
     file = open_verified(str(page))
-    widget = previewer.create(PreviewSource.from_file(str(page), file), file, None)
+    source = PreviewSource.from_file(str(page), file)
+    widget = previewer.create(source, file, None, context=context)
     widget.resize(900, 700)
     widget.show()
     spin(widget.is_settled)
@@ -92,7 +95,7 @@ def first_paint(previewer):
 cold = first_paint(html.HTML_PREVIEWER)
 warm = [first_paint(html.HTML_PREVIEWER) for _ in range(int(sys.argv[2]))]
 text = [first_paint(CodePreviewer()) for _ in range(int(sys.argv[2]))]
-web_preview.close_shared_server()
+web_pages.close_shared_server()
 print(json.dumps({
     "cold": cold,
     "warm_loaded": statistics.median(w[0] for w in warm),

@@ -15,10 +15,10 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 from pytestqt.qtbot import QtBot
 
-from app.core.deliverables import DeliverableRef
 from app.core.names import display_name, hides_characters
 from app.core.policy import Policy, builtin_rules
 from app.core.records import FileEntry
+from app.core.revalidate import DeliverableRef
 from app.core.transcript import DeliverableBlock
 from app.ui.chat.model import accessible_text
 from app.ui.chat.paint_cards import paint_deliverable

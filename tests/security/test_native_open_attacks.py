@@ -16,9 +16,9 @@ from PySide6.QtCore import QObject, Signal
 from pytestqt.qtbot import QtBot
 
 from app.core.declare import declare
-from app.core.deliverables import DeliverableRef
 from app.core.native_open import copies_folder, sweep_private_copies
 from app.core.policy import PermissionMode, Policy, builtin_rules
+from app.core.revalidate import DeliverableRef
 from app.core.store import Store
 from app.ui.actions import INLINE_COPY_LIMIT, FileActions
 

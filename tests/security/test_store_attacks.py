@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from app.core.declare import declare
-from app.core.deliverables import DeliverableRef, check_deliverable, look_up
 from app.core.policy import PermissionMode, Policy, builtin_rules
-from app.core.revalidate import Verdict
+from app.core.revalidate import DeliverableRef, Verdict, check_deliverable, look_up
 from app.core.store import DATABASE_NAME, Store
 
 FILES = ("report.md", "data.csv")

@@ -20,7 +20,6 @@ from PySide6.QtGui import QClipboard, QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-from previewers import html as html_previewer
 from tests.security.test_web_sandbox import SECRET, Listener, Probe
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -38,13 +37,11 @@ def needs_engine(test: Any) -> Any:
 def probe(qtbot: Any, tmp_path: Path) -> Iterator[Probe]:
     root = tmp_path / "ws"
     root.mkdir()
-    html_previewer.set_workspace_root_provider(lambda _path: str(root))
     listener = Listener()
     harness = Probe(qtbot, root, listener)
     yield harness
     harness.close()
     listener.close()
-    html_previewer.set_workspace_root_provider(None)
 
 
 @pytest.fixture

@@ -23,8 +23,7 @@ from typing import Any
 import pytest
 
 from app.ui.application import UNSAFE_ARGUMENT_PREFIXES, UNSAFE_ARGUMENTS
-from previewers import html as html_previewer
-from previewers import web_preview
+from previewers.web import pages as web_pages
 from tests.security.test_web_sandbox import Listener, Probe
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -132,11 +131,9 @@ def listeners() -> Iterator[Listeners]:
 def probe(qtbot: Any, tmp_path: Path, listener: Listener) -> Iterator[Probe]:
     root = tmp_path / "ws"
     root.mkdir()
-    html_previewer.set_workspace_root_provider(lambda _path: str(root))
     harness = Probe(qtbot, root, listener)
     yield harness
     harness.close()
-    html_previewer.set_workspace_root_provider(None)
 
 
 # -- 8: WebRTC -----------------------------------------------------------------------
@@ -225,9 +222,9 @@ def test_link_hints_resolve_no_name_and_open_no_connection(probe, listener, rel)
 
 
 def test_the_engine_starts_with_a_proxy_that_refuses_everything():
-    from previewers import web_sandbox
+    from previewers.web import sandbox as web_sandbox
 
-    server = web_preview.shared_server()
+    server = web_pages.shared_server()
     switches = web_sandbox.start_engine(server.port)
     assert web_sandbox.start_engine(server.port) is switches
     assert switches.direct_port == server.port
@@ -262,9 +259,9 @@ def test_after_the_engine_started_no_switch_is_left_for_other_programs(probe):
 @needs_engine
 def test_the_server_the_engine_reaches_outlives_the_quit_signal(probe):
     widget = probe.open()
-    server = web_preview.shared_server()
-    web_preview._on_application_about_to_quit()
-    assert web_preview.shared_server() is server
+    server = web_pages.shared_server()
+    web_pages._on_application_about_to_quit()
+    assert web_pages.shared_server() is server
     with urllib.request.urlopen(widget.publication.url, timeout=5) as response:
         assert response.status == 200
 

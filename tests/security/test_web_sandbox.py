@@ -27,9 +27,11 @@ from PySide6.QtWidgets import QApplication
 
 from app.core.safeio import open_verified
 from app.ui.application import UNSAFE_ENVIRONMENT, scrub_environment
-from previewers import html as html_previewer
-from previewers import web_preview
-from previewers.base import PreviewSource
+from previewers import web as html_previewer
+from previewers.context import PreviewContext
+from previewers.source import PreviewSource
+from previewers.web import pages as web_pages
+from previewers.web import preview as web_preview
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -129,6 +131,8 @@ class Probe:
         self.root = root
         self.listener = listener
         self.widgets: list[web_preview.WebPreviewWidget] = []
+        # Pages bind their files within this root, as in the app's workspace.
+        self.context = PreviewContext(root=str(root))
         (root / "style.css").write_text(CSS)
         _png(root / "pixel.png")
         (root / "secret.txt").write_text(SECRET)
@@ -145,7 +149,9 @@ class Probe:
         page.write_text(PAGE.format(listener=self.listener.url))
         file = open_verified(str(page))
         source = PreviewSource.from_file(str(page), file)
-        widget = html_previewer.HTML_PREVIEWER.create(source, file, None)
+        widget = html_previewer.HTML_PREVIEWER.create(
+            source, file, None, context=self.context
+        )
         assert isinstance(widget, web_preview.WebPreviewWidget)
         self.widgets.append(widget)
         widget.resize(640, 480)
@@ -168,7 +174,7 @@ class Probe:
         return json.loads(self.evaluate(widget, "JSON.stringify(window.results)"))
 
     def close(self) -> None:
-        from previewers import web_sandbox
+        from previewers.web import sandbox as web_sandbox
 
         for widget in self.widgets:
             widget.release()
@@ -180,11 +186,9 @@ class Probe:
 def probe(qtbot: Any, tmp_path: Path, listener: Listener) -> Iterator[Probe]:
     root = tmp_path / "ws"
     root.mkdir()
-    html_previewer.set_workspace_root_provider(lambda _path: str(root))
     harness = Probe(qtbot, root, listener)
     yield harness
     harness.close()
-    html_previewer.set_workspace_root_provider(None)
 
 
 def _all_blocked(results: dict[str, str], names: list[str]) -> None:
@@ -373,7 +377,7 @@ def test_page_has_no_bridge_to_the_app(probe):
     assert results["transport"] == "undefined"
     assert widget.page.webChannel() is None
     # The one script any frame gets is the app's own, taking execCommand.
-    from previewers import web_sandbox
+    from previewers.web import sandbox as web_sandbox
 
     scripts = widget.page.profile().scripts().toList()
     assert [script.name() for script in scripts] == [web_sandbox.NO_COPY_SCRIPT_NAME]
@@ -452,7 +456,7 @@ def test_interceptor_blocks_a_websocket_even_without_the_servers_policy(
 ):
     from app.core import capability_server
     from app.core.manifest import Bundle, Resource
-    from previewers import web_sandbox
+    from previewers.web import sandbox as web_sandbox
 
     # The engine reaches only the capability server directly; serve the page
     # from it without any Content-Security-Policy, so only the interceptor
@@ -477,7 +481,7 @@ def test_interceptor_blocks_a_websocket_even_without_the_servers_policy(
         ],
         [],
     )
-    server = web_preview.shared_server()
+    server = web_pages.shared_server()
     publication = server.publish(bundle)
     web_sandbox.start_engine(server.port)
     profile, interceptor = web_sandbox.create_profile(
@@ -507,7 +511,7 @@ def test_interceptor_blocks_a_websocket_even_without_the_servers_policy(
 def test_profile_page_and_view_are_hardened(probe):
     from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 
-    from previewers import web_sandbox
+    from previewers.web import sandbox as web_sandbox
 
     widget = probe.open()
     page, view = widget.page, widget.view
@@ -575,7 +579,7 @@ def test_dropping_a_file_on_the_page_does_not_open_it(probe):
 @pytest.mark.webengine
 @pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
 def test_renderer_runs_in_the_seccomp_sandbox(probe):
-    from previewers import web_sandbox
+    from previewers.web import sandbox as web_sandbox
 
     widget = probe.open()
     pid = widget.page.renderProcessPid()
@@ -587,7 +591,7 @@ def test_renderer_runs_in_the_seccomp_sandbox(probe):
 @pytest.mark.webengine
 @pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
 def test_inactive_sandbox_closes_the_page_and_says_so(probe, monkeypatch):
-    from previewers import web_sandbox
+    from previewers.web import sandbox as web_sandbox
 
     def unsandboxed(_pid: int) -> web_sandbox.SandboxStatus:
         return web_sandbox.SandboxStatus(False, "Seccomp: 0")
@@ -598,7 +602,7 @@ def test_inactive_sandbox_closes_the_page_and_says_so(probe, monkeypatch):
     page.write_text(PAGE.format(listener=probe.listener.url))
     file = open_verified(str(page))
     widget = html_previewer.HTML_PREVIEWER.create(
-        PreviewSource.from_file(str(page), file), file, None
+        PreviewSource.from_file(str(page), file), file, None, context=probe.context
     )
     probe.widgets.append(widget)
     probe.qtbot.waitUntil(widget.is_settled, timeout=20000)
@@ -631,7 +635,7 @@ def test_renderer_crash_shows_reload_and_never_reloads_by_itself(probe):
 @pytest.mark.webengine
 @pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
 def test_closing_revokes_the_url_and_deletes_page_then_profile(probe):
-    from previewers import web_sandbox
+    from previewers.web import sandbox as web_sandbox
 
     widget = probe.open()
     url = widget.publication.url
@@ -688,7 +692,7 @@ def test_the_web_engine_loads_only_when_a_page_is_shown(tmp_path):
         "import sys\n"
         "from PySide6.QtWidgets import QApplication\n"
         "app = QApplication([])\n"
-        "import previewers.html, previewers.svg, previewers.web_preview\n"
+        "import previewers.web, previewers.web.pages, previewers.web.preview\n"
         "import app.ui.browser_window, app.ui.actions\n"
         "print(sorted(m for m in sys.modules if 'WebEngine' in m))\n"
     )

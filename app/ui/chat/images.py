@@ -19,21 +19,27 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QImage, QImageReader
 
+from app.core.filetype import HEAD_SIZE, detect
 from app.core.policy import Policy
+from app.core.public_files import is_public_path
 from app.core.safeio import SafeOpenError, open_verified
+from app.formats.image_facts import format_for_mime
 
 MAX_PIXELS: Final = 40_000_000
 MAX_BYTES: Final = 32 * 1024 * 1024
 MAX_WIDTH: Final = 480
 
-# Checked in order; the reader is told the format, never asked to guess it.
-_MAGIC: Final[tuple[tuple[bytes, bytes], ...]] = (
-    (b"\x89PNG\r\n\x1a\n", b"png"),
-    (b"\xff\xd8\xff", b"jpeg"),
-    (b"GIF87a", b"gif"),
-    (b"GIF89a", b"gif"),
-    (b"BM", b"bmp"),
-    (b"\x00\x00\x01\x00", b"ico"),
+# The formats an inline image may have, as the file-type service names them
+# from the bytes; the reader is told the format, never asked to guess it.
+_FORMATS: Final = frozenset(
+    {
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+        "image/bmp",
+        "image/vnd.microsoft.icon",
+        "image/webp",
+    }
 )
 
 
@@ -43,17 +49,8 @@ class ImageLoadError(Exception):
 
 def sniff_format(head: bytes) -> bytes | None:
     """The decoder name for ``head``'s magic bytes, or ``None`` if not allowed."""
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return b"webp"
-    for magic, name in _MAGIC:
-        if head.startswith(magic):
-            return name
-    return None
-
-
-def _inside_public(real_path: str, workspace: str) -> bool:
-    public = os.path.realpath(os.path.join(workspace, "public"))
-    return os.path.dirname(real_path) == public
+    found = format_for_mime(detect(head).mime)
+    return found.decoder if found is not None and found.mime in _FORMATS else None
 
 
 def load_public_image(path: str, workspace: str, policy: Policy) -> QImage:
@@ -68,14 +65,14 @@ def load_public_image(path: str, workspace: str, policy: Policy) -> QImage:
         raise ImageLoadError(f"Image not shown: {error}") from error
     with verified:
         real = verified.real_path or os.path.realpath(path)
-        if not _inside_public(real, workspace):
+        if not is_public_path(real, workspace):
             raise ImageLoadError("Image not shown: it is not in the public folder")
         if policy.denying_rule(real) is not None or policy.denying_rule(path):
             raise ImageLoadError("Image not shown: the read-deny policy forbids it")
         if verified.identity.size > MAX_BYTES:
             raise ImageLoadError("Image not shown: the file is too large")
         data = verified.read(MAX_BYTES + 1)
-    image_format = sniff_format(data[:16])
+    image_format = sniff_format(data[:HEAD_SIZE])
     if image_format is None:
         raise ImageLoadError("Image not shown: not a supported image format")
     buffer = QBuffer()

@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QListView
 
-from app.core.deliverables import DeliverableRef
+from app.core.revalidate import DeliverableRef
 from app.core.transcript import DeliverableBlock, ToolCallBlock, TurnActionsBlock
 from app.ui.chat import paint_cards as cards
 from app.ui.chat.delegate import ChatDelegate

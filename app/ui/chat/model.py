@@ -23,8 +23,8 @@ from app.agent.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from app.core.deliverables import DeliverableRef
 from app.core.names import display_name
+from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage, StoredRecord
 from app.core.transcript import (
     AssistantTextBlock,
@@ -38,6 +38,7 @@ from app.core.transcript import (
     TranscriptBuilder,
     TurnActionsBlock,
     UserBlock,
+    presented_count,
 )
 
 BlockRole: Final = Qt.ItemDataRole.UserRole + 1
@@ -242,7 +243,12 @@ class ChatModel(QAbstractListModel):
                 args = "" if row is None else self._rows[row].args_json_text  # type: ignore[union-attr]
                 self._put_live_tool(
                     ToolCallBlock(
-                        event.tool_call_id, event.name, args, state, event.content
+                        event.tool_call_id,
+                        event.name,
+                        args,
+                        state,
+                        event.content,
+                        presented_count(event.record),
                     )
                 )
         elif isinstance(event, RunFailed):

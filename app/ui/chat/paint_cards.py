@@ -19,7 +19,9 @@ from PySide6.QtGui import (
     QTransform,
 )
 
-from app.core.kinds import Kind
+from app.core.filetype import Kind
+from app.core.sizes import human_size
+from app.core.tool_names import PRESENT, SHOW_IMAGE
 from app.core.transcript import DeliverableBlock, ImageBlock, ToolCallBlock
 from app.ui.chat.style import (
     ACTIONS_HEIGHT,
@@ -147,14 +149,15 @@ def tool_summary(block: ToolCallBlock) -> str:
         return block.name
     if block.state == "error":
         return f"{block.name} — failed"
+    if block.name == PRESENT:
+        # How many cards follow is the record's to say, not the tool's text.
+        count = block.file_count
+        return f"{block.name} — {count} files" if count is not None else block.name
+    if block.name == SHOW_IMAGE:
+        return f"{block.name} — image shown"
     text = block.result_text.strip()
     lines = text.splitlines()
     first = lines[0] if lines else ""
-    if block.name == "present" and first.startswith("Presented "):
-        count = first.split(" ", 2)[1]
-        return f"{block.name} — {count} files" if count.isdigit() else block.name
-    if block.name == "show_image":
-        return f"{block.name} — image shown"
     if not text:
         return block.name
     if first[:1] in "{[" or len(lines) > 1:
@@ -259,17 +262,6 @@ def menu_button_rect(row: QRect, block: DeliverableBlock) -> QRect | None:
         return None
     card = deliverable_card_rect(row)
     return QRect(card.right() - MENU_WIDTH - 8, card.center().y() - 15, MENU_WIDTH, 30)
-
-
-def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            if unit == "bytes":
-                return f"{int(value)} bytes"
-            return f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} bytes"
 
 
 def _badge(

@@ -8,6 +8,8 @@ from typing import Final
 from PySide6.QtCore import QRect
 from PySide6.QtGui import QColor, QPalette
 
+from previewers.context import ColorScheme
+
 COLUMN_MAX: Final = 820  # a readable line length, centred in wide windows
 SIDE: Final = 20
 TURN_GAP: Final = 18  # space above a user message
@@ -59,7 +61,7 @@ class Colours:
         text = palette.color(role.Text)
         base = palette.color(role.Base)
         accent = palette.color(role.Highlight)
-        dark = base.lightness() < 128
+        dark = ColorScheme.of(palette) is ColorScheme.DARK
         return cls(
             text=text,
             muted=blend(text, base, 0.42),

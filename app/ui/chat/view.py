@@ -36,8 +36,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem
 
-from app.core.deliverables import DeliverableRef
+from app.core.filetype import SVG_MIME, is_svg
 from app.core.policy import Policy, current_policy
+from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage
 from app.core.transcript import (
     ImageBlock,
@@ -456,12 +457,13 @@ class ChatView(ChatInteractionView):
 
     def _request_image(self, row: int) -> None:
         block = self._chat.block(row)
-        if not isinstance(block, ImageBlock) or block.mime == "image/svg+xml":
+        # Untrusted SVG is never decoded (QtSvg loads the files it names).
+        if not isinstance(block, ImageBlock) or block.mime == SVG_MIME:
             return
         key = block.tool_call_id
         if key in self._pending or self._chat.has_image(key):
             return
-        if block.filename.lower().endswith(".svg"):
+        if is_svg(block.filename):
             return
         self._pending.add(key)
         self._images.request(

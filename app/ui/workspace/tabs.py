@@ -17,7 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from previewers.base import PreviewWidget, plain_tooltip
+from app.core.filetype import Kind
+from previewers.widget import PreviewWidget
+from previewers.widgets import plain_tooltip
 
 MAX_TABS = 5
 
@@ -56,6 +58,8 @@ class DocumentPageWidget(QWidget):
     ) -> None:
         super().__init__(parent)
         self.ref = ref
+        # The kind the file's record holds, for reloads; None: no record.
+        self.kind: Kind | None = None
         self.disk_state = DiskState.SAME
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -23,9 +23,10 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeView, QWidget
 
 from app.core.names import display_name
+from app.core.paths import is_within
 from app.core.policy import Policy
 from app.core.records import FileEntry
-from previewers.base import plain_tooltip
+from previewers.widgets import plain_tooltip
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 NODE_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -254,14 +255,12 @@ class FileTreeModel(QStandardItemModel):
                     return child
         if self._root is None or self._root_item is None:
             return None
-        try:
-            relative = os.path.relpath(path, self._root)
-        except ValueError:
-            return None
-        if relative == ".":
+        path = os.path.normpath(path)
+        if path == self._root:
             return self._root_item
-        if relative.startswith(os.pardir):
+        if not is_within(path, self._root):
             return None
+        relative = os.path.relpath(path, self._root)
         item = self._root_item
         for part in Path(relative).parts:
             self.list_folder(item)

@@ -10,8 +10,9 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
-from app.core.kinds import kind_from_name
+from app.core.filetype import Kind
 from app.core.names import display_name
+from app.core.paths import resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry
 from app.core.revalidate import check_path
@@ -19,10 +20,11 @@ from app.core.safeio import Identity, VerifiedFile
 from app.ui.workspace.tabs import DiskState, DocumentPageWidget, DocumentTabsWidget
 from app.ui.workspace.tree import FileTreeView
 from app.ui.workspace.watcher import FileChangeWatcher
-from previewers import context as preview_context
 from previewers import registry
-from previewers.base import PreviewSource, PreviewWidget
-from previewers.fallback import FallbackCardWidget
+from previewers.context import ColorScheme, PreviewContext
+from previewers.fallback.card import FallbackCardWidget
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
 
 # (key sequences, handler name): the standard document shortcuts.
 _SHORTCUTS: tuple[tuple[tuple[str | QKeySequence.StandardKey, ...], str], ...] = (
@@ -35,16 +37,6 @@ _SHORTCUTS: tuple[tuple[tuple[str | QKeySequence.StandardKey, ...], str], ...] =
     (("Ctrl+0",), "zoom_reset"),
     (("F5", "Ctrl+R"), "reload_current"),
 )
-
-
-def host_path(path: str) -> str:
-    """``path`` made absolute with its folders resolved but not its last part.
-
-    The last part stays as named so a symbolic link is refused, never followed.
-    """
-    absolute = os.path.abspath(path)
-    folder, name = os.path.split(absolute)
-    return os.path.join(os.path.realpath(folder), name)
 
 
 class WorkspaceWidget(QWidget):
@@ -74,11 +66,6 @@ class WorkspaceWidget(QWidget):
         self._policy_provider = policy_provider
         self._mode_provider = mode_provider
         self._root: Path | None = None
-        # Previews that read around their file (Markdown images) ask these.
-        preview_context.set_policy_provider(policy_provider)
-        preview_context.set_root_provider(
-            lambda: str(self._root) if self._root is not None else None
-        )
         self._external: dict[str, FileEntry] = {}
         self.tree = FileTreeView(policy_provider, self)
         self.tabs = DocumentTabsWidget(self)
@@ -117,7 +104,7 @@ class WorkspaceWidget(QWidget):
 
     def reveal(self, path: str) -> bool:
         """Show ``path`` in the tree; external files are under External files."""
-        found = self.tree.reveal(path) or self.tree.reveal(host_path(path))
+        found = self.tree.reveal(path) or self.tree.reveal(resolve_keep_leaf(path))
         if not found:
             self.notice.emit(
                 f"{display_name(PurePath(path).name)} is not in the file tree."
@@ -128,10 +115,12 @@ class WorkspaceWidget(QWidget):
 
     def open_path(self, path: str, *, source_view: bool = False) -> bool:
         """Check the policy, open safely, show ``path``; False and a notice if not."""
-        file = self._safe_open(host_path(path))
+        file = self._safe_open(resolve_keep_leaf(path))
         if file is None:
             return False
-        return self.open_verified(host_path(path), file, source_view=source_view)
+        return self.open_verified(
+            resolve_keep_leaf(path), file, source_view=source_view
+        )
 
     def open_verified(
         self,
@@ -140,28 +129,49 @@ class WorkspaceWidget(QWidget):
         *,
         source_view: bool = False,
         ref: object | None = None,
+        kind: Kind | None = None,
     ) -> bool:
-        """Show an already checked, open file; the workspace now owns ``file``."""
+        """Show an already checked, open file; the workspace now owns ``file``.
+
+        ``kind`` is the kind the file's trusted record holds (``None`` for a
+        file no record vouches for): the preview starts from it, not from a
+        second guess from the name.
+        """
         page = self.tabs.find_page(path, source_view)
+        if page is not None:
+            page.ref = ref if ref is not None else page.ref
+            page.kind = kind if kind is not None else page.kind
         if page is not None and page.preview.source.identity == file.identity:
             file.close()
-            page.ref = ref if ref is not None else page.ref
             self.tabs.activate(page)
             self._announce_if_loaded()
             return True
-        preview = self._create_preview(path, file, source_view)
+        recorded = page.kind if page is not None else kind
+        preview = self._create_preview(path, file, source_view, recorded)
         if preview is None:
             return False
         if page is not None:
             self.tabs.replace_preview(page, preview)
-            page.ref = ref if ref is not None else page.ref
             self.tabs.activate(page)
         else:
             page = self.tabs.add_page(preview, ref)
+            page.kind = kind
             page.reloadRequested.connect(self._on_page_reload_requested)
             self.watcher.watch(path)
         self._announce_if_loaded()
         return True
+
+    def preview_context(self) -> PreviewContext:
+        """What previews shown here are told: this root, policy and scheme.
+
+        Previews that read around their file (Markdown images, a page's
+        stylesheets) stay within the root and ask the policy in force.
+        """
+        return PreviewContext(
+            root=str(self._root) if self._root is not None else None,
+            policy_provider=self._policy_provider,
+            scheme=ColorScheme.of(self.palette()),
+        )
 
     def current_preview(self) -> PreviewWidget | None:
         page = self.tabs.current_page()
@@ -244,14 +254,16 @@ class WorkspaceWidget(QWidget):
         return file
 
     def _create_preview(
-        self, path: str, file: VerifiedFile, source_view: bool
+        self, path: str, file: VerifiedFile, source_view: bool, kind: Kind | None
     ) -> PreviewWidget | None:
         try:
             source = PreviewSource.from_file(
-                path, file, kind=kind_from_name(path), source_view=source_view
+                path, file, kind=kind, source_view=source_view
             )
             previewer = registry.choose(source)
-            preview = previewer.create(source, file, None)
+            preview = previewer.create(
+                source, file, None, context=self.preview_context()
+            )
         except Exception as error:  # a broken previewer must not take the app down
             file.close()
             self.notice.emit(
@@ -273,7 +285,7 @@ class WorkspaceWidget(QWidget):
         file = self._safe_open(page.path)
         if file is None:
             return
-        preview = self._create_preview(page.path, file, page.source_view)
+        preview = self._create_preview(page.path, file, page.source_view, page.kind)
         if preview is not None:
             self.tabs.replace_preview(page, preview)
             self._announce_if_loaded()

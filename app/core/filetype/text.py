@@ -1,0 +1,93 @@
+"""Whether bytes are text: the one binary test, the one table of byte order marks."""
+
+from __future__ import annotations
+
+import codecs
+from typing import NamedTuple
+
+
+class Bom(NamedTuple):
+    """A byte order mark, the codec it names and that codec's code unit in bytes."""
+
+    mark: bytes
+    codec: str
+    unit: int
+
+
+# Longest first: the UTF-32 LE mark starts with the UTF-16 LE one.
+BOMS: tuple[Bom, ...] = (
+    Bom(codecs.BOM_UTF32_LE, "utf-32-le", 4),
+    Bom(codecs.BOM_UTF32_BE, "utf-32-be", 4),
+    Bom(codecs.BOM_UTF8, "utf-8", 1),
+    Bom(codecs.BOM_UTF16_LE, "utf-16-le", 2),
+    Bom(codecs.BOM_UTF16_BE, "utf-16-be", 2),
+)
+
+# A head whose share of suspicious bytes exceeds this is binary. Generous enough
+# for Latin-1 prose shown with replacement characters, far below real binaries.
+BINARY_SHARE = 0.10
+
+# Controls that ordinary text carries: tab, line feed, vertical tab, form feed,
+# carriage return, backspace and escape (coloured logs).
+_TEXT_CONTROLS = frozenset(b"\t\n\x0b\f\r\b\x1b")
+
+_TEXTUAL_APPLICATION = frozenset(
+    {
+        "application/json",
+        "application/jsonl",
+        "application/xml",
+        "application/javascript",
+        "application/x-sh",
+        "application/toml",
+        "application/yaml",
+        "application/x-yaml",
+        "application/sql",
+        "application/x-tex",
+        "application/x-python-code",
+    }
+)
+
+
+def find_bom(head: bytes) -> Bom | None:
+    """The byte order mark ``head`` starts with, if any."""
+    for bom in BOMS:
+        if head.startswith(bom.mark):
+            return bom
+    return None
+
+
+def looks_binary(head: bytes) -> bool:
+    """Whether a file's head is mostly not text: NUL bytes, or many invalid bytes.
+
+    A byte order mark makes it text (UTF-16 and UTF-32 are full of NUL bytes);
+    so does an empty head.
+    """
+    if not head or find_bom(head) is not None:
+        return False
+    if b"\x00" in head:
+        return True
+    # final=False: a character cut off by the end of the head is not invalid.
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(head, final=False)
+    suspicious = text.count("\ufffd") + sum(
+        1 for char in text if ord(char) < 32 and ord(char) not in _TEXT_CONTROLS
+    )
+    return suspicious > BINARY_SHARE * len(head)
+
+
+def is_textual_mime(mime: str) -> bool:
+    """Whether a MIME type names something people read as text."""
+    return mime.startswith("text/") or mime in _TEXTUAL_APPLICATION
+
+
+def mostly_printable(head: bytes) -> bool:
+    """Whether nearly every byte of the head's first KiB is printable or a line end.
+
+    Stricter about controls and looser about high bytes than ``looks_binary``
+    on purpose: it asks whether a media demuxer could read the bytes as one of
+    its text formats, where any byte of 0x20 or above may be part of a word.
+    """
+    if not head or b"\x00" in head:
+        return False
+    sample = head[:1024]
+    printable = sum(1 for byte in sample if byte >= 0x20 or byte in b"\t\r\n")
+    return printable >= 0.95 * len(sample)

@@ -1,0 +1,458 @@
+"""CSV and TSV: dialect and header sniffing, a quote-aware row index, row parsing.
+
+Rows are parsed by the ``csv`` module, but only the rows a view asks for, on the
+exact bytes of those rows. Where each row begins comes from a byte-level scan the
+``csv`` module cannot do (it would parse every field, about 10 s per GiB): a
+newline ends a row unless an odd number of quotes precede it in the row, which is
+RFC 4180 quoting, ``""`` escapes included. Like ``LineIndex``, the index stores
+one row count and one in-quotes flag per 64 KiB, never a list of rows.
+
+A quote that is never closed makes the rest of the file one row; the index says so
+in ``warnings`` and a row longer than ``MAX_ROW_BYTES`` is parsed from its start
+only and flagged ``truncated``. Files must be UTF-8 (a BOM is skipped). Rows end
+at LF (so CRLF too); a CR-only file reads as one long, truncated row.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import io
+import math
+import threading
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from app.core.safeio import VerifiedFile
+from app.formats.encoding import UTF8, detect_encoding
+from app.formats.text_pages import (
+    BuildCancelledError,
+    Cancelled,
+    FencedReader,
+    Progress,
+)
+
+CHECKPOINT_BYTES = 64 * 1024
+BLOCK_BYTES = 1024 * 1024
+SAMPLE_BYTES = 64 * 1024
+MAX_ROW_BYTES = 8 * 1024 * 1024
+SORT_LIMIT_BYTES = 50 * 1024 * 1024
+_QUOTE = ord('"')
+# Everything but the quote and the line feed, for ``bytes.translate``.
+_NOT_QUOTE_OR_LF = bytes(b for b in range(256) if b not in b'"\n')
+_FIELD_LIMIT_LOCK = threading.Lock()
+
+
+class CsvError(ValueError):
+    """The file cannot be shown as a table; the message says why."""
+
+
+def _allow_big_fields() -> None:
+    """Raise the ``csv`` module's field limit so one row up to MAX_ROW_BYTES parses.
+
+    The limit is process-wide, so it is only ever raised, never restored: putting
+    it back while another thread parses would break that thread's rows.
+    """
+    with _FIELD_LIMIT_LOCK:
+        if csv.field_size_limit() < MAX_ROW_BYTES:
+            csv.field_size_limit(MAX_ROW_BYTES)
+
+
+@dataclass(frozen=True)
+class CsvFormat:
+    """How a table is written: delimiter, quote, header, usual cell count."""
+
+    delimiter: str
+    has_header: bool
+    columns: int
+    quotechar: str = '"'
+
+
+_DELIMITERS = ",\t;|"
+# csv.Sniffer gets slow (it tries regexes over the whole text) and guesses worse
+# on long samples, so it sees only this much; the check below uses the full sample.
+_SNIFF_CHARS = 16 * 1024
+
+
+def _shape(rows: list[list[str]]) -> tuple[int, float]:
+    """The most common cell count and the share of rows that have it."""
+    counts = Counter(len(row) for row in rows if row)
+    if not counts:
+        return 0, 0.0
+    columns, seen = counts.most_common(1)[0]
+    return columns, seen / sum(counts.values())
+
+
+def _parse_sample(sample: str, delimiter: str) -> list[list[str]]:
+    try:
+        return list(csv.reader(io.StringIO(sample, newline=""), delimiter=delimiter))
+    except csv.Error:
+        return []
+
+
+def _looks_numeric(cell: str) -> bool:
+    try:
+        float(cell.replace(",", ""))
+    except ValueError:
+        return False
+    return True
+
+
+def _guess_header(rows: list[list[str]]) -> bool:
+    """Fallback: a first row of distinct, non-empty, non-numeric cells over data
+    that has a numeric column, or that differs from the rows below it."""
+    if len(rows) < 2 or not rows[0]:
+        return False
+    first = rows[0]
+    if any(not cell.strip() or _looks_numeric(cell) for cell in first):
+        return False
+    if len(set(first)) != len(first):
+        return False
+    body = rows[1:]
+    for column in range(len(first)):
+        values = [row[column] for row in body if column < len(row) and row[column]]
+        if values and sum(map(_looks_numeric, values)) * 2 >= len(values):
+            return True
+    return not any(row[: len(first)] == first for row in body)
+
+
+def sniff_format(sample: str, name: str = "") -> CsvFormat:
+    """Guess delimiter (``,`` tab ``;`` ``|``) and header from a bounded sample.
+
+    ``csv.Sniffer`` answers first; its guess is kept only if parsing the sample
+    with it gives a steady cell count above one. Otherwise each candidate is
+    scored by that steadiness. A ``.tsv`` or ``.tab`` name tries tab first.
+    """
+    short = sample[:_SNIFF_CHARS]
+    if len(sample) > _SNIFF_CHARS and "\n" in short:
+        short = short[: short.rfind("\n") + 1]
+    candidates = list(_DELIMITERS)
+    if name.lower().endswith((".tsv", ".tab")):
+        candidates.insert(0, "\t")
+    else:
+        try:
+            guessed = csv.Sniffer().sniff(short, delimiters=_DELIMITERS).delimiter
+            candidates.insert(0, guessed)
+        except csv.Error:
+            pass  # no clear answer; the scores below decide
+    shapes = {d: _shape(_parse_sample(short, d)) for d in dict.fromkeys(candidates)}
+    steady = [d for d, (cols, share) in shapes.items() if cols > 1 and share >= 0.9]
+    if steady:
+        delimiter = steady[0]
+    else:
+        delimiter = max(shapes, key=lambda d: (shapes[d][0] > 1, shapes[d][1]))
+    rows = _parse_sample(short, delimiter)
+    try:
+        has_header = csv.Sniffer().has_header(short)
+    except csv.Error:
+        has_header = _guess_header(rows)
+    if has_header and rows and len(rows[0]) < 2 <= shapes[delimiter][0]:
+        has_header = False  # the sniffer's header guess used another delimiter
+    return CsvFormat(delimiter, has_header, max(shapes[delimiter][0], 1))
+
+
+@dataclass(frozen=True)
+class Row:
+    """One table row; ``ragged`` rows had another cell count and were padded."""
+
+    cells: tuple[str, ...]
+    ragged: bool = False
+    truncated: bool = False
+
+
+def _row_end(data: bytes, start: int) -> int:
+    """The offset just past the first row end at or after ``start``, or -1.
+
+    ``start`` is a row start, so it is outside quotes.
+    """
+    quotes = 0
+    position = start
+    while True:
+        newline = data.find(b"\n", position)
+        if newline == -1:
+            return -1
+        quotes += data.count(b'"', position, newline)
+        if quotes % 2 == 0:
+            return newline + 1
+        position = newline + 1
+
+
+def _scan(segment: bytes, inside: bool) -> tuple[int, bool]:
+    """Row ends in ``segment`` and whether it ends inside quotes.
+
+    Only quotes and line feeds matter, so the rest is deleted; adjacent quote
+    pairs (closed fields, ``""`` escapes) cannot change which side a newline is on
+    and are dropped too. What remains is short, and empty of quotes in the usual
+    case where no field holds a newline.
+    """
+    if _QUOTE not in segment:
+        return (0 if inside else segment.count(b"\n")), inside
+    reduced = segment.translate(None, _NOT_QUOTE_OR_LF)
+    # The reduced form keeps every line feed and is far shorter: count there.
+    newlines = reduced.count(b"\n")
+    compact = reduced.replace(b'""', b"")
+    if _QUOTE not in compact:
+        return (0 if inside else newlines), inside
+    parts = compact.split(b'"')
+    # Parts alternate outside/inside quotes; join the outside ones and count once,
+    # rather than one Python step per quote.
+    ends = b"".join(parts[1 if inside else 0 :: 2]).count(b"\n")
+    return ends, inside ^ (len(parts) % 2 == 0)
+
+
+class CsvFile:
+    """An opened CSV or TSV: its format, header and first rows, before any index."""
+
+    def __init__(self, file: VerifiedFile, *, name: str = "", path: str | None = None):
+        self.reader = FencedReader(file, path)
+        head = self.reader.read(SAMPLE_BYTES, 0)
+        encoding = detect_encoding(head)
+        if encoding.codec != UTF8.codec:
+            raise CsvError(f"Tables are read as UTF-8; this file is {encoding.name}.")
+        self.data_start = len(encoding.bom)
+        sample = head[self.data_start :]
+        if len(head) < self.reader.size:
+            sample = sample[: sample.rfind(b"\n") + 1] or sample
+        self.format: CsvFormat = sniff_format(sample.decode("utf-8", "replace"), name)
+        self.header: tuple[str, ...] | None = None
+        self.first_row = self.data_start
+        self.column_count = self.format.columns
+        self._not_plain = (self.format.quotechar, "\r", "\n", "\0")
+        _allow_big_fields()
+        if self.format.has_header:
+            end = self._next_end(self.data_start)
+            header = self._read_row(self.data_start, end)
+            self.header = header.cells[: max(self.column_count, 1)]
+            self.first_row = min(end, self.reader.size)
+
+    def _next_end(self, start: int) -> int:
+        """Where the row at ``start`` ends: quote-aware, read forward in blocks.
+
+        Gives up after MAX_ROW_BYTES and answers ``start + MAX_ROW_BYTES + 1``.
+        """
+        quotes_before = 0
+        position = start
+        while position < min(self.reader.size, start + MAX_ROW_BYTES):
+            block = self.reader.read(BLOCK_BYTES, position)
+            # Odd quotes so far: a quote in front keeps the parity of the scan.
+            probe = (b'"' if quotes_before % 2 else b"") + block
+            end = _row_end(probe, 0)
+            if end != -1:
+                return position + end - (len(probe) - len(block))
+            quotes_before += block.count(b'"')
+            position += len(block)
+        return min(self.reader.size, start + MAX_ROW_BYTES + 1)
+
+    def _read_row(self, start: int, end: int) -> Row:
+        truncated = end - start > MAX_ROW_BYTES
+        return self._row(
+            self.reader.read(min(end - start, MAX_ROW_BYTES), start), truncated
+        )
+
+    def _row(self, data: bytes, truncated: bool = False) -> Row:
+        """Parse the bytes of one row and pad it to the table's cell count."""
+        text = data.decode("utf-8", "replace")
+        line = text.removesuffix("\n").removesuffix("\r")
+        if line and not any(char in line for char in self._not_plain):
+            # No quote, CR, LF or NUL: ``csv`` would split at the delimiter alone.
+            cells = tuple(line.split(self.format.delimiter))
+            missing = max(self.column_count - len(cells), 0)
+            ragged = len(cells) != self.column_count
+            return Row(cells + ("",) * missing, ragged, truncated)
+        try:
+            records = list(
+                csv.reader(
+                    io.StringIO(text, newline=""),
+                    delimiter=self.format.delimiter,
+                    quotechar=self.format.quotechar,
+                )
+            )
+        except csv.Error:
+            records = [[text.rstrip("\r\n")]]
+        # A quote inside an unquoted field (``5" screen``) is literal to ``csv`` but
+        # opens quotes to the RFC 4180 scan; such a range can hold several records.
+        cells = tuple(cell for record in records for cell in record)
+        missing = max(self.column_count - len(cells), 0)
+        ragged = len(records) > 1 or len(cells) != self.column_count
+        return Row(cells + ("",) * missing, ragged, truncated)
+
+    def _rows_from(
+        self, start: int, count: int, end_of: Callable[[int, int], int]
+    ) -> list[Row]:
+        """``count`` rows from row start ``start``, read in windows of 64 KiB.
+
+        A row longer than a window is found with ``end_of(row number, start)``.
+        """
+        rows: list[Row] = []
+        position = start
+        while len(rows) < count and position < self.reader.size:
+            data = self.reader.read(SAMPLE_BYTES, position)
+            used = 0
+            while len(rows) < count:
+                end = _row_end(data, used)
+                if end == -1:
+                    break
+                rows.append(self._row(data[used:end]))
+                used = end
+            if used == 0:  # a long row, or the last one without a line end
+                end = end_of(len(rows), position)
+                if end <= position:  # nothing left to read
+                    break
+                rows.append(self._read_row(position, end))
+                used = end - position
+            position += used
+        return rows
+
+    def head_rows(self, count: int) -> list[Row]:
+        """The first ``count`` data rows, read from the start without an index.
+
+        Stops after a row longer than MAX_ROW_BYTES: without the index, where the
+        next row begins is not known.
+        """
+        rows = self._rows_from(self.first_row, count, self._end_or_stop)
+        for number, row in enumerate(rows):
+            if row.truncated:
+                return rows[: number + 1]
+        return rows
+
+    def _end_or_stop(self, _number: int, start: int) -> int:
+        end = self._next_end(start)
+        return end if end - start <= MAX_ROW_BYTES else self.reader.size
+
+
+class CsvIndex:
+    """Where each row begins, built once in the background; rows parsed on demand."""
+
+    def __init__(
+        self, table: CsvFile, counts: array[int], inside: bytearray, records: int
+    ) -> None:
+        self.table = table
+        self._counts = counts
+        self._inside = inside
+        self._records = records
+        skipped = 1 if table.header is not None and records else 0
+        self.row_count = records - skipped
+        self._first_record = skipped
+        self.warnings: tuple[str, ...] = ()
+        if inside and inside[-1]:
+            self.warnings = (
+                f"A quote is never closed: row {self.row_count} runs to the end "
+                "of the file.",
+            )
+
+    @classmethod
+    def build(
+        cls,
+        table: CsvFile,
+        *,
+        progress: Progress | None = None,
+        cancelled: Cancelled | None = None,
+    ) -> CsvIndex:
+        """Scan the whole file in 1 MiB reads; ``BuildCancelledError`` if cancelled."""
+        reader, start = table.reader, table.data_start
+        counts, inside_flags = array("Q"), bytearray()
+        total, inside = 0, False
+        offset = start
+        while offset < reader.size:
+            if cancelled is not None and cancelled():
+                raise BuildCancelledError
+            block = reader.read(BLOCK_BYTES, offset)
+            for part in range(0, len(block), CHECKPOINT_BYTES):
+                counts.append(total)
+                inside_flags.append(inside)
+                ends, inside = _scan(block[part : part + CHECKPOINT_BYTES], inside)
+                total += ends
+            offset += len(block)
+            if progress is not None:
+                progress(offset, reader.size)
+        inside_flags.append(inside)
+        if reader.size > start and (inside or reader.read(1, reader.size - 1) != b"\n"):
+            total += 1  # the last row has no line end outside quotes
+        return cls(table, counts, inside_flags, total)
+
+    def offset_of_record(self, record: int) -> int:
+        """Byte offset where record ``record`` (0-based, header included) begins."""
+        table = self.table
+        if record <= 0:
+            return table.data_start
+        if record >= self._records:
+            return table.reader.size
+        slot = bisect.bisect_left(self._counts, record) - 1
+        base = table.data_start + slot * CHECKPOINT_BYTES
+        data = table.reader.read(CHECKPOINT_BYTES, base)
+        # Starting inside quotes: a leading quote puts the scan on the right side.
+        probe = b'"' if self._inside[slot] else b""
+        data, position = probe + data, 0
+        for _ in range(record - self._counts[slot]):
+            position = _row_end(data, position)
+            if position < 0:  # the fence held, so the index cannot be wrong
+                raise AssertionError("row index out of step with its file")
+        return base + position - len(probe)
+
+    def rows(self, first: int, count: int) -> list[Row]:
+        """Data rows ``first`` to ``first + count - 1`` (the header is not a row)."""
+        first = max(first, 0)
+        last = min(first + max(count, 0), self.row_count)
+        if first >= last:
+            return []
+        record = first + self._first_record
+        start = self.offset_of_record(record)
+        return self.table._rows_from(
+            start, last - first, lambda n, _: self.offset_of_record(record + n + 1)
+        )
+
+    def sorted_order(self, column: int, descending: bool = False) -> list[int]:
+        """Data row numbers ordered by ``column``: numbers by value, then text.
+
+        Empty cells come last either way. Only for files up to SORT_LIMIT_BYTES.
+        """
+        if self.table.reader.size > SORT_LIMIT_BYTES:
+            raise CsvError("Sorting needs the whole table in memory; it is too big.")
+        cells = [row.cells[column] for row in self.rows(0, self.row_count)]
+        numbers: list[tuple[float, int]] = []
+        texts: list[tuple[str, int]] = []
+        empty: list[int] = []
+        for number, cell in enumerate(cells):
+            value = cell.strip()
+            if not value:
+                empty.append(number)
+                continue
+            try:
+                numeric = float(value)
+            except ValueError:
+                texts.append((value.casefold(), number))
+                continue
+            if math.isfinite(numeric):
+                numbers.append((numeric, number))
+            else:
+                texts.append((value.casefold(), number))
+        numbers.sort(key=lambda item: item[0], reverse=descending)
+        texts.sort(key=lambda item: item[0], reverse=descending)
+        ordered = [n for _, n in numbers] + [n for _, n in texts]
+        if descending:
+            ordered = [n for _, n in texts] + [n for _, n in numbers]
+        return ordered + empty
+
+
+# A leading character that makes a spreadsheet evaluate the cell (OWASP "CSV
+# injection", CWE-1236): prefixing a quote keeps it text.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _tsv_cell(cell: str) -> str:
+    if cell.startswith(_FORMULA_STARTS):
+        cell = "'" + cell
+    if any(char in cell for char in '\t\n\r"'):
+        cell = '"' + cell.replace('"', '""') + '"'
+    return cell
+
+
+def cells_to_tsv(rows: Iterable[Sequence[str]]) -> str:
+    """Rows as tab-separated text for the clipboard, with formula cells defused.
+
+    A cell starting with ``= + - @``, a tab or a CR gets a leading ``'`` as OWASP
+    advises; quoting alone does not stop a spreadsheet from evaluating it.
+    """
+    return "\n".join("\t".join(_tsv_cell(cell) for cell in row) for row in rows)

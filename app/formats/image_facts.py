@@ -1,0 +1,261 @@
+"""Image facts from headers, the decompression-bomb limit, and scaled decoding."""
+
+from __future__ import annotations
+
+import io
+import struct
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PilImage
+    from PIL.ImageFile import ImageFile
+
+MAX_PIXELS = 89_478_485
+"""Pillow's ``MAX_IMAGE_PIXELS``: larger images (or animation frames) are refused."""
+
+EXIF_ORIENTATION_TAG = 0x0112
+# EXIF orientations 5 to 8 turn the image a quarter: width and height swap.
+_QUARTER_TURNS = frozenset({5, 6, 7, 8})
+
+
+@dataclass(frozen=True)
+class ImageFormat:
+    """One accepted format: its MIME type, Pillow's name for it, words for people."""
+
+    mime: str
+    pillow: str
+    label: str
+    animatable: bool = False
+
+    @property
+    def decoder(self) -> bytes:
+        """The name decoders that are told the format take (``png``, ``jpeg``)."""
+        return self.pillow.lower().encode()
+
+
+FORMATS: dict[str, ImageFormat] = {
+    fmt.mime: fmt
+    for fmt in (
+        ImageFormat("image/png", "PNG", "PNG"),
+        ImageFormat("image/jpeg", "JPEG", "JPEG"),
+        ImageFormat("image/gif", "GIF", "GIF", animatable=True),
+        ImageFormat("image/webp", "WEBP", "WebP", animatable=True),
+        ImageFormat("image/bmp", "BMP", "BMP"),
+        ImageFormat("image/vnd.microsoft.icon", "ICO", "ICO"),
+        ImageFormat("image/tiff", "TIFF", "TIFF"),
+    )
+}
+"""Formats this viewer decodes, by the MIME type the magic bytes gave."""
+
+
+def format_for_mime(mime: str) -> ImageFormat | None:
+    """The format for a sniffed MIME type; ``None`` for anything else (e.g. SVG)."""
+    return FORMATS.get(mime)
+
+
+class ImageDataError(ValueError):
+    """The image could not be read; the message is for the user."""
+
+
+@dataclass(frozen=True)
+class ImageFacts:
+    """What the header says: stored size, frame count and EXIF orientation."""
+
+    format: ImageFormat
+    width: int
+    height: int
+    frames: int = 1
+    orientation: int = 1
+
+    @property
+    def pixels(self) -> int:
+        return self.width * self.height
+
+    @property
+    def animated(self) -> bool:
+        return self.frames > 1
+
+    @property
+    def display_size(self) -> tuple[int, int]:
+        """The size as shown, after the EXIF orientation is applied."""
+        if self.orientation in _QUARTER_TURNS:
+            return self.height, self.width
+        return self.width, self.height
+
+
+def megapixels(pixels: int) -> str:
+    """ "400 MP", "24 MP", "0.3 MP", "<0.1 MP"."""
+    value = pixels / 1_000_000
+    if value >= 10:
+        return f"{value:.0f} MP"
+    return f"{value:.1f} MP" if value >= 0.1 else "<0.1 MP"
+
+
+def pixel_refusal(facts: ImageFacts, limit: int = MAX_PIXELS) -> str | None:
+    """Why the image is too large to decode, or ``None`` when it is within ``limit``.
+
+    For an animation the size is the canvas every frame is drawn on, so this is
+    also the per-frame limit.
+    """
+    if facts.pixels <= limit:
+        return None
+    what = "Each frame" if facts.animated else "The image"
+    return (
+        f"{what} is {facts.width}\u00d7{facts.height} pixels "
+        f"({megapixels(facts.pixels)}), more than the {limit // 1_000_000} MP "
+        "this viewer decodes."
+    )
+
+
+class ReadAtStream(io.RawIOBase):
+    """A seekable read-only stream over ``read_at(size, offset)``, e.g. a descriptor.
+
+    Lets a parser read only the bytes it needs through positional reads.
+    """
+
+    def __init__(self, read_at: Callable[[int, int], bytes], size: int) -> None:
+        super().__init__()
+        self._read_at = read_at
+        self._size = size
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}
+        self._position = max(0, base[whence] + offset)
+        return self._position
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self._read_at(len(buffer), self._position)
+        buffer[: len(data)] = data
+        self._position += len(data)
+        return len(data)
+
+
+_init_lock = threading.Lock()
+
+
+def _open_header(stream: IO[bytes], fmt: ImageFormat) -> ImageFile:
+    """Parse only the header with the plugin for ``fmt``; no pixel is decoded.
+
+    ``Image.open`` would raise on a bomb before saying its size; the plugin's
+    own factory reads the size so the refusal can name it.
+    """
+    from PIL import Image
+
+    with _init_lock:  # plugin registration is not thread-safe
+        if fmt.pillow not in Image.OPEN:
+            Image.init()
+    factory, accept = Image.OPEN[fmt.pillow]
+    prefix = stream.read(16)
+    stream.seek(0)
+    if accept is not None and not accept(prefix):
+        raise ImageDataError(f"The file does not start like a {fmt.label} image")
+    try:
+        return factory(stream, "")
+    except (
+        SyntaxError,
+        IndexError,
+        TypeError,
+        ValueError,
+        EOFError,
+        OSError,
+        struct.error,
+    ) as error:
+        raise ImageDataError(
+            f"The {fmt.label} header is damaged or truncated"
+        ) from error
+
+
+def _orientation(image: ImageFile) -> int:
+    try:
+        value = image.getexif().get(EXIF_ORIENTATION_TAG, 1)
+    except (SyntaxError, ValueError, OSError, IndexError):  # a broken EXIF block
+        return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def read_facts(stream: IO[bytes], fmt: ImageFormat) -> ImageFacts:
+    """Dimensions, frames and orientation from the header, decoding nothing."""
+    image = _open_header(stream, fmt)
+    frames = 1
+    if fmt.animatable:
+        try:
+            frames = max(1, int(getattr(image, "n_frames", 1)))
+        except (EOFError, OSError, ValueError, SyntaxError):
+            frames = 1  # a cut-off animation still shows its first frame
+    return ImageFacts(fmt, image.width, image.height, frames, _orientation(image))
+
+
+@dataclass(frozen=True)
+class DecodedImage:
+    """RGBA pixels decoded for display, oriented, at most the requested size."""
+
+    data: bytes
+    width: int
+    height: int
+    full_width: int
+    full_height: int
+
+    @property
+    def scale(self) -> float:
+        """Decoded width over the full (oriented) width."""
+        return self.width / self.full_width if self.full_width else 1.0
+
+
+def fit_within(size: tuple[int, int], bound: tuple[int, int]) -> tuple[int, int]:
+    """``size`` shrunk (never grown) to fit ``bound``, keeping its aspect ratio."""
+    width, height = size
+    scale = min(1.0, bound[0] / max(1, width), bound[1] / max(1, height))
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+def decode_scaled(
+    data: bytes, fmt: ImageFormat, bound: tuple[int, int] | None = None
+) -> DecodedImage:
+    """Decode to RGBA no larger than ``bound`` (display orientation); None = full.
+
+    JPEG is reduced while decoding (``draft``: DCT scaling), so a 24 MP photo
+    never exists at full size; other formats decode, then shrink at once.
+    """
+    from PIL import Image, ImageOps
+
+    image = _open_header(io.BytesIO(data), fmt)
+    facts = ImageFacts(fmt, image.width, image.height, 1, _orientation(image))
+    refusal = pixel_refusal(facts)
+    if refusal is not None:
+        raise ImageDataError(refusal)
+    full = facts.display_size
+    target = fit_within(full, bound) if bound is not None else full
+    # Decoding works in stored orientation; a quarter turn swaps the bound.
+    stored = target[::-1] if facts.orientation in _QUARTER_TURNS else target
+    try:
+        shown: PilImage = image
+        if stored != (image.width, image.height):
+            image.draft(None, stored)  # JPEG: scale by 1/2, 1/4 or 1/8 in the DCT
+            shown = image.resize(stored, Image.Resampling.LANCZOS, reducing_gap=2.0)
+        else:
+            image.load()
+        shown = ImageOps.exif_transpose(shown)
+        rgba = _to_rgba(shown)
+    except (OSError, SyntaxError, ValueError, EOFError) as error:
+        raise ImageDataError(f"The {fmt.label} data is damaged or truncated") from error
+    return DecodedImage(rgba.tobytes(), rgba.width, rgba.height, *full)
+
+
+def _to_rgba(image: PilImage) -> PilImage:
+    if image.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
+        # Deep greyscale: scale to 8 bits rather than clip to white.
+        image = image.convert("I").point(lambda value: value / 256).convert("L")
+    return image if image.mode == "RGBA" else image.convert("RGBA")

@@ -1,0 +1,325 @@
+"""A sparse line index over a large text file, and find across the whole file.
+
+The index stores one number per 64 KiB of file: how many line ends come before
+that offset (an ``array('Q')``, 128 KiB for 1 GiB). Finding line *n* bisects the
+checkpoints and scans at most 64 KiB; nothing per line is ever kept in memory.
+
+What ends a line is decided by the first line end in the file: ``\\n`` (so CRLF
+counts once) unless the first one is a lone ``\\r``, which makes it a CR-only file
+counted by ``\\r``. In a mixed file the other kind stays inside the line text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from array import array
+
+from app.core.safeio import VerifiedFile
+from app.formats.encoding import (
+    TextEncoding,
+    char_boundary,
+    char_start,
+    count_char,
+    decode,
+    detect_encoding,
+    find_char,
+    last_line_end,
+)
+from app.formats.text_pages import (
+    BuildCancelledError,
+    Cancelled,
+    FencedReader,
+    Progress,
+)
+
+CHECKPOINT_BYTES = 64 * 1024
+BLOCK_BYTES = 1024 * 1024  # a multiple of CHECKPOINT_BYTES
+# ``lines`` reads a window at once up to this size, else line by line.
+_WINDOW_LIMIT = 4 * 1024 * 1024
+LONG_LINE_CHARS = 64 * 1024
+CUT_MARK = "\u2026"
+"""Ends a line that ``lines`` cut at ``max_line_chars``."""
+
+
+def _terminator(data: bytes, encoding: TextEncoding, lookahead: bytes) -> str | None:
+    """``\\r`` if the first line end in ``data`` is a lone CR, ``\\n`` if it is LF."""
+    lf = find_char(data, encoding, "\n")
+    cr = find_char(data, encoding, "\r")
+    if cr == -1 and lf == -1:
+        return None
+    if cr == -1 or (lf != -1 and lf < cr):
+        return "\n"
+    after = (data[cr + encoding.unit :] + lookahead)[: encoding.unit]
+    return "\n" if after == encoding.char_bytes("\n") else "\r"
+
+
+class LineIndex:
+    """Line numbers over a whole file, built once in the background.
+
+    Every read checks the version fence first (``FenceBrokenError``).
+    """
+
+    def __init__(
+        self,
+        reader: FencedReader,
+        encoding: TextEncoding,
+        terminator: str,
+        checkpoints: array[int],
+        line_ends: int,
+        total_lines: int,
+    ) -> None:
+        self.reader = reader
+        self.encoding = encoding
+        self.terminator = terminator
+        self._checkpoints = checkpoints
+        self._line_ends = line_ends
+        self.total_lines = total_lines
+        """Line count; a last line without a line end counts, an empty file has 0."""
+        self._start = min(len(encoding.bom), reader.size)
+
+    @classmethod
+    def build(
+        cls,
+        file: VerifiedFile,
+        *,
+        path: str | None = None,
+        progress: Progress | None = None,
+        cancelled: Cancelled | None = None,
+    ) -> LineIndex:
+        """Scan the file in 1 MiB reads; ``BuildCancelledError`` if cancelled."""
+        reader = FencedReader(file, path)
+        encoding = detect_encoding(reader.read(4, 0))
+        start = min(len(encoding.bom), reader.size)
+        checkpoints = array("Q")
+        terminator: str | None = None
+        total = 0
+        offset = start
+        while offset < reader.size:
+            if cancelled is not None and cancelled():
+                raise BuildCancelledError
+            block = reader.read(BLOCK_BYTES + encoding.unit, offset)
+            lookahead, block = block[BLOCK_BYTES:], block[:BLOCK_BYTES]
+            if terminator is None:
+                terminator = _terminator(block, encoding, lookahead)
+            for part in range(0, len(block), CHECKPOINT_BYTES):
+                checkpoints.append(total)
+                if terminator is not None:
+                    end = part + CHECKPOINT_BYTES
+                    total += count_char(block, encoding, terminator, part, end)
+            offset += len(block)
+            if progress is not None:
+                progress(offset, reader.size)
+        terminator = terminator or "\n"
+        lines = total
+        if reader.size > start:
+            last = reader.read(encoding.unit, reader.size - encoding.unit)
+            lines += last != encoding.char_bytes(terminator)
+        return cls(reader, encoding, terminator, checkpoints, total, lines)
+
+    def offset_of_line(self, line: int) -> int:
+        """Byte offset where ``line`` (0-based) starts; the file size past the end."""
+        if line <= 0:
+            return self._start
+        if line > self._line_ends:
+            return self.reader.size
+        # The checkpoint before the line's preceding line end; it lies within 64 KiB.
+        slot = bisect.bisect_left(self._checkpoints, line) - 1
+        base = self._start + slot * CHECKPOINT_BYTES
+        data = self.reader.read(CHECKPOINT_BYTES, base)
+        unit = self.encoding.unit
+        position = -unit
+        for _ in range(line - self._checkpoints[slot]):
+            position = find_char(data, self.encoding, self.terminator, position + unit)
+            if position < 0:  # the fence held, so the index cannot be wrong
+                raise AssertionError("line index out of step with its file")
+        return base + position + unit
+
+    def line_at_offset(self, offset: int) -> int:
+        """The 0-based line that contains byte ``offset``."""
+        offset = min(max(offset, self._start), self.reader.size)
+        slot = min(
+            (offset - self._start) // CHECKPOINT_BYTES, len(self._checkpoints) - 1
+        )
+        if slot < 0:
+            return 0
+        base = self._start + slot * CHECKPOINT_BYTES
+        data = self.reader.read(offset - base, base)
+        return self._checkpoints[slot] + count_char(
+            data, self.encoding, self.terminator
+        )
+
+    def lines(
+        self, first: int, count: int, *, max_line_chars: int = LONG_LINE_CHARS
+    ) -> list[str]:
+        """Lines ``first`` to ``first + count - 1`` without their line ends.
+
+        Reads only their bytes. A line longer than ``max_line_chars`` is cut and
+        ends with ``CUT_MARK``, so one huge line never fills the memory.
+        """
+        first = max(first, 0)
+        last = min(first + max(count, 0), self.total_lines)
+        if first >= last:
+            return []
+        start, end = self.offset_of_line(first), self.offset_of_line(last)
+        if end - start <= _WINDOW_LIMIT:
+            text, _ = decode(self.reader.read(end - start, start), self.encoding)
+            found = text.split(self.terminator)
+            if len(found) > last - first:
+                found.pop()  # the empty text after the final line end
+        else:
+            found = [self._capped_line(n, max_line_chars) for n in range(first, last)]
+        if self.terminator == "\n":
+            found = [line.removesuffix("\r") for line in found]
+        return [
+            line if len(line) <= max_line_chars else line[:max_line_chars] + CUT_MARK
+            for line in found
+        ]
+
+    def _capped_line(self, line: int, max_chars: int) -> str:
+        start, end = self.offset_of_line(line), self.offset_of_line(line + 1)
+        # Four bytes per character at most: enough bytes for ``max_chars``.
+        limit = max_chars * 4 + self.encoding.unit
+        data = self.reader.read(min(end - start, limit), start)
+        if end - start > limit:
+            data = data[: char_boundary(data, self.encoding)]
+        text = decode(data, self.encoding)[0].removesuffix(self.terminator)
+        return text if end - start <= limit else text[:max_chars] + CUT_MARK
+
+    def column_at(self, offset: int) -> int:
+        """Characters from the start of its line to byte ``offset``."""
+        position = self.offset_of_line(self.line_at_offset(offset))
+        column = 0
+        while position < offset:
+            data = self.reader.read(min(BLOCK_BYTES, offset - position), position)
+            cut = char_boundary(data, self.encoding) or len(data)
+            column += len(decode(data[:cut], self.encoding)[0])
+            position += cut
+        return column
+
+    def find(
+        self,
+        needle: str,
+        start_line: int = 0,
+        *,
+        start_column: int = 0,
+        backward: bool = False,
+        case_sensitive: bool = False,
+        progress: Progress | None = None,
+        cancelled: Cancelled | None = None,
+    ) -> tuple[int, int] | None:
+        """The first match at or after (line, column), or the last one before it.
+
+        Returns the match's (line, column), both 0-based, or ``None``. The file is
+        searched in 1 MiB blocks cut at line ends; a match that straddles a block
+        cut inside a very long line is found through a carried overlap. A needle
+        cannot span lines: one with a line end raises ``ValueError``.
+        """
+        if not needle or "\n" in needle or "\r" in needle:
+            raise ValueError("Search for text within one line.")
+        flags = 0 if case_sensitive else re.IGNORECASE
+        pattern = re.compile(re.escape(needle), flags)
+        search = _Search(self, pattern, len(needle) - 1, progress, cancelled)
+        if backward:
+            return search.backward((start_line, start_column))
+        return search.forward((start_line, start_column))
+
+
+class _Search:
+    """One run of ``LineIndex.find``: blocks of decoded text and their positions."""
+
+    def __init__(
+        self,
+        index: LineIndex,
+        pattern: re.Pattern[str],
+        overlap: int,
+        progress: Progress | None,
+        cancelled: Cancelled | None,
+    ) -> None:
+        self.index = index
+        self.pattern = pattern
+        self.overlap = overlap
+        self.progress = progress
+        self.cancelled = cancelled
+
+    def _block(self, start: int, limit: int, *, cut: bool = True) -> tuple[int, str]:
+        """Decode from ``start`` up to ``limit`` bytes, cut at a line end if any."""
+        index, encoding = self.index, self.index.encoding
+        if self.cancelled is not None and self.cancelled():
+            raise BuildCancelledError
+        window = index.reader.read(limit + encoding.unit, start)
+        lookahead, window = window[limit:], window[:limit]
+        if cut and start + len(window) < index.reader.size:
+            at = last_line_end(window, encoding, index.terminator, lookahead)
+            window = window[: at if at > 0 else char_boundary(window, encoding)]
+        return len(window), decode(window, encoding)[0]
+
+    def _position(
+        self, text: str, at: int, lead: int, base: int, line: int
+    ) -> tuple[int, int]:
+        """(line, column) of text index ``at``; the block's bytes begin at ``base``.
+
+        ``lead`` characters of carried text precede the block's own text.
+        """
+        term = self.index.terminator
+        ends = text.count(term, lead, at) if at > lead else 0
+        if ends:
+            return line + ends, at - text.rfind(term, 0, at) - 1
+        return line, self.index.column_at(base) + at - lead
+
+    def forward(self, after: tuple[int, int]) -> tuple[int, int] | None:
+        index = self.index
+        position = index.offset_of_line(after[0])
+        line, carry = after[0], ""
+        while position < index.reader.size:
+            used, own = self._block(position, BLOCK_BYTES)
+            if used == 0:
+                break
+            text = carry + own
+            for match in self.pattern.finditer(text):
+                found = self._position(text, match.start(), len(carry), position, line)
+                if found >= after:
+                    return found
+            line += own.count(index.terminator)
+            tail = text[max(0, len(text) - self.overlap) :] if self.overlap else ""
+            carry = tail[tail.rfind(index.terminator) + 1 :]
+            position += used
+            if self.progress is not None:
+                self.progress(position, index.reader.size)
+        return None
+
+    def backward(self, before: tuple[int, int]) -> tuple[int, int] | None:
+        index, encoding = self.index, self.index.encoding
+        end = index.offset_of_line(before[0] + 1)
+        carry = ""
+        while end > index._start:
+            start = max(index._start, end - BLOCK_BYTES)
+            start -= (start - index._start) % encoding.unit
+            if start > index._start:
+                # Begin the block at a line start, or a character start if none.
+                head = index.reader.read(end - start, start)
+                # Not the final character: that line end is the one before ``end``.
+                last = len(head) - encoding.unit
+                cut = find_char(head, encoding, index.terminator, 0, last)
+                start += (
+                    cut + encoding.unit if cut != -1 else char_start(head, encoding)
+                )
+            _, own = self._block(start, end - start, cut=False)
+            text = own + carry
+            line = index.line_at_offset(start)
+            best = None
+            for match in self.pattern.finditer(text):
+                if match.start() >= len(own):
+                    break
+                found = self._position(text, match.start(), 0, start, line)
+                if found < before:
+                    best = found
+            if best is not None:
+                return best
+            head_text = own[: self.overlap]
+            cut_at = head_text.find(index.terminator)
+            carry = head_text if cut_at == -1 else head_text[:cut_at]
+            end = start
+            if self.progress is not None:
+                self.progress(index.reader.size - end, index.reader.size)
+        return None

@@ -1,0 +1,245 @@
+"""Markdown to safe HTML for a rich-text view: outline, links, images, highlighting.
+
+Parsing uses markdown-it's ``js-default`` preset, so raw HTML in the text stays
+literal, plus tables, strikethrough and task lists. The HTML never names a file:
+each image becomes ``<img src="mdimg:N">`` and the caller decides, for image N,
+what to serve (``app.core.paths.image_target`` says where a source points and
+whether it may be read at all). Fenced code is coloured by pygments through a
+lexer table of our own; looking a lexer up by name scans plugins and costs far
+more than a render.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+IMAGE_SCHEME = "mdimg"
+"""The scheme of image sources in the HTML: ``mdimg:<index into images>``."""
+
+# Fence language -> (pygments module, lexer class).
+_LEXERS: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(
+        ("python", "py", "python3"), ("pygments.lexers.python", "PythonLexer")
+    ),
+    **dict.fromkeys(("pycon",), ("pygments.lexers.python", "PythonConsoleLexer")),
+    **dict.fromkeys(
+        ("javascript", "js", "mjs"), ("pygments.lexers.javascript", "JavascriptLexer")
+    ),
+    **dict.fromkeys(
+        ("typescript", "ts"), ("pygments.lexers.javascript", "TypescriptLexer")
+    ),
+    **dict.fromkeys(("json", "jsonc"), ("pygments.lexers.data", "JsonLexer")),
+    **dict.fromkeys(("yaml", "yml"), ("pygments.lexers.data", "YamlLexer")),
+    **dict.fromkeys(("toml",), ("pygments.lexers.configs", "TOMLLexer")),
+    **dict.fromkeys(("ini", "cfg"), ("pygments.lexers.configs", "IniLexer")),
+    **dict.fromkeys(
+        ("bash", "sh", "shell", "zsh"), ("pygments.lexers.shell", "BashLexer")
+    ),
+    **dict.fromkeys(("console",), ("pygments.lexers.shell", "BashSessionLexer")),
+    **dict.fromkeys(("html", "htm"), ("pygments.lexers.html", "HtmlLexer")),
+    **dict.fromkeys(("xml", "svg"), ("pygments.lexers.html", "XmlLexer")),
+    **dict.fromkeys(("css",), ("pygments.lexers.css", "CssLexer")),
+    **dict.fromkeys(("sql",), ("pygments.lexers.sql", "SqlLexer")),
+    **dict.fromkeys(("c", "h"), ("pygments.lexers.c_cpp", "CLexer")),
+    **dict.fromkeys(
+        ("cpp", "c++", "cxx", "hpp"), ("pygments.lexers.c_cpp", "CppLexer")
+    ),
+    **dict.fromkeys(("rust", "rs"), ("pygments.lexers.rust", "RustLexer")),
+    **dict.fromkeys(("go", "golang"), ("pygments.lexers.go", "GoLexer")),
+    **dict.fromkeys(("java",), ("pygments.lexers.jvm", "JavaLexer")),
+    **dict.fromkeys(("diff", "patch"), ("pygments.lexers.diff", "DiffLexer")),
+    **dict.fromkeys(("markdown", "md"), ("pygments.lexers.markup", "MarkdownLexer")),
+}
+_LIGHT_STYLE, _DARK_STYLE = "default", "monokai"
+_TASK_DONE, _TASK_OPEN = "\u2611\u00a0", "\u2610\u00a0"
+
+
+@dataclass(frozen=True)
+class Heading:
+    """One heading of the outline: level 1-6, its text and the anchor it sets."""
+
+    level: int
+    text: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class RenderedMarkdown:
+    """HTML for the view and what it refers to.
+
+    ``images`` holds each image's source as written, in the order of the
+    ``mdimg:N`` sources in ``html`` (``image_alts`` their alt texts); ``links``
+    every link target, in order.
+    """
+
+    html: str
+    headings: tuple[Heading, ...]
+    links: tuple[str, ...]
+    images: tuple[str, ...]
+    image_alts: tuple[str, ...] = ()
+
+
+def slugify(text: str, used: set[str]) -> str:
+    """A GitHub-like anchor for a heading, unique among ``used`` (which grows)."""
+    base = re.sub(r"[^\w\- ]", "", text.lower()).strip().replace(" ", "-") or "section"
+    slug, number = base, 1
+    while slug in used:
+        slug = f"{base}-{number}"
+        number += 1
+    used.add(slug)
+    return slug
+
+
+@lru_cache(maxsize=32)
+def _lexer(language: str) -> Any:
+    entry = _LEXERS.get(language.lower())
+    if entry is None:
+        return None
+    module, name = entry
+    return getattr(importlib.import_module(module), name)()
+
+
+@lru_cache(maxsize=2)
+def _formatter(dark: bool) -> Any:
+    formatters = importlib.import_module("pygments.formatters.html")
+    # Inline styles: the rich-text view has no style sheet classes from pygments.
+    return formatters.HtmlFormatter(
+        noclasses=True, nowrap=True, style=_DARK_STYLE if dark else _LIGHT_STYLE
+    )
+
+
+def highlight_code(code: str, language: str, *, dark: bool = False) -> str:
+    """``code`` as HTML spans coloured for ``language``; unknown ones stay plain."""
+    lexer = _lexer(language) if language else None
+    if lexer is None:
+        return html.escape(code)
+    pygments = importlib.import_module("pygments")
+    return str(pygments.highlight(code, lexer, _formatter(dark)))
+
+
+class _Collector:
+    """What one render saw: headings, links and images, filled by render rules."""
+
+    def __init__(self, headings: list[Heading], dark: bool) -> None:
+        self.headings = headings
+        self.dark = dark
+        self.links: list[str] = []
+        self.images: list[str] = []
+        self.alts: list[str] = []
+
+
+def _render_heading_open(
+    self: Any, tokens: Any, idx: int, options: Any, env: Any
+) -> str:
+    collector: _Collector = env["collector"]
+    token = tokens[idx]
+    heading = collector.headings[int(token.meta["heading"])]
+    # An empty named anchor is what QTextBrowser.scrollToAnchor looks for.
+    return f'<{token.tag}><a name="{html.escape(heading.anchor)}"></a>'
+
+
+def _render_link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    collector: _Collector = env["collector"]
+    href = str(tokens[idx].attrGet("href") or "")
+    collector.links.append(href)
+    return f'<a href="{html.escape(href)}">'
+
+
+def _render_image(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    collector: _Collector = env["collector"]
+    token = tokens[idx]
+    alt = "".join(child.content for child in token.children or [])
+    number = len(collector.images)
+    collector.images.append(str(token.attrGet("src") or ""))
+    collector.alts.append(alt)
+    return f'<img src="{IMAGE_SCHEME}:{number}" alt="{html.escape(alt)}">'
+
+
+def _render_fence(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    collector: _Collector = env["collector"]
+    token = tokens[idx]
+    language = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
+    code = highlight_code(token.content, language, dark=collector.dark)
+    return f"<pre>{code}</pre>\n"
+
+
+def _render_html_inline(
+    self: Any, tokens: Any, idx: int, options: Any, env: Any
+) -> str:
+    # Raw HTML is off, so only the task-list plugin makes these tokens; anything
+    # else is shown as the text it is.
+    content = str(tokens[idx].content)
+    if "task-list-item-checkbox" in content:
+        return _TASK_DONE if 'checked="checked"' in content else _TASK_OPEN
+    return html.escape(content)
+
+
+def _render_table_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    # Qt's rich text draws cell borders from attributes, not from CSS.
+    return '<table border="1" cellspacing="0" cellpadding="5" class="md">\n'
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.tasklists import tasklists_plugin
+
+    parser = MarkdownIt("js-default").use(tasklists_plugin)
+    parser.enable(["table", "strikethrough"])
+    parser.add_render_rule("heading_open", _render_heading_open)
+    parser.add_render_rule("link_open", _render_link_open)
+    parser.add_render_rule("image", _render_image)
+    parser.add_render_rule("fence", _render_fence)
+    parser.add_render_rule("code_block", _render_fence)
+    parser.add_render_rule("html_inline", _render_html_inline)
+    parser.add_render_rule("html_block", _render_html_inline)
+    parser.add_render_rule("table_open", _render_table_open)
+    return parser
+
+
+def _outline(tokens: Any) -> list[Heading]:
+    """Headings in order; each heading_open token learns its index in ``meta``."""
+    headings: list[Heading] = []
+    used: set[str] = set()
+    for position, token in enumerate(tokens):
+        if token.type != "heading_open":
+            continue
+        inline = tokens[position + 1]
+        text = "".join(
+            child.content
+            for child in inline.children or []
+            if child.type in ("text", "code_inline")
+        ).strip()
+        token.meta = {**(token.meta or {}), "heading": len(headings)}
+        headings.append(Heading(int(token.tag[1]), text, slugify(text, used)))
+    return headings
+
+
+def render_markdown(text: str, *, dark: bool = False) -> RenderedMarkdown:
+    """Render ``text``; ``dark`` picks code colours for a dark background."""
+    parser = _parser()
+    env: dict[str, Any] = {}
+    tokens = parser.parse(text, env)
+    collector = _Collector(_outline(tokens), dark)
+    env["collector"] = collector
+    body = parser.renderer.render(tokens, parser.options, env)
+    return RenderedMarkdown(
+        str(body),
+        tuple(collector.headings),
+        tuple(collector.links),
+        tuple(collector.images),
+        tuple(collector.alts),
+    )
+
+
+def image_number(url: str) -> int | None:
+    """The N of an ``mdimg:N`` source, or None for any other URL."""
+    prefix = f"{IMAGE_SCHEME}:"
+    if not url.startswith(prefix) or not url[len(prefix) :].isdigit():
+        return None
+    return int(url[len(prefix) :])

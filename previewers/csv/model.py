@@ -1,0 +1,253 @@
+"""A table model whose rows are fetched in blocks from a row source, never all at once.
+
+Before the background index is ready the rows are the file's first rows (read
+without an index); once it is, ``set_fetcher`` switches to blocks of ``BLOCK``
+rows from the index, with a small least-recently-used cache. Cells are display
+text: long ones are cut and line breaks shown as ``⏎`` so a row stays one line;
+the full text is in the tooltip (escaped) and in ``FULL_TEXT_ROLE`` for copying.
+
+A repaint asks ``data`` for several roles per visible cell, so roles the model
+does not serve return at once and the display text of a row is made once per
+block. ``clock`` tells a background job the view is painting, so it can leave
+the interpreter to the GUI thread for a moment.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QPalette
+
+from app.formats.csv_index import Row
+from previewers.widgets import plain_tooltip
+
+BLOCK = 64
+CACHE_BLOCKS = 128
+CELL_CHARS = 300
+TOOLTIP_CHARS = 4000
+FULL_TEXT_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+# Plain ints: comparing with enum members on every call costs more than the lookup.
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_BACKGROUND = int(Qt.ItemDataRole.BackgroundRole)
+_SERVED = frozenset((_DISPLAY, _TOOLTIP, _BACKGROUND, FULL_TEXT_ROLE))
+_Index = QModelIndex | QPersistentModelIndex
+RowFetcher = Callable[[int, int], list[Row]]
+"""(first row, count) -> rows; errors reach the view through ``on_error``."""
+
+
+def display_cell(text: str) -> str:
+    """One-line, bounded text for a cell."""
+    if len(text) > CELL_CHARS:
+        text = text[:CELL_CHARS] + "\u2026"
+    return (
+        text.replace("\r\n", "\u23ce").replace("\n", "\u23ce").replace("\r", "\u23ce")
+    )
+
+
+class UseClock:
+    """When the view last asked for data (``time.monotonic()``).
+
+    A plain object, so worker threads read it without touching the Qt model.
+    """
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last = 0.0
+
+
+class CsvTableModel(QAbstractTableModel):
+    """Rows ``0 .. row_count - 1`` of a table, optionally in a sorted order.
+
+    Signals: those of ``QAbstractTableModel``.
+    """
+
+    def __init__(
+        self,
+        header: Sequence[str] | None,
+        columns: int,
+        head: list[Row],
+        parent: Any = None,
+    ) -> None:
+        super().__init__(parent)
+        self._columns = max(columns, len(header or ()), 1)
+        self._header = tuple(header) if header is not None else None
+        self._head = head
+        self._count = len(head)
+        self._fetcher: RowFetcher | None = None
+        self._blocks: OrderedDict[int, list[Row]] = OrderedDict()
+        # Display text per file row, for the rows of the cached blocks (or head).
+        self._shown: dict[int, tuple[str, ...]] = {}
+        self._order: list[int] | None = None
+        self._broken = False
+        self.on_error: Callable[[Exception], None] | None = None
+        self.fetches = 0
+        self.clock = UseClock()
+        palette = QPalette()
+        tint = QColor(palette.color(QPalette.ColorRole.Highlight))
+        tint.setAlpha(40)
+        self._ragged_tint = tint
+
+    # -- switching sources ---------------------------------------------------------
+
+    def set_fetcher(self, fetcher: RowFetcher, count: int) -> None:
+        """Rows come from ``fetcher`` now; the table grows to ``count`` rows."""
+        self._fetcher = fetcher
+        self._blocks.clear()
+        self._shown.clear()
+        if count >= self._count:
+            if count > self._count:
+                self.beginInsertRows(QModelIndex(), self._count, count - 1)
+                self._count = count
+                self.endInsertRows()
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(max(self._count - 1, 0), self._columns - 1)
+            )
+        else:
+            self.beginResetModel()
+            self._count = count
+            self.endResetModel()
+        self._head = []
+
+    def set_order(self, order: list[int] | None) -> None:
+        """Show rows in ``order`` (row numbers), or in file order for None."""
+        self.beginResetModel()
+        self._order = order
+        self.endResetModel()
+
+    def stop_fetching(self) -> None:
+        """The file changed: rows not yet read show empty from now on."""
+        self._broken = True
+
+    # -- rows ----------------------------------------------------------------------
+
+    def file_row(self, row: int) -> int:
+        """The data row number (0-based, in the file) shown at table row ``row``."""
+        return self._order[row] if self._order is not None else row
+
+    def row_at(self, row: int) -> Row | None:
+        number = self.file_row(row)
+        if self._fetcher is None:
+            return self._head[number] if 0 <= number < len(self._head) else None
+        block_number = number // BLOCK
+        block = self._blocks.get(block_number)
+        if block is None:
+            if self._broken:
+                return None
+            try:
+                block = self._fetcher(block_number * BLOCK, BLOCK)
+            except Exception as error:  # reported to the user by the view
+                self._broken = True
+                if self.on_error is not None:
+                    self.on_error(error)
+                return None
+            self.fetches += 1
+            self._blocks[block_number] = block
+            while len(self._blocks) > CACHE_BLOCKS:
+                dropped, rows = self._blocks.popitem(last=False)
+                for gone in range(dropped * BLOCK, dropped * BLOCK + len(rows)):
+                    self._shown.pop(gone, None)
+        else:
+            self._blocks.move_to_end(block_number)
+        offset = number - block_number * BLOCK
+        return block[offset] if offset < len(block) else None
+
+    def cached_rows(self) -> int:
+        """How many rows are held in memory now (head plus cached blocks)."""
+        return len(self._head) + sum(len(block) for block in self._blocks.values())
+
+    # -- Qt model ------------------------------------------------------------------
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._count
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._columns
+
+    def data(self, index: _Index, role: int = _DISPLAY) -> Any:
+        if role not in _SERVED:
+            return None
+        self.clock.last = time.monotonic()
+        if not index.isValid():
+            return None
+        number = index.row()
+        if role == _DISPLAY:
+            shown = self._shown.get(self.file_row(number))
+            if shown is None:
+                shown = self._display_row(number)
+                if shown is None:
+                    return None
+            column = index.column()
+            return shown[column] if column < len(shown) else ""
+        row = self.row_at(number)
+        if row is None:
+            return None
+        if role == _BACKGROUND:
+            return self._ragged_tint if row.ragged or row.truncated else None
+        text = self._full_text(row, index.column())
+        if role == FULL_TEXT_ROLE:
+            return text
+        return self._tooltip(row, text)
+
+    def _full_text(self, row: Row, column: int) -> str:
+        text = row.cells[column] if column < len(row.cells) else ""
+        if column == self._columns - 1 and len(row.cells) > self._columns:
+            # Extra cells of a ragged row stay visible in the last column.
+            text = "\t".join(row.cells[column:])
+        return text
+
+    def _display_row(self, number: int) -> tuple[str, ...] | None:
+        """The display text of every cell of table row ``number``, kept while its
+        block is cached."""
+        row = self.row_at(number)
+        if row is None:
+            return None
+        shown = tuple(
+            display_cell(self._full_text(row, column))
+            for column in range(self._columns)
+        )
+        self._shown[self.file_row(number)] = shown
+        return shown
+
+    def _tooltip(self, row: Row, text: str) -> str | None:
+        notes = []
+        if row.ragged:
+            notes.append(
+                "This row has a different number of cells than the table; "
+                "missing cells are shown empty, extra ones in the last column."
+            )
+        if row.truncated:
+            notes.append("This row is too long; only its start is shown.")
+        if len(text) > CELL_CHARS or "\n" in text or notes:
+            shown = text if len(text) <= TOOLTIP_CHARS else text[:TOOLTIP_CHARS] + "…"
+            return plain_tooltip(
+                "\n\n".join([shown, *notes]) if shown else "\n".join(notes)
+            )
+        return None
+
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,
+        role: int = _DISPLAY,
+    ) -> Any:
+        if role != _DISPLAY and role != _TOOLTIP:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            if role == _DISPLAY:
+                if self._header is not None and section < len(self._header):
+                    return display_cell(self._header[section]) or f"({section + 1})"
+                return f"Column {section + 1}"
+            return None
+        row = self.row_at(section) if section < self._count else None
+        if role == _DISPLAY:
+            number = f"{self.file_row(section) + 1:,}"
+            return f"\u26a0 {number}" if row is not None and row.ragged else number
+        if row is not None and row.ragged:
+            return plain_tooltip("This row's cell count differs; it was padded.")
+        return None

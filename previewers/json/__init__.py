@@ -1,0 +1,40 @@
+"""JSON and JSON Lines as a lazy tree; files over the tree's limit go to text.
+
+The widget (``previewers.json.widget``) loads when a JSON file is shown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.core.filetype import Kind
+from app.core.safeio import VerifiedFile
+from app.formats.json_load import JSON_SIZE_LIMIT
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource, is_text_of_kind
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from previewers.json.widget import JsonPreviewWidget
+
+
+class JsonPreviewer:
+    """JSON and JSON Lines up to ``JSON_SIZE_LIMIT``; larger goes to paged text."""
+
+    name = "json"
+
+    def accepts(self, source: PreviewSource) -> bool:
+        return is_text_of_kind(source, Kind.JSON, JSON_SIZE_LIMIT)
+
+    def create(
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None,
+        *,
+        context: PreviewContext = STANDALONE,
+    ) -> JsonPreviewWidget:
+        from previewers.json.widget import JsonPreviewWidget
+
+        return JsonPreviewWidget(source, file, parent, context=context)

@@ -1,0 +1,50 @@
+"""What the code previewer's background work hands back to the GUI thread."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from app.core.safeio import VerifiedFile
+from app.formats.text_pages import Page, PagedText
+
+if TYPE_CHECKING:
+    from app.formats.line_index import LineIndex
+
+
+@dataclass(frozen=True)
+class FirstPage:
+    """The first page of a file and what the view needs to know about it."""
+
+    page: Page
+    encoding: str
+    size: int
+
+
+@dataclass(frozen=True)
+class IndexOutcome:
+    index: LineIndex | None
+    error: str
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    needle: str
+    found: tuple[int, int] | None
+    error: str
+
+
+class Progress:
+    """Written by one worker, read by a GUI timer; a float store is atomic."""
+
+    def __init__(self) -> None:
+        self.share = 0.0
+
+    def update(self, done: int, total: int) -> None:
+        self.share = done / total if total else 1.0
+
+
+def read_first_page(file: VerifiedFile, path: str) -> FirstPage:
+    paged = PagedText(file, path=path)
+    page = paged.first_page()
+    return FirstPage(page, paged.encoding.name, paged.size)

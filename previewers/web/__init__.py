@@ -1,0 +1,152 @@
+"""Pages and SVG in a sandboxed web view fed only by a loopback capability URL.
+
+Cheap to import: the widget (``previewers.web.preview``), and the web engine
+with it, load only when a page is actually shown. The same previewers, without
+the Preview/Source toggle, make the built-in browser's table
+(``previewers.registry.BROWSER``), with one more for raster images.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.core.filetype import Kind
+from app.core.safeio import VerifiedFile
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
+from previewers.widget import PreviewWidget
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from previewers.web.preview import WebPreviewWidget
+
+HTML_SUFFIXES = (".html", ".htm")
+
+
+class HtmlPreviewer:
+    """``.html``/``.htm`` files whose head is text; "Show source" goes to text."""
+
+    name = "html"
+
+    def __init__(self, *, toggle: bool = True) -> None:
+        self._toggle = toggle
+
+    def accepts(self, source: PreviewSource) -> bool:
+        return (
+            not source.source_view
+            and source.kind is Kind.HTML
+            and source.name.lower().endswith(HTML_SUFFIXES)
+            and source.is_text
+        )
+
+    def create(
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None,
+        *,
+        context: PreviewContext = STANDALONE,
+    ) -> WebPreviewWidget:
+        from previewers.web.pages import html_spec
+        from previewers.web.preview import WebPreviewWidget
+
+        # The page binds its files within the workspace holding it, under the
+        # policy in force now (asked here, on the GUI thread).
+        root = context.workspace_root(source.path)
+        spec = html_spec(source.path, root, context.policy())
+        return WebPreviewWidget(
+            source, file, spec, parent, show_toggle=self._toggle, context=context
+        )
+
+
+class SvgPreviewer:
+    """Files whose bytes say SVG, whatever their name; shown as ``<img>``.
+
+    QtSvg follows ``<image href="/any/local/file">``; in a browser's image
+    context an SVG runs no script and loads nothing it names.
+    """
+
+    name = "svg"
+
+    def __init__(self, *, toggle: bool = True) -> None:
+        self._toggle = toggle
+
+    def accepts(self, source: PreviewSource) -> bool:
+        return not source.source_view and source.is_text and source.type.is_svg
+
+    def create(
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None,
+        *,
+        context: PreviewContext = STANDALONE,
+    ) -> WebPreviewWidget:
+        return _image_page(source, file, parent, self._toggle, context)
+
+
+class ImagePagePreviewer:
+    """Raster images by their bytes, wrapped in a page: the built-in browser's."""
+
+    name = "image_page"
+
+    def accepts(self, source: PreviewSource) -> bool:
+        return source.kind is Kind.IMAGE and not source.type.is_svg
+
+    def create(
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None,
+        *,
+        context: PreviewContext = STANDALONE,
+    ) -> WebPreviewWidget:
+        return _image_page(source, file, parent, False, context)
+
+
+class NotAPagePreviewer:
+    """The built-in browser's last entry: what is neither a page nor an image."""
+
+    name = "not_a_page"
+
+    def accepts(self, source: PreviewSource) -> bool:
+        return True
+
+    def create(
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None,
+        *,
+        context: PreviewContext = STANDALONE,
+    ) -> PreviewWidget:
+        widget = PreviewWidget(source, file, parent, context=context)
+        widget.mark_refused(
+            f"the built-in browser shows pages and images; this is "
+            f"{source.type.description}"
+        )
+        return widget
+
+
+def _image_page(
+    source: PreviewSource,
+    file: VerifiedFile,
+    parent: QWidget | None,
+    toggle: bool,
+    context: PreviewContext,
+) -> WebPreviewWidget:
+    from previewers.web.pages import image_spec
+    from previewers.web.preview import WebPreviewWidget
+
+    spec = image_spec(source.path, source.mime)
+    return WebPreviewWidget(
+        source, file, spec, parent, show_toggle=toggle, context=context
+    )
+
+
+HTML_PREVIEWER = HtmlPreviewer()
+"""The instance to register: before the code previewer."""
+
+SVG_PREVIEWER = SvgPreviewer()
+"""The instance to register: before every image previewer and plain text."""

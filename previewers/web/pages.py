@@ -1,0 +1,140 @@
+"""How an opened file becomes a page: specs, bound snapshots, the shared server.
+
+A ``PageSpec`` says how one file is bound (``app.core.html_bind``) into the
+immutable bundle the loopback capability server publishes; the server is one
+per process, started when the first page is shown.
+"""
+
+from __future__ import annotations
+
+import atexit
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QCoreApplication
+
+from app.core.capability_server import CapabilityServer
+from app.core.filetype import SVG_MIME
+from app.core.html_bind import bind_html, bind_image_page, decode_html
+from app.core.manifest import Bundle
+from app.core.policy import Policy
+from app.core.safeio import VerifiedFile
+from previewers.web.source_text import TEXT_LIMIT, TextLoadResult
+
+_server: CapabilityServer | None = None
+_server_lock = threading.Lock()
+
+
+def shared_server() -> CapabilityServer:
+    """The app's one capability server, started on first use, closed at exit."""
+    global _server  # one loopback server per process, made on first use
+    with _server_lock:
+        if _server is None:
+            _server = CapabilityServer()
+            application = QCoreApplication.instance()
+            if application is not None:
+                application.aboutToQuit.connect(_on_application_about_to_quit)
+            atexit.register(close_shared_server)
+        return _server
+
+
+def close_shared_server() -> None:
+    """Stop the shared server (every preview URL stops working); safe to repeat.
+
+    Runs at exit, and at quit if no page was ever shown: once the web engine
+    has started it connects to this server's port and no other
+    (``web_sandbox.start_engine``), so pages on a later server would not load.
+    """
+    global _server  # the next preview starts a fresh server
+    with _server_lock:
+        server, _server = _server, None
+    if server is not None:
+        server.close()
+
+
+def _engine_reaches(server: CapabilityServer) -> bool:
+    sandbox = sys.modules.get("previewers.web.sandbox")
+    switches = sandbox.engine_switches() if sandbox is not None else None
+    return switches is not None and switches.direct_port == server.port
+
+
+def _on_application_about_to_quit() -> None:
+    # The engine lives until the process ends, and so must the one server it
+    # can reach: if the port were free, another local program could take it
+    # and be sent the pages' requests. Without an engine, stop serving now.
+    with _server_lock:
+        server = _server
+    if server is not None and not _engine_reaches(server):
+        close_shared_server()
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """How to turn one opened file into a page, and how to present it.
+
+    ``bind`` runs on a worker thread; ``what`` names the files in messages
+    ("web pages"); ``source_key`` is the resource whose bytes "Source" shows
+    (``None``: the entry document); ``offer_source`` is False for binary files.
+    """
+
+    bind: Callable[[VerifiedFile], Bundle]
+    what: str
+    javascript: bool
+    source_key: str | None = None
+    offer_source: bool = True
+
+
+def html_spec(path: str, workspace_root: str, policy: Policy) -> PageSpec:
+    """An HTML document with its direct dependencies, within ``workspace_root``.
+
+    ``policy`` is the one in force when the preview was made, asked for on the
+    GUI thread; the binding runs on a worker.
+    """
+
+    def bind(file: VerifiedFile) -> Bundle:
+        return bind_html(file, path, workspace_root, policy)
+
+    return PageSpec(bind, "web pages", javascript=True)
+
+
+def image_spec(path: str, mime: str) -> PageSpec:
+    """An image (or SVG) shown as ``<img>`` in a generated page with no script.
+
+    ``mime`` is the type the file's bytes gave: it is served as that, whatever
+    the name says.
+    """
+
+    def bind(file: VerifiedFile) -> Bundle:
+        return bind_image_page(file, path, content_type=mime)
+
+    svg = mime == SVG_MIME
+    what = "SVG images" if svg else "images in the built-in browser"
+    return PageSpec(bind, what, javascript=False, source_key="", offer_source=svg)
+
+
+@dataclass(frozen=True)
+class BoundPage:
+    """A bound bundle and the source text of the file it was made from."""
+
+    bundle: Bundle
+    source: TextLoadResult
+
+
+def source_of(bundle: Bundle, source_key: str | None) -> TextLoadResult:
+    """The text "Source" shows for a bound page: the document, or the image."""
+    if source_key is None:
+        data = bundle.entry.data
+        text, charset = decode_html(data)
+    else:
+        # An image page: the image is the one resource that is not the page.
+        key = next(k for k in bundle.resources if k != bundle.entry_key)
+        data = bundle.resources[key].data
+        text, charset = data.decode("utf-8", "replace"), "utf-8"
+    notices: tuple[str, ...] = ()
+    truncated = len(text) > TEXT_LIMIT
+    if truncated:
+        text = text[:TEXT_LIMIT]
+        notices = (f"Showing the first {TEXT_LIMIT >> 20} MiB of the source.",)
+    return TextLoadResult(text, charset, notices, truncated, len(data))

@@ -1,0 +1,500 @@
+"""The page preview widget: a bound snapshot shown in a sandboxed web view.
+
+The file is bound off the GUI thread (``previewers.web.pages``), published on
+the shared loopback capability server, and shown in a web view built by
+``previewers.web.sandbox``, which is imported only here and only when a page
+is actually shown. As root, where Chromium cannot sandbox, the engine is never
+started: the source is shown instead, with the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QUrl, Slot
+from PySide6.QtGui import QFont, QFontDatabase, QPalette
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.capability_server import Publication
+from app.core.manifest import LeftOut
+from app.core.safeio import VerifiedFile
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
+from previewers.web.pages import BoundPage, PageSpec, shared_server, source_of
+from previewers.web.source_text import TextLoadResult, load_text
+from previewers.widget import PreviewWidget
+
+if TYPE_CHECKING:
+    from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEngineProfile
+
+    from previewers.web.sandbox import (
+        PrefixInterceptor,
+        SandboxedPage,
+        SandboxedWebView,
+    )
+
+_log = logging.getLogger(__name__)
+
+ISOLATED_LABEL = "Isolated preview — no access to your files or the network"
+SANDBOX_OFF_MESSAGE = "The preview's sandbox is not active, so the page was closed."
+ROOT_REASON = "need the browser sandbox, which cannot run as the administrator (root)."
+MIN_ZOOM, MAX_ZOOM, ZOOM_STEP = 0.25, 5.0, 1.2
+
+
+def engine_refusal() -> str | None:
+    """Why the web engine must not start in this process, or ``None``.
+
+    Chromium cannot sandbox as root and would abort the whole app unless its
+    sandbox were turned off, which this app never does.
+    """
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return "root"
+    return None
+
+
+MAX_LISTED_LINES = 60
+"""Lines the details list shows; the rest is summed up in one line."""
+
+
+class PageInfoBarWidget(QWidget):
+    """What the preview does not show: left-out and blocked resources, notices.
+
+    Hidden while there is nothing to say. One summary line, and the full list
+    (plain text: references come from the page) behind a Details button.
+
+    Signals: none.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Page information")
+        self.setAutoFillBackground(True)
+        self.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
+        self.setForegroundRole(QPalette.ColorRole.ToolTipText)
+        self._left_out: list[str] = []
+        self._blocked: list[str] = []
+        self._notices: list[str] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.setSpacing(2)
+        row = QHBoxLayout()
+        self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.summary.setAccessibleName("Page information summary")
+        self.details_button = QToolButton(self)
+        self.details_button.setText("Details")
+        self.details_button.setCheckable(True)
+        self.details_button.setAutoRaise(True)
+        self.details_button.setAccessibleName("Show details")
+        self.details_button.toggled.connect(self._on_details_button_toggled)
+        row.addWidget(self.summary, 1)
+        row.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.details = QLabel(self)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+        )
+        self.details.setAccessibleName("Left-out and blocked resources")
+        self.details.hide()
+        layout.addLayout(row)
+        layout.addWidget(self.details)
+        self.hide()
+
+    def set_left_out(self, left_out: Sequence[LeftOut]) -> None:
+        self._left_out = [
+            f"Left out: {item.reference} — {item.detail or item.reason}"
+            for item in left_out
+        ]
+        self._refresh()
+
+    def add_blocked(self, url: str) -> None:
+        self._blocked.append(f"Blocked: {url} — outside this preview")
+        self._refresh()
+
+    def add_notice(self, text: str) -> None:
+        self._notices.append(text)
+        self._refresh()
+
+    def set_explanation(self, text: str) -> None:
+        """A sentence that stands above everything else (why no preview)."""
+        self._notices.insert(0, text)
+        self._refresh()
+
+    def lines(self) -> list[str]:
+        """Every line the details list holds, in order."""
+        return [*self._left_out, *self._blocked]
+
+    def summary_text(self) -> str:
+        return "" if self.isHidden() else self.summary.text()
+
+    def _refresh(self) -> None:
+        parts = list(self._notices)
+        counts = []
+        if self._left_out:
+            counts.append(_count(len(self._left_out), "resource left out"))
+        if self._blocked:
+            counts.append(_count(len(self._blocked), "request blocked"))
+        if counts:
+            parts.append(", ".join(counts).capitalize() + ".")
+        self.summary.setText(" ".join(parts))
+        lines = self.lines()
+        shown = lines[:MAX_LISTED_LINES]
+        if len(lines) > len(shown):
+            shown.append(f"… and {len(lines) - len(shown)} more")
+        self.details.setText("\n".join(shown))
+        self.details_button.setVisible(bool(lines))
+        self.details.setVisible(bool(lines) and self.details_button.isChecked())
+        self.setVisible(bool(parts))
+
+    @Slot(bool)
+    def _on_details_button_toggled(self, checked: bool) -> None:
+        self.details.setVisible(checked and bool(self.lines()))
+        self.details_button.setText("Hide details" if checked else "Details")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"1 {noun}" if number == 1 else f"{number} {noun.replace(' ', 's ', 1)}"
+
+
+class WebPreviewWidget(PreviewWidget):
+    """A page in a sandboxed web view, with a Preview/Source toggle and info bar.
+
+    Closing (``release``) revokes the page's capability URL and deletes its
+    page before its profile. A crashed renderer shows a message and a Reload
+    button; nothing reloads by itself.
+
+    Signals: those of ``PreviewWidget``.
+    """
+
+    def __init__(
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        spec: PageSpec,
+        parent: QWidget | None = None,
+        *,
+        show_toggle: bool = True,
+        context: PreviewContext = STANDALONE,
+    ) -> None:
+        super().__init__(source, file, parent, context=context)
+        self._spec = spec
+        # The live page, its view and URL: None before loading, after closing
+        # and as root.
+        self.publication: Publication | None = None
+        self.page: SandboxedPage | None = None
+        self._profile: QWebEngineProfile | None = None
+        self._interceptor: PrefixInterceptor | None = None
+        self.view: SandboxedWebView | None = None
+        self._zoom = 1.0
+        self.sandbox_detail = ""
+
+        container = QWidget(self)
+        layout = QVBoxLayout(container)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.toolbar = QWidget(container)
+        bar = QHBoxLayout(self.toolbar)
+        bar.setContentsMargins(6, 3, 6, 3)
+        self.preview_button = self._toggle_button("Preview")
+        self.source_button = self._toggle_button("Source")
+        self.preview_button.setChecked(True)
+        group = QButtonGroup(self.toolbar)
+        group.addButton(self.preview_button)
+        group.addButton(self.source_button)
+        group.setExclusive(True)
+        self.preview_button.toggled.connect(self._on_preview_button_toggled)
+        self.isolated_label = QLabel(ISOLATED_LABEL, self.toolbar)
+        self.isolated_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.isolated_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        bar.addWidget(self.preview_button)
+        bar.addWidget(self.source_button)
+        bar.addStretch(1)
+        bar.addWidget(self.isolated_label)
+        self.toolbar.setVisible(show_toggle and spec.offer_source)
+        self.info_bar = PageInfoBarWidget(container)
+        self.stack = QStackedWidget(container)
+        self.page_holder = QWidget(self.stack)
+        self.page_layout = QVBoxLayout(self.page_holder)
+        self.page_layout.setContentsMargins(0, 0, 0, 0)
+        self.source_view = QPlainTextEdit(self.stack)
+        self.source_view.setReadOnly(True)
+        self.source_view.setUndoRedoEnabled(False)
+        self.source_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.source_view.setAccessibleName(f"Source of {source.name}")
+        self._source_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.source_view.setFont(QFont(self._source_font))
+        self.stopped_panel = QWidget(self.stack)
+        stopped = QVBoxLayout(self.stopped_panel)
+        stopped.addStretch(1)
+        self.stopped_label = QLabel(self.stopped_panel)
+        self.stopped_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.stopped_label.setWordWrap(True)
+        self.stopped_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.reload_button = QPushButton("Reload", self.stopped_panel)
+        self.reload_button.setAccessibleName("Reload the page")
+        self.reload_button.clicked.connect(self._on_reload_button_clicked)
+        stopped.addWidget(self.stopped_label)
+        stopped.addWidget(self.reload_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        stopped.addStretch(2)
+        for page in (self.page_holder, self.source_view, self.stopped_panel):
+            self.stack.addWidget(page)
+        layout.addWidget(self.toolbar)
+        layout.addWidget(self.info_bar)
+        layout.addWidget(self.stack, 1)
+        self.set_content(container)
+
+        if engine_refusal() is not None:
+            self._start_without_engine()
+        else:
+            self.run_in_background(self._bind_job, self._on_binder_finished)
+
+    def _toggle_button(self, text: str) -> QToolButton:
+        button = QToolButton(self.toolbar)
+        button.setText(text)
+        button.setCheckable(True)
+        button.setAutoRaise(True)
+        button.setAccessibleName(f"Show {text.lower()}")
+        return button
+
+    # -- what the workspace uses ------------------------------------------------
+
+    def release(self) -> None:
+        if self.is_released():
+            return
+        super().release()
+        self._close_page()
+
+    def zoom_in(self) -> None:
+        self._set_zoom(self._zoom * ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self._set_zoom(self._zoom / ZOOM_STEP)
+
+    def zoom_reset(self) -> None:
+        self._set_zoom(1.0)
+
+    def zoom_factor(self) -> float:
+        return self._zoom
+
+    # -- state, for the window and tests -------------------------------------------
+
+    def blocked_urls(self) -> list[str]:
+        return self._interceptor.blocked_urls() if self._interceptor else []
+
+    def showing_source(self) -> bool:
+        return self.stack.currentWidget() is self.source_view
+
+    def source_text(self) -> str:
+        return self.source_view.toPlainText()
+
+    def stopped_text(self) -> str:
+        shown = self.stack.currentWidget() is self.stopped_panel
+        return self.stopped_label.text() if shown else ""
+
+    def reload(self) -> None:
+        """Load the entry URL again (after a crash, or when the user asks)."""
+        if self.page is None:
+            return
+        self.stopped_label.clear()
+        if not self.showing_source():
+            self.stack.setCurrentWidget(self.page_holder)
+        self.page.load_entry()
+
+    # -- loading ---------------------------------------------------------------------
+
+    def _bind_job(self, file: VerifiedFile, _cancelled: threading.Event) -> BoundPage:
+        bundle = self._spec.bind(file)
+        return BoundPage(bundle, source_of(bundle, self._spec.source_key))
+
+    @Slot(object)
+    def _on_binder_finished(self, bound: BoundPage) -> None:
+        self._show_source(bound.source)
+        self.info_bar.set_left_out(bound.bundle.left_out)
+        server = shared_server()
+        self.publication = server.publish(bound.bundle)
+        self._open_page(self.publication, server.port)
+
+    def _open_page(self, publication: Publication, server_port: int) -> None:
+        # The web engine loads on first use, with the sandbox module.
+        from previewers.web import sandbox as web_sandbox
+
+        try:
+            web_sandbox.start_engine(server_port)
+        except RuntimeError as error:
+            publication.revoke()
+            self.mark_failed(str(error))
+            return
+        profile, interceptor = web_sandbox.create_profile(
+            publication.prefix, javascript=self._spec.javascript
+        )
+        page = web_sandbox.SandboxedPage(
+            profile, publication.url, javascript=self._spec.javascript
+        )
+        view = web_sandbox.SandboxedWebView(self.page_holder)
+        view.setAccessibleName(f"Preview of {self.source.name}")
+        view.setPage(page)
+        view.setZoomFactor(self._zoom)
+        self.page_layout.addWidget(view)
+        interceptor.blocked.connect(self._on_interceptor_blocked)
+        page.loadingChanged.connect(self._on_page_loading_changed)
+        page.renderProcessTerminated.connect(self._on_page_render_process_terminated)
+        self.page, self._profile = page, profile
+        self._interceptor, self.view = interceptor, view
+        page.load_entry()
+
+    @Slot(object)
+    def _on_page_loading_changed(self, info: QWebEngineLoadingInfo) -> None:
+        from PySide6.QtWebEngineCore import QWebEngineLoadingInfo
+
+        from previewers.web import sandbox as web_sandbox
+
+        page = self.page
+        if page is None or self.sender() is not page:
+            return
+        status = info.status()
+        if status is QWebEngineLoadingInfo.LoadStatus.LoadStartedStatus:
+            return
+        entry = page.entry_url.toString()
+        # A navigation the page starts elsewhere (a script setting location)
+        # is refused and ends the loading with its own URL; the entry
+        # document stays and is what counts.
+        if _without_fragment(page.url()) != entry:
+            return
+        failed = (
+            status is QWebEngineLoadingInfo.LoadStatus.LoadFailedStatus
+            and _without_fragment(info.url()) == entry
+        )
+        sandbox = web_sandbox.check_renderer_sandbox(page.renderProcessPid())
+        self.sandbox_detail = sandbox.detail
+        if not sandbox.active:
+            _log.error("renderer sandbox inactive (%s); page closed", sandbox.detail)
+            self._close_page()
+            self._show_stopped(SANDBOX_OFF_MESSAGE, reload=False)
+            self.mark_failed(SANDBOX_OFF_MESSAGE)
+            return
+        if self.view is not None:
+            self.view.harden_focus_proxy()
+        if failed:
+            self.mark_failed(info.errorString() or "the page did not load")
+            return
+        self.mark_loaded()
+
+    @Slot(object, int)
+    def _on_page_render_process_terminated(self, status: object, code: int) -> None:
+        from PySide6.QtWebEngineCore import QWebEnginePage
+
+        if self.page is None or self.sender() is not self.page:
+            return
+        words = {
+            QWebEnginePage.RenderProcessTerminationStatus.CrashedTerminationStatus: (
+                "crashed"
+            ),
+            QWebEnginePage.RenderProcessTerminationStatus.KilledTerminationStatus: (
+                "was stopped"
+            ),
+        }.get(status, "stopped")  # type: ignore[call-overload]
+        message = f"The page's renderer {words}, so the page is not shown."
+        self._show_stopped(message, reload=True)
+        if not self.is_settled():
+            self.mark_failed(message)
+
+    @Slot(str)
+    def _on_interceptor_blocked(self, url: str) -> None:
+        self.info_bar.add_blocked(url)
+
+    @Slot()
+    def _on_reload_button_clicked(self) -> None:
+        self.reload()
+
+    @Slot(bool)
+    def _on_preview_button_toggled(self, checked: bool) -> None:
+        if checked:
+            stopped = bool(self.stopped_label.text())
+            self.stack.setCurrentWidget(
+                self.stopped_panel if stopped else self.page_holder
+            )
+        else:
+            self.stack.setCurrentWidget(self.source_view)
+
+    # -- without the engine ----------------------------------------------------------
+
+    def _start_without_engine(self) -> None:
+        self.preview_button.setEnabled(False)
+        self.source_button.setChecked(True)
+        if not self._spec.offer_source:
+            self.mark_refused(f"Previews of {self._spec.what} {ROOT_REASON}")
+            return
+        self.info_bar.set_explanation(
+            f"Previews of {self._spec.what} {ROOT_REASON} Showing the source instead."
+        )
+        self.stack.setCurrentWidget(self.source_view)
+        self.run_in_background(_load_source_job, self._on_source_loader_finished)
+
+    @Slot(object)
+    def _on_source_loader_finished(self, result: TextLoadResult) -> None:
+        self._show_source(result)
+        self.mark_loaded()
+
+    def _show_source(self, result: TextLoadResult) -> None:
+        self.source_view.setPlainText(result.text)
+        for notice in result.notices:
+            self.info_bar.add_notice(notice)
+
+    # -- closing ---------------------------------------------------------------------
+
+    def _show_stopped(self, message: str, *, reload: bool) -> None:
+        self.stopped_label.setText(message)
+        self.reload_button.setVisible(reload)
+        self.preview_button.setChecked(True)
+        self.stack.setCurrentWidget(self.stopped_panel)
+
+    def _close_page(self) -> None:
+        """Revoke the URL, then delete the page before its profile."""
+        if self.publication is not None:
+            self.publication.revoke()
+        page, profile, view = self.page, self._profile, self.view
+        self.page = self._profile = self._interceptor = self.view = None
+        if page is not None and profile is not None:
+            from previewers.web import sandbox as web_sandbox
+
+            page.loadingChanged.disconnect(self._on_page_loading_changed)
+            page.renderProcessTerminated.disconnect(
+                self._on_page_render_process_terminated
+            )
+            web_sandbox.dispose(page, profile)
+        if view is not None:
+            view.hide()
+            view.deleteLater()
+
+    def _set_zoom(self, factor: float) -> None:
+        self._zoom = min(MAX_ZOOM, max(MIN_ZOOM, factor))
+        view = self.view
+        if view is not None:
+            view.setZoomFactor(self._zoom)
+        font = QFont(self._source_font)
+        font.setPointSizeF(max(4.0, self._source_font.pointSizeF() * self._zoom))
+        self.source_view.setFont(font)
+
+
+def _without_fragment(url: QUrl) -> str:
+    return url.toString().split("#", 1)[0]
+
+
+def _load_source_job(file: VerifiedFile, _cancelled: threading.Event) -> TextLoadResult:
+    return load_text(file)

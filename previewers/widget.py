@@ -1,0 +1,329 @@
+"""The base of every preview widget: it owns the verified file and loads off the GUI.
+
+A previewer is chosen by ``previewers.registry.choose`` and builds one
+``PreviewWidget`` for one opened file. The widget owns the ``VerifiedFile`` it is
+given: every read goes through that descriptor (the path may have been swapped
+since the check), and ``release()`` closes it. Work that takes time runs on a
+thread pool and comes back as an immutable result; a result that arrives after
+``release()`` is dropped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import shiboken6
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.core.safeio import VerifiedFile
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
+
+T = TypeVar("T")
+
+
+class PreviewReleasedError(RuntimeError):
+    """The preview was released; its file is closed and no more reads happen."""
+
+
+class _SharedFile:
+    """Lets worker threads read while ``close`` waits for the last reader.
+
+    Closing a descriptor under a running ``pread`` could let the number be
+    reused by another open, and the reader would read the wrong file.
+    """
+
+    def __init__(self, file: VerifiedFile) -> None:
+        self._file = file
+        self._lock = threading.Lock()
+        self._readers = 0
+        self._closing = False
+
+    @contextmanager
+    def borrow(self) -> Iterator[VerifiedFile]:
+        with self._lock:
+            if self._closing:
+                raise PreviewReleasedError("the preview was closed")
+            self._readers += 1
+        try:
+            yield self._file
+        finally:
+            with self._lock:
+                self._readers -= 1
+                if self._closing and self._readers == 0:
+                    self._file.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closing = True
+            if self._readers == 0:
+                self._file.close()
+
+
+class _ResultRelay(QObject):
+    """Carries results from pool threads to the GUI thread, by ticket.
+
+    One relay lives for the whole process, so a worker never emits on an object
+    that a closed tab has deleted; a ticket whose widget is gone is dropped.
+    """
+
+    finished = Signal(int, object)
+    errored = Signal(int, str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._waiting: dict[int, weakref.ref[PreviewWidget]] = {}
+        self.finished.connect(
+            self._on_self_finished, Qt.ConnectionType.QueuedConnection
+        )
+        self.errored.connect(self._on_self_errored, Qt.ConnectionType.QueuedConnection)
+
+    def expect(self, ticket: int, widget: PreviewWidget) -> None:
+        self._waiting[ticket] = weakref.ref(widget)
+
+    def forget(self, ticket: int) -> None:
+        self._waiting.pop(ticket, None)
+
+    def _claim(self, ticket: int) -> PreviewWidget | None:
+        reference = self._waiting.pop(ticket, None)
+        widget = reference() if reference is not None else None
+        if widget is None or not shiboken6.isValid(widget):
+            return None
+        return widget
+
+    @Slot(int, object)
+    def _on_self_finished(self, ticket: int, result: object) -> None:
+        widget = self._claim(ticket)
+        if widget is not None:
+            widget._deliver(ticket, result)
+
+    @Slot(int, str)
+    def _on_self_errored(self, ticket: int, message: str) -> None:
+        widget = self._claim(ticket)
+        if widget is not None:
+            widget._deliver_error(ticket, message)
+
+
+_relay: _ResultRelay | None = None
+_tickets = itertools.count(1)
+
+
+def _get_relay() -> _ResultRelay:
+    global _relay  # one relay for the whole process, made on first use
+    if _relay is None:
+        _relay = _ResultRelay()
+    return _relay
+
+
+class _LoadTask(QRunnable):
+    def __init__(
+        self,
+        ticket: int,
+        shared: _SharedFile,
+        cancelled: threading.Event,
+        job: Callable[[VerifiedFile, threading.Event], Any],
+        relay: _ResultRelay,
+    ) -> None:
+        super().__init__()
+        self._ticket = ticket
+        self._shared = shared
+        self._cancelled = cancelled
+        self._job = job
+        self._relay = relay
+
+    def run(self) -> None:
+        try:
+            with self._shared.borrow() as file:
+                result = self._job(file, self._cancelled)
+        except PreviewReleasedError:
+            return  # released before the work started: nobody waits for it
+        except Exception as error:  # the message reaches the user as a failure
+            self._relay.errored.emit(self._ticket, _error_text(error))
+            return
+        self._relay.finished.emit(self._ticket, result)
+
+
+def _error_text(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
+
+
+class PreviewWidget(QWidget):
+    """The base of every preview: owns the file, loads, reports the outcome.
+
+    Subclasses put their view in with ``set_content`` and start loading in their
+    constructor, with ``run_in_background`` for anything slow. Outcomes differ:
+    ``mark_refused`` (this previewer will not show the file, e.g. too large) and
+    ``mark_failed`` (it tried and could not, e.g. a decode error).
+
+    Signals:
+        loaded(): the preview shows the file.
+        failed(str): loading failed; the reason, plain text.
+        refused(str): the previewer declines this file; the reason, plain text.
+    """
+
+    loaded = Signal()
+    failed = Signal(str)
+    refused = Signal(str)
+
+    def __init__(
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None = None,
+        *,
+        context: PreviewContext = STANDALONE,
+    ) -> None:
+        super().__init__(parent)
+        self._source = source
+        self.context = context
+        """Where the preview is shown: root, policy and colour scheme."""
+        self._shared = _SharedFile(file)
+        self._cancelled = threading.Event()
+        self._released = False
+        self._loaded = False
+        self._settled = False
+        self._callbacks: dict[int, Callable[[Any], None]] = {}
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(0)
+        self._message = QLabel(self)
+        self._message.setTextFormat(Qt.TextFormat.PlainText)
+        self._message.setWordWrap(True)
+        self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._message.setAccessibleName("Preview message")
+        self._message.hide()
+        self._layout.addWidget(self._message)
+        self._content: QWidget | None = None
+
+    # -- what the workspace uses ------------------------------------------------
+
+    @property
+    def source(self) -> PreviewSource:
+        return self._source
+
+    def is_dark(self) -> bool:
+        """Whether the preview is shown in a dark colour scheme."""
+        return self.context.is_dark(self.palette())
+
+    def release(self) -> None:
+        """Stop any work and close the file. Safe to call more than once."""
+        if self._released:
+            return
+        self._released = True
+        self._cancelled.set()
+        relay = _relay
+        if relay is not None:
+            for ticket in self._callbacks:
+                relay.forget(ticket)
+        self._callbacks.clear()
+        self._shared.close()
+
+    def is_released(self) -> bool:
+        return self._released
+
+    def is_loaded(self) -> bool:
+        """Whether the preview finished loading and shows the file."""
+        return self._loaded
+
+    def is_settled(self) -> bool:
+        """Whether loading is over, whatever its outcome."""
+        return self._settled
+
+    def find_next(self, text: str, backward: bool = False) -> bool:
+        """Select the next match for ``text``; previews without text find nothing."""
+        return False
+
+    def focus_find(self) -> None:
+        """Show and focus the find bar, if the preview has one."""
+
+    def zoom_in(self) -> None:
+        """Make the content larger, if the preview can."""
+
+    def zoom_out(self) -> None:
+        """Make the content smaller, if the preview can."""
+
+    def zoom_reset(self) -> None:
+        """Return to the default size."""
+
+    def reload(self) -> None:
+        """Show the content again from what was loaded, if the preview can."""
+
+    # -- for subclasses -------------------------------------------------------------
+
+    def set_content(self, widget: QWidget) -> None:
+        """Put the preview's main view in place (once)."""
+        self._content = widget
+        self._layout.addWidget(widget, 1)
+
+    @contextmanager
+    def borrow_file(self) -> Iterator[VerifiedFile]:
+        """The verified file, for a short read on the GUI thread."""
+        with self._shared.borrow() as file:
+            yield file
+
+    def run_in_background(
+        self,
+        job: Callable[[VerifiedFile, threading.Event], T],
+        on_result: Callable[[T], None],
+    ) -> None:
+        """Run ``job(file, cancelled)`` on the pool; ``on_result`` gets its value.
+
+        ``on_result`` runs on the GUI thread, and only if the preview is still
+        open; an exception in the job becomes ``mark_failed`` with its message.
+        The job should return an immutable value and may poll ``cancelled``.
+        """
+        if self._released:
+            return
+        relay = _get_relay()
+        ticket = next(_tickets)
+        self._callbacks[ticket] = on_result
+        relay.expect(ticket, self)
+        task = _LoadTask(ticket, self._shared, self._cancelled, job, relay)
+        QThreadPool.globalInstance().start(task)
+
+    def mark_loaded(self) -> None:
+        if self._released or self._settled:
+            return
+        self._loaded = self._settled = True
+        self.loaded.emit()
+
+    def mark_failed(self, reason: str) -> None:
+        if self._released or self._settled:
+            return
+        self._settled = True
+        self._show_message(f"Could not load {self._source.name}: {reason}")
+        self.failed.emit(reason)
+
+    def mark_refused(self, reason: str) -> None:
+        if self._released or self._settled:
+            return
+        self._settled = True
+        self._show_message(f"{self._source.name} is not previewed here: {reason}")
+        self.refused.emit(reason)
+
+    def message_text(self) -> str:
+        """The failure or refusal shown instead of the content ("" if none)."""
+        return self._message.text() if self._message.isVisibleTo(self) else ""
+
+    def _show_message(self, text: str) -> None:
+        if self._content is not None:
+            self._content.hide()
+        self._message.setText(text)
+        self._message.show()
+
+    def _deliver(self, ticket: int, result: object) -> None:
+        callback = self._callbacks.pop(ticket, None)
+        if callback is not None and not self._released:
+            callback(result)
+
+    def _deliver_error(self, ticket: int, message: str) -> None:
+        if self._callbacks.pop(ticket, None) is not None:
+            self.mark_failed(message)

@@ -1,0 +1,374 @@
+"""The file-type service: bytes first, then the name, from fixed tables only."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import mimetypes
+import wave
+import zipfile
+
+import pytest
+
+from app.core import filetype
+from app.core.filetype import Kind, detect, kind_from_name, playlist_refusal
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(32)
+
+
+def _zip(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()[: filetype.HEAD_SIZE]
+
+
+def _words(head: bytes, name: str) -> tuple[str, str]:
+    found = detect(head, name)
+    return found.mime, found.description
+
+
+# Kinds from names ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("index.HTML", Kind.HTML),
+        ("notes.md", Kind.MARKDOWN),
+        ("pipeline.log", Kind.TEXT),
+        ("clean_data.py", Kind.CODE),
+        ("Makefile", Kind.CODE),
+        ("metrics.json", Kind.JSON),
+        ("rows.jsonl", Kind.JSON),
+        ("sales.csv", Kind.CSV),
+        ("sales.tsv", Kind.CSV),
+        ("chart.png", Kind.IMAGE),
+        ("diagram.svg", Kind.IMAGE),
+        ("report.pdf", Kind.PDF),
+        ("tone.wav", Kind.AUDIO),
+        ("clip.avi", Kind.VIDEO),
+        ("handoff.docx", Kind.OTHER),
+        ("bundle.zip", Kind.OTHER),
+        ("noextension", Kind.OTHER),
+    ],
+)
+def test_kind_from_name(name, kind):
+    assert kind_from_name(name) is kind
+
+
+def test_names_never_ask_the_system_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> object:
+        raise AssertionError("the system MIME registry was consulted")
+
+    monkeypatch.setattr(mimetypes, "guess_type", refuse)
+    # Qt Linguist on one machine, MPEG transport stream on another: TypeScript here.
+    assert filetype.mime_from_name("x.ts") == "text/typescript"
+    assert kind_from_name("x.ts") is Kind.CODE
+    assert detect(b"let x: number = 1;\n", "x.ts").mime == "text/typescript"
+
+
+# Magic bytes first, then the name ------------------------------------------------
+
+
+def test_png_named_pdf_is_detected_as_png() -> None:
+    assert detect(PNG, "report.pdf").mime == "image/png"
+
+
+def test_text_named_mp4_is_plain_text() -> None:
+    assert detect(b"just some words\n", "clip.mp4").mime == "text/plain"
+
+
+def test_text_keeps_a_textual_mime_from_its_name() -> None:
+    assert detect(b'{"a": 1}\n', "data.json").mime == "application/json"
+
+
+def test_plain_zip_is_a_zip_archive() -> None:
+    head = _zip({"notes.txt": b"hello"})
+    assert _words(head, "bundle.bin") == ("application/zip", "ZIP archive")
+
+
+def test_docx_is_named_as_a_word_document_in_a_zip() -> None:
+    head = _zip({"[Content_Types].xml": b"<Types/>", "word/document.xml": b"<w/>"})
+    found = detect(head, "letter.zip")
+    assert found.mime.endswith("wordprocessingml.document")
+    assert found.description == "Word document (.docx, ZIP container)"
+
+
+def test_elf_executable() -> None:
+    head = b"\x7fELF\x02\x01\x01" + bytes(60)
+    assert detect(head, "tool.txt").description == "ELF executable"
+
+
+def test_pdf_magic() -> None:
+    assert detect(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "x").description == "PDF"
+
+
+def test_empty_file_has_its_own_type() -> None:
+    assert _words(b"", "empty.txt") == (filetype.EMPTY_MIME, "empty file")
+
+
+def test_unknown_binary() -> None:
+    head = bytes(range(256)) * 4
+    assert _words(head, "blob") == (filetype.OCTET_STREAM, "unknown binary")
+
+
+def test_nul_bytes_make_a_txt_binary() -> None:
+    assert filetype.looks_binary(b"text\x00\x00\x01\x02 more")
+    assert detect(b"text\x00\x00\x01\x02 more", "notes.txt").mime == (
+        filetype.OCTET_STREAM
+    )
+
+
+def test_mostly_invalid_utf8_is_binary_but_a_few_bad_bytes_are_not() -> None:
+    mostly_bad = bytes([0x80, 0xFE, 0x41]) * 100
+    few_bad = b"caf\xe9 au lait, " * 3 + b"plain words " * 40
+    assert filetype.looks_binary(mostly_bad)
+    assert not filetype.looks_binary(few_bad)
+
+
+def test_vertical_tabs_are_text_to_the_one_binary_test() -> None:
+    # The two tests this one replaced disagreed about exactly this head.
+    assert not filetype.looks_binary(b"a\x0bb\x0b" * 100)
+    assert detect(b"a\x0bb\x0b" * 100, "tabs.txt").text
+
+
+def test_utf16_with_bom_is_text_despite_nul_bytes() -> None:
+    head = codecs.BOM_UTF16_LE + "hello".encode("utf-16-le")
+    assert not filetype.looks_binary(head)
+    assert detect(head, "hello.txt").mime == "text/plain"
+
+
+def test_byte_order_marks_name_codec_and_unit() -> None:
+    head = codecs.BOM_UTF32_LE + "hi".encode("utf-32-le")
+    found = filetype.find_bom(head)
+    assert found is not None
+    assert (found.codec, found.unit, found.mark) == ("utf-32-le", 4, head[:4])
+    assert filetype.find_bom(b"plain") is None
+
+
+def test_character_cut_by_the_head_end_is_not_invalid() -> None:
+    head = ("é" * 2047).encode() + b"\xc3"  # 4095 bytes, last one a cut character
+    assert not filetype.looks_binary(head)
+
+
+def test_svg_and_html_are_sniffed_from_text() -> None:
+    assert detect(b"<svg xmlns='...'/>", "pic").mime == "image/svg+xml"
+    assert detect(b"<!DOCTYPE html><html>", "page").mime == "text/html"
+
+
+def test_svg_is_told_by_bytes_when_there_are_bytes_else_by_name() -> None:
+    assert filetype.is_svg("diagram.svg")
+    assert not filetype.is_svg("diagram.png")
+    assert filetype.is_svg("disguised.png", b"<svg xmlns='...'/>")
+    assert not filetype.is_svg("diagram.svg", PNG)
+
+
+# Bytes beat names ------------------------------------------------------------------
+
+
+def test_the_bytes_decide_the_kind_when_they_name_a_format() -> None:
+    assert detect(PNG, "sales.csv").kind is Kind.IMAGE
+    assert detect(b"%PDF-1.7\n", "notes.md").kind is Kind.PDF
+
+
+def test_text_keeps_its_text_kind_and_a_binary_name_becomes_text() -> None:
+    assert detect(b"a,b\n1,2\n", "sales.csv").kind is Kind.CSV
+    assert detect(b"not a picture\n", "chart.png").kind is Kind.TEXT
+
+
+def test_the_recorded_kind_is_used_instead_of_the_name() -> None:
+    assert detect(b"# Title\n", "notes.txt", kind=Kind.MARKDOWN).kind is Kind.MARKDOWN
+    assert detect(PNG, "notes.txt", kind=Kind.MARKDOWN).kind is Kind.IMAGE
+
+
+def test_binary_of_no_known_format_is_never_typed_by_its_name() -> None:
+    head = bytes(range(1, 256)) * 8
+    found = detect(head, "clip.mp4")
+    assert found.mime == filetype.OCTET_STREAM
+    assert found.kind is Kind.OTHER
+    assert found.description == "binary file (video/mp4)"
+
+
+def test_a_text_that_starts_with_bm_is_not_a_bitmap() -> None:
+    assert detect(b"BMI figures for the clinic, by month\n", "bmi.txt").mime == (
+        "text/plain"
+    )
+    header = b"BM" + bytes(12) + (40).to_bytes(4, "little") + bytes(40)
+    assert detect(header, "x").mime == "image/bmp"
+
+
+# Things that run, and playlists ----------------------------------------------------
+
+
+def test_executables_and_scripts_are_recognised_by_their_bytes() -> None:
+    assert filetype.executable_reason(b"\x7fELF\x02") == "an executable program (ELF)"
+    assert filetype.executable_reason(b"#!/bin/sh\n") == "a script"
+    assert filetype.executable_reason(b"[Desktop Entry]\nExec=x\n") == (
+        "a desktop launcher"
+    )
+    assert filetype.executable_reason(b"just notes\n") is None
+
+
+def wav_bytes(frames: int) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as writer:
+        writer.setnchannels(1)
+        writer.setsampwidth(2)
+        writer.setframerate(8000)
+        writer.writeframes(bytes(2 * frames))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"#EXTM3U\n#EXTINF:2,\n/etc/passwd\n",
+        b"\xef\xbb\xbf#EXTM3U\n",
+        b"ffconcat version 1.0\nfile 'secret.wav'\n",
+        b"v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\n",
+        b'<?xml version="1.0"?><smil><body/></smil>',
+        b"<smil><body/></smil>",
+        b"[playlist]\nFile1=/etc/hosts\n",
+        b"just some notes that someone named .mp4\n",
+    ],
+)
+def test_playlists_and_text_are_refused_by_content(head: bytes) -> None:
+    assert playlist_refusal(head) is not None
+
+
+def test_the_refusal_names_the_playlist() -> None:
+    reason = playlist_refusal(b"#EXTM3U\n")
+    assert reason is not None and "playlist" in reason
+
+
+def test_real_media_heads_are_not_refused() -> None:
+    assert playlist_refusal(wav_bytes(100)[:4096]) is None
+    mp4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + bytes(64)
+    assert playlist_refusal(mp4) is None
+
+
+# ID3 tags in front of what FFmpeg would really read -------------------------------
+
+MP3_FRAME = b"\xff\xfb\x90\x64" + bytes(413)  # MPEG-1 Layer III frame header
+PLAYLIST = b"#EXTM3U\n#EXTINF:2,\n/etc/passwd\n#EXT-X-ENDLIST\n"
+CONCAT = b"ffconcat version 1.0\nfile 'secret.wav'\n"
+
+
+def id3(payload: bytes = b"", *, size: int | None = None, flags: int = 0) -> bytes:
+    """An ID3v2.4 tag holding ``payload``; ``size`` may claim something else."""
+    claimed = len(payload) if size is None else size
+    synchsafe = bytes((claimed >> shift) & 0x7F for shift in (21, 14, 7, 0))
+    return b"ID3\x04\x00" + bytes((flags,)) + synchsafe + payload
+
+
+def _frames() -> bytes:
+    return b"TIT2\x00\x00\x00\x06\x00\x00\x03Title" + bytes(20)  # a title and padding
+
+
+def _assert_not_media(head: bytes) -> None:
+    found = detect(head, "song.mp3")
+    assert found.mime == filetype.OCTET_STREAM
+    assert not found.mime.startswith(("audio/", "video/"))
+
+
+def _reader(data: bytes) -> filetype.ReadAt:
+    def read(size: int, offset: int) -> bytes:
+        return data[offset : offset + size]
+
+    return read
+
+
+def _detect_file(data: bytes, name: str = "song.mp3") -> filetype.FileType:
+    return detect(data[: filetype.HEAD_SIZE], name, read=_reader(data))
+
+
+def test_an_hls_playlist_behind_an_id3_tag_is_not_audio() -> None:
+    head = id3(_frames()) + PLAYLIST
+    _assert_not_media(head)
+    assert "playlist" in detect(head, "song.mp3").description
+
+
+def test_an_ffconcat_list_behind_an_id3_tag_is_not_audio() -> None:
+    _assert_not_media(id3(_frames()) + CONCAT)
+
+
+def test_a_playlist_behind_two_id3_tags_is_not_audio() -> None:
+    second = b"ID3\x03\x00\x00" + bytes((0, 0, 0, 4)) + bytes(4)  # a v2.3 tag
+    _assert_not_media(id3(_frames()) + second + PLAYLIST)
+
+
+def test_a_playlist_behind_an_id3_tag_with_a_footer_is_not_audio() -> None:
+    footer = b"3DI\x04\x00\x10" + bytes((0, 0, 0, len(_frames())))
+    _assert_not_media(id3(_frames(), flags=0x10) + footer + PLAYLIST)
+
+
+def test_an_id3_tag_claiming_more_than_the_file_holds_is_not_audio() -> None:
+    # The largest size a tag can claim (256 MiB) in a file of a few bytes.
+    _assert_not_media(id3(b"tiny", size=(1 << 28) - 1))
+
+
+def test_an_mp3_frame_after_an_id3_tag_is_audio() -> None:
+    head = id3(_frames()) + MP3_FRAME
+    assert _words(head, "song.bin") == ("audio/mpeg", "MP3 audio")
+
+
+def test_an_mp3_frame_after_two_id3_tags_is_audio() -> None:
+    head = id3(_frames()) + id3(b"") + MP3_FRAME
+    assert detect(head, "song.bin").mime == "audio/mpeg"
+
+
+def test_an_id3_tag_larger_than_the_head_is_still_audio() -> None:
+    # Cover art makes real tags far larger than the head; what follows is not
+    # in the head, and the file stays MP3 rather than breaking real music.
+    head = id3(bytes(filetype.HEAD_SIZE), size=300_000)[: filetype.HEAD_SIZE]
+    assert detect(head, "song.mp3").mime == "audio/mpeg"
+
+
+def test_a_playlist_behind_a_100_kib_tag_is_refused() -> None:
+    data = id3(bytes(100 << 10)) + PLAYLIST
+    found = _detect_file(data)
+    assert found.mime == filetype.OCTET_STREAM
+    assert "playlist" in found.description
+
+
+def test_an_mp3_frame_behind_a_100_kib_tag_is_still_audio() -> None:
+    found = _detect_file(id3(bytes(100 << 10)) + MP3_FRAME * 20)
+    assert (found.mime, found.kind) == ("audio/mpeg", Kind.AUDIO)
+
+
+def test_a_playlist_behind_a_chain_of_tags_past_the_head_is_refused() -> None:
+    data = id3(bytes(3000)) + id3(bytes(5000)) + id3(_frames()) + PLAYLIST
+    found = _detect_file(data)
+    assert found.mime == filetype.OCTET_STREAM
+    assert "playlist" in found.description
+
+
+def test_tags_past_the_bound_are_not_followed_and_not_called_audio() -> None:
+    reads: list[int] = []
+    data = id3(b"", size=filetype.TAG_LIMIT) + MP3_FRAME
+
+    def read(size: int, offset: int) -> bytes:
+        reads.append(offset)
+        return data[offset : offset + size]
+
+    found = detect(data[: filetype.HEAD_SIZE], "song.mp3", read=read)
+    assert found.mime == filetype.OCTET_STREAM
+    assert all(offset <= filetype.TAG_LIMIT for offset in reads)
+
+
+def test_a_file_that_ends_inside_its_tags_has_no_audio() -> None:
+    data = id3(bytes(100), size=50_000)
+    assert _detect_file(data).description == "ID3 tag with no audio after it"
+
+
+@pytest.mark.parametrize("second", [0xFB, 0xFA, 0xF3, 0xF2, 0xE3, 0xE2])
+def test_every_layer_iii_frame_sync_is_mp3(second: int) -> None:
+    head = bytes((0xFF, second, 0x90, 0x64)) + bytes(200)
+    assert detect(head, "song.bin").mime == "audio/mpeg"
+
+
+def test_a_reserved_mpeg_version_is_not_mp3() -> None:
+    head = bytes((0xFF, 0xEB, 0x90, 0x64)) + bytes(200)
+    assert detect(head, "song.bin").mime != "audio/mpeg"

@@ -1,0 +1,165 @@
+"""Image facts from headers, the pixel limit, and decoding sized to the view."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from app.formats.image_facts import (
+    FORMATS,
+    MAX_PIXELS,
+    ImageDataError,
+    ReadAtStream,
+    decode_scaled,
+    fit_within,
+    format_for_mime,
+    megapixels,
+    pixel_refusal,
+    read_facts,
+)
+
+PNG = FORMATS["image/png"]
+JPEG = FORMATS["image/jpeg"]
+GIF = FORMATS["image/gif"]
+
+
+def png_header(width: int, height: int) -> bytes:
+    """A PNG that declares a size in its header but holds no pixel data."""
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", b"")
+
+
+def chunk(kind: bytes, body: bytes) -> bytes:
+    crc = struct.pack(">I", zlib.crc32(kind + body))
+    return struct.pack(">I", len(body)) + kind + body + crc
+
+
+def encoded(image: Image.Image, fmt: str, **options: object) -> bytes:
+    out = io.BytesIO()
+    image.save(out, fmt, **options)
+    return out.getvalue()
+
+
+def test_png_dimensions_come_from_the_header_alone() -> None:
+    facts = read_facts(io.BytesIO(png_header(640, 480)), PNG)
+    assert (facts.width, facts.height, facts.frames) == (640, 480, 1)
+
+
+def test_a_bomb_header_is_measured_and_refused_with_its_size() -> None:
+    facts = read_facts(io.BytesIO(png_header(20000, 20000)), PNG)
+    assert facts.pixels == 400_000_000
+    assert pixel_refusal(facts) == (
+        "The image is 20000\u00d720000 pixels (400 MP), more than the 89 MP "
+        "this viewer decodes."
+    )
+
+
+def test_an_image_at_the_limit_is_not_refused() -> None:
+    facts = read_facts(io.BytesIO(png_header(9459, 9459)), PNG)
+    assert facts.pixels <= MAX_PIXELS
+    assert pixel_refusal(facts) is None
+
+
+def test_decoding_a_bomb_header_refuses_before_reading_pixels() -> None:
+    with pytest.raises(ImageDataError, match="20000\u00d720000"):
+        decode_scaled(png_header(20000, 20000), PNG, (100, 100))
+
+
+def test_a_truncated_png_fails_with_a_clear_message() -> None:
+    data = encoded(Image.new("RGB", (200, 200), "red"), "PNG")
+    with pytest.raises(ImageDataError, match="The PNG data is damaged or truncated"):
+        decode_scaled(data[: len(data) // 2], PNG)
+
+
+def test_a_header_of_another_format_is_not_read_as_png() -> None:
+    data = encoded(Image.new("RGB", (8, 8)), "JPEG")
+    with pytest.raises(ImageDataError, match="PNG"):
+        read_facts(io.BytesIO(data), PNG)
+
+
+def test_exif_orientation_swaps_the_displayed_size_and_the_decode() -> None:
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    data = encoded(Image.new("RGB", (300, 100), "blue"), "JPEG", exif=exif)
+    facts = read_facts(io.BytesIO(data), JPEG)
+    assert facts.orientation == 6
+    assert facts.display_size == (100, 300)
+    decoded = decode_scaled(data, JPEG)
+    assert (decoded.width, decoded.height) == (100, 300)
+
+
+def test_a_large_jpeg_is_decoded_no_larger_than_the_bound() -> None:
+    data = encoded(Image.new("RGB", (4000, 3000), "green"), "JPEG")
+    decoded = decode_scaled(data, JPEG, (800, 800))
+    assert (decoded.width, decoded.height) == (800, 600)
+    assert (decoded.full_width, decoded.full_height) == (4000, 3000)
+    assert len(decoded.data) == 800 * 600 * 4
+    assert decoded.scale == pytest.approx(0.2)
+
+
+def test_transparency_survives_as_rgba() -> None:
+    data = encoded(Image.new("RGBA", (4, 4), (10, 20, 30, 0)), "PNG")
+    decoded = decode_scaled(data, PNG)
+    assert decoded.data[:4] == bytes((10, 20, 30, 0))
+
+
+def test_sixteen_bit_greyscale_is_scaled_not_clipped() -> None:
+    image = Image.new("I;16", (4, 4), 32768)
+    decoded = decode_scaled(encoded(image, "PNG"), PNG)
+    assert decoded.data[0] == 128
+
+
+def test_animated_gif_counts_its_frames() -> None:
+    frames = [Image.new("RGB", (20, 10), (index * 50, 0, 0)) for index in range(5)]
+    data = encoded(frames[0], "GIF", save_all=True, append_images=frames[1:])
+    facts = read_facts(io.BytesIO(data), GIF)
+    assert facts.frames == 5
+    assert facts.animated
+
+
+def test_each_accepted_format_reads_its_size(tmp_path: Path) -> None:
+    image = Image.new("RGB", (48, 32), "white")
+    for fmt, pillow in (
+        ("image/bmp", "BMP"),
+        ("image/webp", "WEBP"),
+        ("image/tiff", "TIFF"),
+    ):
+        facts = read_facts(io.BytesIO(encoded(image, pillow)), FORMATS[fmt])
+        assert (facts.width, facts.height) == (48, 32), fmt
+    icon = encoded(image, "ICO", sizes=[(32, 32)])
+    assert read_facts(io.BytesIO(icon), FORMATS["image/vnd.microsoft.icon"]).width == 32
+
+
+def test_svg_is_not_an_accepted_format() -> None:
+    assert format_for_mime("image/svg+xml") is None
+    assert format_for_mime("image/png") is PNG
+
+
+def test_read_at_stream_reads_through_positional_reads() -> None:
+    data = bytes(range(100))
+    calls: list[tuple[int, int]] = []
+
+    def read_at(size: int, offset: int) -> bytes:
+        calls.append((size, offset))
+        return data[offset : offset + size]
+
+    stream = io.BufferedReader(ReadAtStream(read_at, len(data)), buffer_size=16)
+    stream.seek(90)
+    assert stream.read(20) == data[90:]
+    assert all(offset >= 90 for _size, offset in calls)
+
+
+def test_fit_within_never_grows_and_keeps_the_ratio() -> None:
+    assert fit_within((6000, 4000), (1280, 1280)) == (1280, 853)
+    assert fit_within((100, 50), (1280, 1280)) == (100, 50)
+
+
+def test_megapixels_reads_naturally() -> None:
+    assert megapixels(24_000_000) == "24 MP"
+    assert megapixels(400_000) == "0.4 MP"
+    assert megapixels(9_600) == "<0.1 MP"

@@ -1,0 +1,170 @@
+"""The sparse line index: counts, random access, long lines, find, fence, cancel."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app.core.safeio import open_verified
+from app.formats.line_index import BLOCK_BYTES, CUT_MARK, LineIndex
+from app.formats.text_pages import BuildCancelledError, FenceBrokenError
+
+
+def index_of(path, **kwargs) -> LineIndex:
+    return LineIndex.build(open_verified(str(path)), **kwargs)
+
+
+@pytest.fixture
+def many_lines(tmp_path):
+    """About 1.5 MiB of lines of varied length, so several blocks and checkpoints."""
+    rng = random.Random(7)
+    lines = [f"{n}: " + "wörd " * rng.randint(0, 60) for n in range(20_000)]
+    path = tmp_path / "many.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path, lines
+
+
+def test_counts_and_reads_any_window_like_splitlines(many_lines):
+    path, lines = many_lines
+    index = index_of(path)
+    assert index.total_lines == len(lines)
+    for first in (0, 1, 777, 10_001, 19_990):
+        assert index.lines(first, 50) == lines[first : first + 50]
+    assert index.lines(19_999, 50) == lines[-1:]
+    assert index.lines(25_000, 5) == []
+
+
+def test_offset_and_line_lookups_agree(many_lines):
+    path, lines = many_lines
+    index = index_of(path)
+    data = path.read_bytes()
+    for line in (0, 5, 4_321, 19_999):
+        offset = index.offset_of_line(line)
+        assert offset == 0 or data[offset - 1 : offset] == b"\n"
+        assert index.line_at_offset(offset) == line
+        assert index.line_at_offset(offset + 2) == line
+    assert index.offset_of_line(len(lines)) == len(data)
+
+
+def test_index_memory_is_one_number_per_64_kib(many_lines):
+    path, _ = many_lines
+    index = index_of(path)
+    assert len(index._checkpoints) <= path.stat().st_size // (64 * 1024) + 1
+
+
+def test_cr_only_file_counts_carriage_returns(tmp_path):
+    path = tmp_path / "mac.txt"
+    path.write_bytes(b"one\rtwo\rthree")
+    index = index_of(path)
+    assert (index.terminator, index.total_lines) == ("\r", 3)
+    assert index.lines(0, 5) == ["one", "two", "three"]
+
+
+def test_mixed_endings_count_line_feeds_and_keep_lone_cr_in_the_line(tmp_path):
+    path = tmp_path / "mixed.txt"
+    path.write_bytes(b"a\r\nb\rc\nd\n")
+    index = index_of(path)
+    assert (index.terminator, index.total_lines) == ("\n", 3)
+    assert index.lines(0, 3) == ["a", "b\rc", "d"]
+
+
+def test_last_line_without_line_end_counts_and_empty_file_has_none(tmp_path):
+    (tmp_path / "a").write_text("x\ny")
+    (tmp_path / "b").write_bytes(b"")
+    assert index_of(tmp_path / "a").total_lines == 2
+    assert index_of(tmp_path / "b").total_lines == 0
+    assert index_of(tmp_path / "b").lines(0, 10) == []
+
+
+def test_utf16_file_is_indexed_in_code_units(tmp_path):
+    path = tmp_path / "wide.txt"
+    lines = [f"línea {n} \U0001f600 \u0a0a" for n in range(5_000)]
+    path.write_bytes(
+        "\ufeff".encode("utf-16-le") + "\n".join(lines).encode("utf-16-le")
+    )
+    index = index_of(path)
+    assert index.total_lines == len(lines)
+    assert index.lines(4_000, 3) == lines[4_000:4_003]
+
+
+def test_a_huge_line_is_cut_with_a_mark(tmp_path):
+    path = tmp_path / "huge.txt"
+    path.write_bytes(b"short\n" + b"y" * (5 * BLOCK_BYTES) + b"\nend\n")
+    index = index_of(path)
+    got = index.lines(0, 3, max_line_chars=100)
+    assert got[0] == "short" and got[2] == "end"
+    assert got[1] == "y" * 100 + CUT_MARK
+
+
+def test_find_forward_and_backward_across_blocks(many_lines):
+    path, lines = many_lines
+    index = index_of(path)
+    target = 15_000
+    column = lines[target].index(":")
+    needle = f"{target}:"
+    assert index.find(needle) == (target, 0)
+    assert index.find(needle.upper() + " WÖRD", 0) == (
+        (target, 0) if "wörd" in lines[target] else None
+    )
+    assert index.find(needle, target + 1) is None
+    assert index.find(needle, 19_999, backward=True) == (
+        target,
+        column - len(str(target)),
+    )
+    assert index.find(needle, target, start_column=1) is None
+    assert index.find("WÖRD", 0, case_sensitive=True) is None
+
+
+def test_find_next_on_the_same_line_uses_the_column(tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text("abc abc\nabc\n")
+    index = index_of(path)
+    assert index.find("abc", 0, start_column=1) == (0, 4)
+    assert index.find("abc", 0, start_column=5) == (1, 0)
+    assert index.find("abc", 1, start_column=0, backward=True) == (0, 4)
+    assert index.find("abc", 0, start_column=4, backward=True) == (0, 0)
+
+
+def test_find_catches_a_match_straddling_a_block_cut_in_a_long_line(tmp_path):
+    path = tmp_path / "long.txt"
+    head = b"x" * (BLOCK_BYTES - 3)
+    path.write_bytes(b"first\n" + head + b"NEEDLE" + b"x" * 100 + b"\n")
+    index = index_of(path)
+    assert index.find("needle") == (1, len(head))
+    assert index.find("needle", 2, backward=True) == (1, len(head))
+
+
+def test_backward_find_catches_a_match_straddling_a_block_start(tmp_path):
+    path = tmp_path / "long.txt"
+    # The last 1 MiB block begins three bytes into the needle.
+    path.write_bytes(
+        b"first\n" + b"x" * 100 + b"NEEDLE" + b"x" * (BLOCK_BYTES - 3) + b"\n"
+    )
+    index = index_of(path)
+    assert index.find("needle", 2, backward=True) == (1, 100)
+
+
+def test_find_refuses_a_needle_with_a_line_end(many_lines):
+    with pytest.raises(ValueError):
+        index_of(many_lines[0]).find("a\nb")
+
+
+def test_build_reports_progress_and_can_be_cancelled(many_lines):
+    path, _ = many_lines
+    seen: list[tuple[int, int]] = []
+    index_of(path, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (path.stat().st_size, path.stat().st_size)
+    with pytest.raises(BuildCancelledError):
+        index_of(path, cancelled=lambda: True)
+
+
+def test_a_file_that_grows_after_indexing_stops_reads(many_lines):
+    path, _ = many_lines
+    index = index_of(path)
+    with open(path, "a") as out:
+        out.write("more\n")
+    with pytest.raises(FenceBrokenError):
+        index.lines(100, 10)
+    with pytest.raises(FenceBrokenError):
+        index.find("anything")

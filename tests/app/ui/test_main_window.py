@@ -1,0 +1,198 @@
+"""The main window: conversations, chat, workspace, remembered layout, commands."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+from app.core.store import Store
+from app.ui.main_window import MainWindow
+
+
+@pytest.fixture(scope="module")
+def demo_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from app.demo.conversation import play_demo
+
+    data = tmp_path_factory.mktemp("demo-data")
+    with Store(data) as store:
+        play_demo(store, data / "demo-workspace")
+    return data
+
+
+@pytest.fixture
+def window(qtbot, demo_data):
+    store = Store(demo_data)
+    win = MainWindow(store, demo_data)
+    qtbot.addWidget(win)
+    win.refresh_conversations()
+    win.show_conversation(store.conversations()[-1].id)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.close()
+    store.close()
+
+
+def test_window_shows_the_demo_conversation_in_all_three_panes(window, qtbot):
+    assert window.conversations.model().rowCount() >= 1
+    assert window.chat.model().rowCount() > 10
+    assert window.windowTitle().startswith("Quarterly sales analysis")
+    qtbot.waitUntil(window.is_loaded, timeout=10_000)
+
+
+def test_without_a_model_the_input_says_how_to_configure_one(window):
+    assert "deliverables chat --model" in window.chat_input._edit.placeholderText()
+    assert window.chat_input._edit.isReadOnly()
+
+
+def test_splitter_sizes_are_remembered(qtbot, demo_data):
+    store = Store(demo_data)
+    first = MainWindow(store, demo_data)
+    qtbot.addWidget(first)
+    first.show()
+    qtbot.waitExposed(first)
+    first.splitter.setSizes([150, 500, 700])
+    sizes = first.splitter.sizes()
+    first.close()
+    second = MainWindow(store, demo_data)
+    qtbot.addWidget(second)
+    second.show()
+    qtbot.waitExposed(second)
+    assert second.splitter.sizes() == sizes
+    second.close()
+    store.close()
+
+
+def test_a_broken_policy_file_denies_everything_and_says_why(
+    window, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "deliverables").mkdir()
+    (tmp_path / "deliverables" / "policy.toml").write_text("[deny\n")
+
+    policy = window.current_policy()
+
+    assert policy.denying_rule("/home/someone/report.html") is not None
+    assert window.notice_bar.kind == "error"
+    assert "policy.toml" in window.notice_bar.text()
+
+
+def test_every_interactive_element_has_an_accessible_name(window):
+    from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QLineEdit
+
+    missing = [
+        widget
+        for kind in (QAbstractButton, QAbstractItemView, QLineEdit)
+        for widget in window.findChildren(kind)
+        if widget.isVisible()
+        and not widget.accessibleName()
+        and not (isinstance(widget, QAbstractButton) and widget.text())
+    ]
+    assert missing == []
+
+
+def _run_cli(*args: str, timeout: int = 180) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_demo_command_saves_a_screenshot_and_exits_zero(tmp_path):
+    png = tmp_path / "demo.png"
+    result = _run_cli(
+        "demo", "--data-dir", str(tmp_path / "data"), "--screenshot", str(png)
+    )
+    assert result.returncode == 0, result.stderr
+    image = QImage(str(png))
+    assert image.width() >= 800
+    assert image.height() >= 500
+
+
+def test_open_command_starts_without_heavy_modules(tmp_path, demo_data):
+    code = (
+        "import sys\n"
+        "from app.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "heavy = [m for m in ('PySide6.QtWebEngineWidgets', 'PySide6.QtMultimedia',"
+        " 'pymupdf', 'langchain', 'langchain_core') if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+        "sys.exit(code)\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    png = tmp_path / "open.png"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "open",
+            "--data-dir",
+            str(demo_data),
+            "--screenshot",
+            str(png),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "HEAVY []" in result.stdout
+    assert png.exists()
+
+
+def test_view_command_opens_files_into_the_workspace(tmp_path):
+    folder = tmp_path / "files"
+    folder.mkdir()
+    (folder / "a.txt").write_text("alpha\n")
+    (folder / "b.txt").write_text("beta\n")
+    png = tmp_path / "view.png"
+    result = _run_cli(
+        "view",
+        str(folder / "a.txt"),
+        str(folder / "b.txt"),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--screenshot",
+        str(png),
+    )
+    assert result.returncode == 0, result.stderr
+    assert png.exists()
+
+
+def _deliverable_refs(window):
+    from app.core.transcript import DeliverableBlock
+
+    model = window.chat.chat_model()
+    return {
+        block.entry.name: block.ref
+        for block in (model.block(row) for row in range(model.rowCount()))
+        if isinstance(block, DeliverableBlock) and block.entry is not None
+    }
+
+
+def test_clicking_a_card_opens_it_and_show_source_opens_its_text(window, qtbot):
+    from previewers.markdown.widget import MarkdownPreviewWidget
+    from previewers.text.widget import CodePreviewWidget
+
+    refs = _deliverable_refs(window)
+    assert {"summary.md", "clean_data.py", "report.pdf", "tone.wav"} <= set(refs)
+    window.chat.deliverableActivated.emit(refs["summary.md"])
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
+    assert isinstance(window.workspace.current_preview(), MarkdownPreviewWidget)
+    assert window.file_actions.perform("show_source", refs["summary.md"])
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
+    assert isinstance(window.workspace.current_preview(), CodePreviewWidget)
+    assert window.workspace.tab_count() == 2

@@ -1,0 +1,300 @@
+"""The CSV preview: first rows, row index, ragged rows, sorting, copy, bad input."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QGuiApplication
+from pytestqt.qtbot import QtBot
+
+from app.formats import csv_index
+from previewers import registry
+from previewers.csv import CsvPreviewer
+from previewers.csv import model as csv_model
+from previewers.csv import widget as csv_view
+from previewers.csv.model import BLOCK, CACHE_BLOCKS, CELL_CHARS
+from previewers.csv.widget import CsvPreviewWidget
+from tests.previewers.conftest import OpenPreview
+
+
+@pytest.fixture(autouse=True)
+def csv_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(
+        registry.REGISTRY, "_table", [CsvPreviewer(), *registry.REGISTRY._table]
+    )
+    yield
+
+
+def _write(path: Path, rows: list[list[Any]], delimiter: str = ",") -> Path:
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=delimiter, lineterminator="\n").writerows(rows)
+    path.write_text(buffer.getvalue())
+    return path
+
+
+def _open(qtbot: QtBot, open_preview: OpenPreview, path: Path) -> CsvPreviewWidget:
+    preview = open_preview(path)
+    assert isinstance(preview, CsvPreviewWidget)
+    qtbot.waitUntil(preview.is_settled)
+    qtbot.waitUntil(preview.is_indexed)
+    return preview
+
+
+def _people(tmp_path: Path, count: int = 5) -> Path:
+    rows: list[list[Any]] = [["name", "age"]]
+    rows += [[f"person {n}", 20 + (n * 7) % 50] for n in range(count)]
+    return _write(tmp_path / "people.csv", rows)
+
+
+def test_header_rows_and_counts_show(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = _open(qtbot, open_preview, _people(tmp_path))
+    model = preview.model
+    assert model is not None
+    assert model.headerData(1, Qt.Orientation.Horizontal) == "age"
+    assert preview.cell(0, 0) == "person 0"
+    assert preview.status_text().startswith("5 rows · 2 columns · comma-separated")
+
+
+def test_tsv_is_detected(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = _write(tmp_path / "t.tsv", [["a", "b"], ["1", "x, y"]], "\t")
+    preview = _open(qtbot, open_preview, path)
+    assert preview.cell(0, 1) == "x, y"
+    assert "tab-separated" in preview.status_text()
+
+
+def test_rows_beyond_the_head_come_from_the_index_in_blocks(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    count = BLOCK * (CACHE_BLOCKS + 8)
+    preview = _open(qtbot, open_preview, _people(tmp_path, count))
+    model = preview.model
+    assert model is not None and model.rowCount() == count
+    assert preview.cell(count - 1, 0) == f"person {count - 1}"
+    for row in range(0, count, BLOCK):
+        preview.cell(row, 0)
+    # Never the whole file: at most the cache's blocks are held.
+    assert model.cached_rows() <= BLOCK * CACHE_BLOCKS < count
+
+
+def test_ragged_rows_are_padded_and_flagged(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b,c\n1,2,3\n4\n5,6,7,8\n")
+    preview = _open(qtbot, open_preview, path)
+    model = preview.model
+    assert model is not None
+    assert [preview.cell(1, n) for n in range(3)] == ["4", "", ""]
+    assert preview.cell(2, 2) == "7\t8"
+    assert model.index(1, 0).data(Qt.ItemDataRole.BackgroundRole) is not None
+    assert model.index(0, 0).data(Qt.ItemDataRole.BackgroundRole) is None
+    assert "different number of cells" in model.index(1, 0).data(
+        Qt.ItemDataRole.ToolTipRole
+    )
+    assert model.headerData(1, Qt.Orientation.Vertical).startswith("\u26a0")
+
+
+def test_huge_fields_are_elided_with_the_full_text_kept(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    big = "x" * 200_000
+    path = _write(tmp_path / "big.csv", [["a", "b"], [big, "two\nlines"]])
+    preview = _open(qtbot, open_preview, path)
+    model = preview.model
+    assert model is not None
+    shown = model.index(0, 0).data()
+    assert len(shown) == CELL_CHARS + 1 and shown.endswith("\u2026")
+    assert preview.cell(0, 0) == big
+    assert model.index(0, 1).data() == "two\u23celines"
+
+
+def test_cells_never_become_rich_text(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    markup = '<img src="/etc/passwd">' + "y" * CELL_CHARS
+    rows = [["name", "n"], [markup, "1"], ["x", "2"]]
+    preview = _open(qtbot, open_preview, _write(tmp_path / "h.csv", rows))
+    model = preview.model
+    assert model is not None
+    row = 0 if model.headerData(0, Qt.Orientation.Horizontal) == "name" else 1
+    tooltip = model.index(row, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "<img" not in tooltip and "&lt;img src=" in tooltip
+    assert model.index(row, 0).data().startswith('<img src="/etc/passwd">')
+
+
+def test_clicking_a_header_sorts_small_files(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = _open(qtbot, open_preview, _people(tmp_path, 6))
+    ages = [preview.cell(n, 1) for n in range(6)]
+    preview.view.horizontalHeader().sectionClicked.emit(1)
+    qtbot.waitUntil(lambda: "Sorting" not in preview.status_text())
+    assert [preview.cell(n, 1) for n in range(6)] == sorted(ages, key=int)
+    preview.view.horizontalHeader().sectionClicked.emit(1)
+    qtbot.waitUntil(lambda: preview.cell(0, 1) == max(ages, key=int))
+
+
+def test_sorting_is_off_for_large_files(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(csv_view, "SORT_LIMIT_BYTES", 10)
+    preview = _open(qtbot, open_preview, _people(tmp_path, 6))
+    assert not preview.view.horizontalHeader().sectionsClickable()
+    assert "sorting is off for large files" in preview.status_text()
+
+
+def test_copy_gives_tsv_with_formula_cells_escaped(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    rows = [["a", "b", "n"], ["=1+1", "plain", "1"], ["x", "y", "2"]]
+    path = _write(tmp_path / "f.csv", rows)
+    preview = _open(qtbot, open_preview, path)
+    model = preview.model
+    assert model is not None
+    selection = preview.view.selectionModel()
+    for row, column in ((0, 0), (0, 1), (1, 1)):
+        selection.select(
+            model.index(row, column), QItemSelectionModel.SelectionFlag.Select
+        )
+    preview.copy_selection()
+    assert QGuiApplication.clipboard().text() == "'=1+1\tplain\n\ty"
+
+
+def test_unbalanced_quote_shows_a_notice(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "quote.csv"
+    path.write_text('a,b\n1,"open\n2,3\n4,5\n')
+    preview = _open(qtbot, open_preview, path)
+    assert "never closed" in preview.notice_text()
+    assert preview.model is not None and preview.model.rowCount() >= 1
+
+
+def test_empty_file_shows_an_empty_table(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "empty.csv"
+    path.write_bytes(b"")
+    preview = _open(qtbot, open_preview, path)
+    assert preview.is_loaded()
+    assert preview.status_text().startswith("0 rows")
+
+
+def test_invalid_utf8_shows_replacement_characters(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "latin.csv"
+    path.write_bytes(b"name,city,n\nJos\xe9,Par\xeds,1\nAnn,Rome,2\n")
+    preview = _open(qtbot, open_preview, path)
+    assert preview.cell(0, 0) == "Jos\ufffd"
+
+
+def test_utf16_table_gets_a_clear_failure(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "wide.csv"
+    path.write_bytes("a,b\n1,2\n".encode("utf-16"))
+    preview = open_preview(path)
+    qtbot.waitUntil(preview.is_settled)
+    assert "UTF-8" in preview.message_text()
+
+
+def test_file_truncated_while_indexing_keeps_rows_and_asks_for_reload(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = _people(tmp_path, 50)
+    real_build = csv_index.CsvIndex.build
+
+    def truncate_then_build(table: Any, **kwargs: Any) -> Any:
+        with open(path, "r+b") as handle:
+            handle.truncate(40)
+        return real_build(table, **kwargs)
+
+    monkeypatch.setattr(csv_view.CsvIndex, "build", truncate_then_build)
+    preview = _open(qtbot, open_preview, path)
+    assert "changed on disk" in preview.notice_text()
+    assert preview.cell(0, 0) == "person 0"
+    assert preview.status_text().startswith("first 50 rows")
+
+
+def test_file_changed_after_indexing_stops_reading_rows(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    count = BLOCK * 4
+    path = _people(tmp_path, count)
+    preview = _open(qtbot, open_preview, path)
+    with open(path, "ab") as handle:
+        handle.write(b"late,1\n")
+    assert preview.cell(count - 1, 0) == ""
+    assert "changed on disk" in preview.notice_text()
+
+
+def test_row_index_starts_after_the_first_rows_are_painted(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_build = csv_view.CsvIndex.build
+    painted_before_build: list[bool] = []
+    preview: CsvPreviewWidget | None = None
+
+    def watched_build(table: Any, **kwargs: Any) -> csv_index.CsvIndex:
+        assert preview is not None and preview.model is not None
+        painted_before_build.append(preview.model.clock.last > 0)
+        return real_build(table, **kwargs)
+
+    monkeypatch.setattr(csv_view.CsvIndex, "build", watched_build)
+    made = open_preview(_people(tmp_path, 300))
+    assert isinstance(made, CsvPreviewWidget)
+    preview = made
+    preview.resize(500, 300)
+    preview.show()
+    qtbot.waitUntil(preview.is_indexed)
+    assert painted_before_build == [True]
+
+
+def test_display_text_is_made_once_per_row_and_other_roles_cost_nothing(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    preview = _open(qtbot, open_preview, _people(tmp_path, 50))
+    model = preview.model
+    assert model is not None
+    made: list[str] = []
+    real_display = csv_model.display_cell
+
+    def counted(text: str) -> str:
+        made.append(text)
+        return real_display(text)
+
+    monkeypatch.setattr(csv_model, "display_cell", counted)
+    for _ in range(3):
+        assert model.index(7, 0).data() == "person 7"
+        assert model.index(7, 1).data() == str(20 + (7 * 7) % 50)
+    assert made == ["person 7", str(20 + (7 * 7) % 50)]
+    for role in (
+        Qt.ItemDataRole.FontRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        Qt.ItemDataRole.SizeHintRole,
+        Qt.ItemDataRole.DecorationRole,
+    ):
+        assert model.index(7, 0).data(role) is None

@@ -1,0 +1,249 @@
+"""The Markdown preview: safe rendering, outline, workspace-only images, links."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QColor, QImage
+from pytestqt.qtbot import QtBot
+
+from app.core.policy import Policy, Rule
+from previewers import registry
+from previewers.context import PreviewContext
+from previewers.markdown import MarkdownPreviewer
+from previewers.markdown.widget import MarkdownPreviewWidget
+from previewers.widget import PreviewWidget
+from tests.previewers.conftest import OpenPreview
+
+
+@pytest.fixture(autouse=True)
+def markdown_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        registry.REGISTRY, "_table", [MarkdownPreviewer(), *registry.REGISTRY._table]
+    )
+
+
+class Where:
+    """The context previews are opened with; a test may point it elsewhere."""
+
+    def __init__(self, context: PreviewContext) -> None:
+        self.context = context
+
+
+@pytest.fixture
+def where(tmp_path: Path) -> Where:
+    return Where(PreviewContext(root=str(tmp_path), policy_provider=lambda: Policy([])))
+
+
+@pytest.fixture
+def open_preview(open_preview: OpenPreview, where: Where) -> OpenPreview:
+    """The shared fixture, shown in a workspace rooted at the test's folder."""
+
+    def make(path: Path, **options: Any) -> PreviewWidget:
+        return open_preview(path, context=where.context, **options)
+
+    return make
+
+
+def _png(path: Path, color: str = "red") -> None:
+    image = QImage(40, 20, QImage.Format.Format_RGB32)
+    image.fill(QColor(color))
+    assert image.save(str(path), "PNG")
+
+
+def _open(qtbot: QtBot, open_preview: OpenPreview, path: Path) -> MarkdownPreviewWidget:
+    preview = open_preview(path)
+    assert isinstance(preview, MarkdownPreviewWidget)
+    qtbot.waitUntil(preview.is_loaded)
+    return preview
+
+
+def _image(preview: MarkdownPreviewWidget, number: int) -> QImage:
+    resource = preview.document.loadResource(2, QUrl(f"mdimg:{number}"))
+    assert isinstance(resource, QImage)
+    return resource
+
+
+def test_renders_text_tables_and_an_outline(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text(
+        "# Title\n\nSome **bold** text.\n\n## Part\n\n|a|b|\n|-|-|\n|1|2|\n"
+    )
+    preview = _open(qtbot, open_preview, path)
+    assert "Some bold text." in preview.text()
+    assert preview.headings() == ["Title", "Part"]
+    assert preview.document.toHtml().count("<table") == 1
+
+
+def test_raw_html_stays_literal_text(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "evil.md"
+    path.write_text('<img src="/etc/passwd"><b>bold?</b>\n')
+    preview = _open(qtbot, open_preview, path)
+    assert '<img src="/etc/passwd"><b>bold?</b>' in preview.text()
+    assert not any("passwd" in url for url in preview.document.requested)
+
+
+def test_workspace_image_is_shown(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    _png(tmp_path / "chart.png")
+    path = tmp_path / "notes.md"
+    path.write_text("![chart](chart.png)\n")
+    preview = _open(qtbot, open_preview, path)
+    image = _image(preview, 0)
+    assert (image.width(), image.height()) == (40, 20)
+    assert image.pixelColor(5, 5) == QColor("red")
+    assert preview.notice_text() == ""
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ("https://example.org/a.png", "https images"),
+        ("../outside.png", "outside the workspace"),
+        ("vector.svg", "not a PNG"),
+        ("link.png", "symbolic link"),
+        ("denied/secret.png", "read-deny"),
+        ("missing.png", "no longer exists"),
+    ],
+)
+def test_other_images_get_a_placeholder(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    where: Where,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    source: str,
+    reason: str,
+) -> None:
+    root = tmp_path / "ws"
+    (root / "denied").mkdir(parents=True)
+    _png(tmp_path / "outside.png")
+    _png(root / "denied" / "secret.png")
+    (root / "vector.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    (root / "link.png").symlink_to(tmp_path / "outside.png")
+    where.context = PreviewContext(
+        root=str(root), policy_provider=lambda: Policy([Rule("denied", "test")])
+    )
+    path = root / "notes.md"
+    path.write_text(f"![pic]({source})\n")
+    preview = _open(qtbot, open_preview, path)
+    image = _image(preview, 0)
+    # The placeholder is a drawn box, never the 40x20 red picture.
+    assert image.height() == 36 and image.pixelColor(5, 5) != QColor("red")
+    loaded = preview.document._images[0]
+    assert loaded.image is None and reason in loaded.reason
+    assert "1 image(s) not shown" in preview.notice_text()
+
+
+def test_unknown_resources_never_read_the_named_file(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.png"
+    _png(secret)
+    path = tmp_path / "notes.md"
+    path.write_text("text\n")
+    preview = _open(qtbot, open_preview, path)
+    resource = preview.view.loadResource(2, QUrl.fromLocalFile(str(secret)))
+    assert isinstance(resource, QImage) and resource.height() == 36
+
+
+def test_anchor_links_scroll_without_asking(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "long.md"
+    body = "\n\n".join(f"para {n}" for n in range(200))
+    path.write_text(f"[down](#end)\n\n{body}\n\n# End\n")
+    preview = _open(qtbot, open_preview, path)
+    preview.resize(600, 400)
+    preview.show()
+    asked: list[str] = []
+    preview.ask_open = lambda _parent, url: asked.append(url) or False
+    preview.view.anchorClicked.emit(QUrl("#end"))
+    qtbot.waitUntil(lambda: preview.view.verticalScrollBar().value() > 0)
+    assert asked == []
+
+
+def test_web_links_ask_and_open_only_when_confirmed(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "links.md"
+    path.write_text("[site](https://example.org/)\n")
+    preview = _open(qtbot, open_preview, path)
+    answers = [False, True]
+    opened: list[str] = []
+    preview.ask_open = lambda _parent, _url: answers.pop(0)
+    preview.open_url = lambda url: opened.append(url.toString()) or True
+    preview.view.anchorClicked.emit(QUrl("https://example.org/"))
+    assert opened == []
+    preview.view.anchorClicked.emit(QUrl("https://example.org/"))
+    assert opened == ["https://example.org/"]
+
+
+@pytest.mark.parametrize("url", ["../report/index.html", "file:///etc/hosts"])
+def test_other_links_are_never_opened(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path, url: str
+) -> None:
+    path = tmp_path / "links.md"
+    path.write_text(f"[x]({url})\n")
+    preview = _open(qtbot, open_preview, path)
+    told: list[str] = []
+    opened: list[QUrl] = []
+    preview.tell = lambda _parent, message: told.append(message)
+    preview.ask_open = lambda _parent, _url: True
+    preview.open_url = lambda link: opened.append(link) or True
+    preview.view.anchorClicked.emit(QUrl(url))
+    assert opened == [] and told and "not opened" in told[0]
+
+
+def test_source_toggle_shows_the_file_text(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("# Title\n\n**bold**\n")
+    preview = _open(qtbot, open_preview, path)
+    preview.show_source(True)
+    assert preview.stack.currentWidget() is preview.source_text
+    assert preview.source_text.toPlainText() == "# Title\n\n**bold**\n"
+    preview.show_source(False)
+    assert preview.stack.currentWidget() is preview.view
+
+
+@pytest.mark.parametrize("data", [b"", b"caf\xe9 **ok**\n"])
+def test_empty_and_invalid_utf8_files_still_preview(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path, data: bytes
+) -> None:
+    path = tmp_path / "odd.md"
+    path.write_bytes(data)
+    preview = _open(qtbot, open_preview, path)
+    if data:
+        assert "caf\ufffd ok" in preview.text()
+        assert "not valid UTF-8" in preview.notice_text()
+
+
+def test_importing_the_previewers_loads_no_heavy_module() -> None:
+    code = (
+        "import sys, previewers.markdown.widget, previewers.json.widget,"
+        " previewers.csv.widget\n"
+        "heavy = [m for m in ('pygments', 'markdown_it', 'PySide6.QtWebEngineCore',"
+        " 'PySide6.QtMultimedia', 'pymupdf') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.stdout.strip() == "[]"

@@ -1,0 +1,100 @@
+"""The preview contract every widget inherits: release, late results, outcomes."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from app.core.safeio import VerifiedFile, open_verified
+from previewers.source import PreviewSource
+from previewers.text.widget import CodePreviewWidget
+from previewers.widget import PreviewWidget
+
+
+def test_release_closes_the_file_and_is_idempotent(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("x\n")
+    file = open_verified(str(path))
+    preview = CodePreviewWidget(PreviewSource.from_file(str(path), file), file)
+    qtbot.addWidget(preview)
+    preview.show()  # the code view finishes loading once it is laid out
+    qtbot.waitUntil(preview.is_loaded)
+    preview.release()
+    preview.release()
+    assert file.fd == -1
+    assert preview.is_released()
+
+
+def test_result_arriving_after_release_is_dropped(qtbot: QtBot, tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("late text\n")
+    file = open_verified(str(path))
+    preview = CodePreviewWidget(PreviewSource.from_file(str(path), file), file)
+    qtbot.addWidget(preview)
+    gate = threading.Event()
+    results: list[object] = []
+
+    def slow_job(opened: object, cancelled: threading.Event) -> str:
+        gate.wait(5)
+        return "stale"
+
+    preview.run_in_background(slow_job, results.append)
+    preview.show()
+    qtbot.waitUntil(preview.is_loaded)
+    preview.release()
+    assert file.fd != -1  # the worker still reads: closing waits for it
+    gate.set()
+    qtbot.waitUntil(lambda: file.fd == -1)
+    qtbot.wait(50)
+    assert results == []
+
+
+class _BrokenPreviewWidget(PreviewWidget):
+    """Its load always fails, as a disk error would."""
+
+    def __init__(self, source: PreviewSource, file: VerifiedFile) -> None:
+        super().__init__(source, file)
+        self.run_in_background(self._job, lambda _result: self.mark_loaded())
+
+    @staticmethod
+    def _job(opened: VerifiedFile, cancelled: threading.Event) -> None:
+        raise OSError(5, "Input/output error")
+
+
+def test_load_failure_is_reported_with_its_reason(qtbot: QtBot, tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("x\n")
+    file = open_verified(str(path))
+    preview = _BrokenPreviewWidget(PreviewSource.from_file(str(path), file), file)
+    qtbot.addWidget(preview)
+    with qtbot.waitSignal(preview.failed) as blocker:
+        pass
+    assert blocker.args == ["Input/output error"]
+    assert preview.message_text() == "Could not load a.txt: Input/output error"
+    assert not preview.is_loaded()
+    assert preview.is_settled()
+    preview.release()
+
+
+def test_refusal_and_failure_say_different_things(qtbot: QtBot, tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("x\n")
+    messages = []
+    for outcome in ("refused", "failed"):
+        file = open_verified(str(path))
+        preview = PreviewWidget(PreviewSource.from_file(str(path), file), file)
+        qtbot.addWidget(preview)
+        if outcome == "refused":
+            preview.mark_refused("it is larger than 64 MiB")
+        else:
+            preview.mark_failed("the data is corrupt")
+        messages.append(preview.message_text())
+        preview.release()
+    assert messages == [
+        "a.txt is not previewed here: it is larger than 64 MiB",
+        "Could not load a.txt: the data is corrupt",
+    ]

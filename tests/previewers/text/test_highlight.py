@@ -1,0 +1,54 @@
+"""The lexer table and window highlighting, without Qt."""
+
+from __future__ import annotations
+
+from pygments.token import Token
+
+from previewers.text.highlight import (
+    MAX_HIGHLIGHT_CHARS,
+    WindowHighlighter,
+    lexer_for_name,
+    lexer_path,
+    scan_checkpoints,
+)
+
+
+def test_table_picks_lexers_by_suffix_and_name_and_unknown_is_plain() -> None:
+    assert lexer_path("clean_data.py") == "python:PythonLexer"
+    assert lexer_path("Makefile") == "make:MakefileLexer"
+    assert lexer_path("notes.txt") is None
+    assert lexer_path("table.csv") is None
+    assert lexer_for_name("x.unknown") is None
+
+
+def test_window_spans_are_per_line_and_skip_whitespace() -> None:
+    lexer = lexer_for_name("a.py")
+    assert lexer is not None
+    spans, exact = WindowHighlighter(lexer).highlight(["def f():", "    return 1"], 0)
+    assert exact
+    assert (spans[0][0].start, spans[0][0].length) == (0, 3)
+    assert spans[0][0].token in Token.Keyword
+    assert spans[1][0].start == 4
+
+
+def test_window_inside_a_docstring_resumes_from_the_scan() -> None:
+    lines = ["x = 1"] * 50 + ['"""'] + ["def not_code(): pass"] * 900 + ['"""']
+    scan = scan_checkpoints("a.py", lines, lambda: False)
+    lexer = lexer_for_name("a.py")
+    assert lexer is not None
+    without = WindowHighlighter(lexer, lambda f, c: lines[f : f + c])
+    spans, exact = without.highlight(lines[800:802], 800)
+    assert not exact and spans[0][0].token in Token.Keyword
+    informed = WindowHighlighter(lexer, lambda f, c: lines[f : f + c])
+    informed.adopt(scan)
+    spans, exact = informed.highlight(lines[800:802], 800)
+    assert exact
+    assert [span.token in Token.String for span in spans[0]] == [True]
+
+
+def test_very_long_lines_stay_plain() -> None:
+    lexer = lexer_for_name("a.py")
+    assert lexer is not None
+    long_line = "x = 1 " * (MAX_HIGHLIGHT_CHARS // 5)
+    spans, _ = WindowHighlighter(lexer).highlight([long_line, "y = 2"], 0)
+    assert spans[0] == [] and spans[1]

@@ -1,0 +1,260 @@
+"""HTML and SVG previews: previewer choice, Source/Preview, info bar, root fallback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core.safeio import open_verified
+from previewers import registry
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
+from previewers.web import HTML_PREVIEWER, SVG_PREVIEWER
+from previewers.web import preview as web_preview
+
+ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+PAGE = (
+    b'<!DOCTYPE html><html><head><meta charset="utf-8"><title>Report</title>'
+    b'<link rel="stylesheet" href="style.css"></head><body><h1 id="h">Hi &amp; bye'
+    b'</h1><img src="../outside.png"><img src="https://example.com/x.png">'
+    b'<script type="module" src="mod.js"></script></body></html>\n'
+)
+SVG = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30">'
+    b'<rect width="40" height="30" fill="#2563eb"/></svg>\n'
+)
+
+
+@pytest.fixture
+def table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Register both previewers ahead of the rest, as the app will."""
+    monkeypatch.setattr(
+        registry.REGISTRY,
+        "_table",
+        [SVG_PREVIEWER, HTML_PREVIEWER, *registry.REGISTRY._table],
+    )
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[Path]:
+    root = tmp_path / "ws"
+    (root / "report").mkdir(parents=True)
+    (root / "report" / "index.html").write_bytes(PAGE)
+    (root / "report" / "style.css").write_text("h1 { color: rgb(9, 8, 7); }")
+    (root / "outside.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (root / "drawing.svg").write_bytes(SVG)
+    yield root
+
+
+@pytest.fixture
+def opened(qtbot: Any, site: Path, table: None) -> Iterator[Any]:
+    made: list[Any] = []
+
+    # Pages bind their files within report/, as in a workspace rooted there.
+    workspace = PreviewContext(root=str(site / "report"))
+
+    def make(
+        relative: str,
+        *,
+        source_view: bool = False,
+        context: PreviewContext = workspace,
+    ) -> Any:
+        path = site / relative
+        file = open_verified(str(path))
+        source = PreviewSource.from_file(str(path), file, source_view=source_view)
+        widget = registry.choose(source).create(source, file, None, context=context)
+        made.append(widget)
+        widget.resize(640, 420)
+        widget.show()
+        qtbot.waitUntil(widget.is_settled, timeout=20000)
+        return widget
+
+    yield make
+    for widget in made:
+        widget.release()
+        widget.deleteLater()
+    if "previewers.web.sandbox" in sys.modules:
+        retiring = sys.modules["previewers.web.sandbox"].retiring_count
+        qtbot.waitUntil(lambda: retiring() == 0)
+
+
+def _source(site: Path, relative: str, *, source_view: bool = False) -> PreviewSource:
+    with open_verified(str(site / relative)) as file:
+        return PreviewSource.from_file(
+            str(site / relative), file, source_view=source_view
+        )
+
+
+def test_registry_picks_svg_and_html_previewers_by_content(site, table):
+    assert registry.choose(_source(site, "drawing.svg")) is SVG_PREVIEWER
+    assert registry.choose(_source(site, "report/index.html")) is HTML_PREVIEWER
+    (site / "drawing-named.png").write_bytes(SVG)
+    assert registry.choose(_source(site, "drawing-named.png")) is SVG_PREVIEWER
+
+
+def test_show_source_and_binary_look_alikes_go_elsewhere(site, table):
+    shown = _source(site, "report/index.html", source_view=True)
+    assert registry.choose(shown) not in (HTML_PREVIEWER, SVG_PREVIEWER)
+    svg_source = _source(site, "drawing.svg", source_view=True)
+    assert registry.choose(svg_source) not in (HTML_PREVIEWER, SVG_PREVIEWER)
+    (site / "fake.html").write_bytes(b"\x00\x01\x02\x03" * 100)
+    assert registry.choose(_source(site, "fake.html")) is not HTML_PREVIEWER
+
+
+def test_importing_the_previewers_loads_no_web_engine():
+    code = (
+        "import sys\n"
+        "import previewers.web\n"
+        "print(sorted(m for m in sys.modules if 'WebEngine' in m))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[3],
+    )
+    assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_as_root_the_page_source_is_shown_with_the_reason(
+    opened, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
+    widget = opened("report/index.html")
+    assert widget.is_loaded()
+    assert widget.page is None
+    assert widget.showing_source()
+    assert widget.source_text() == PAGE.decode()
+    assert widget.info_bar.summary_text().startswith(
+        "Previews of web pages need the browser sandbox, which cannot run as the "
+        "administrator (root). Showing the source instead."
+    )
+    assert not widget.preview_button.isEnabled()
+
+
+def test_as_root_no_web_engine_is_even_imported(site):
+    code = f"""
+import sys
+from PySide6.QtWidgets import QApplication
+application = QApplication([])
+from app.core.safeio import open_verified
+from previewers import web as html
+from previewers.web import preview as web_preview
+from previewers.context import STANDALONE, PreviewContext
+from previewers.source import PreviewSource
+web_preview.engine_refusal = lambda: "root"
+path = {str(site / "report" / "index.html")!r}
+file = open_verified(path)
+widget = html.HTML_PREVIEWER.create(PreviewSource.from_file(path, file), file, None)
+while not widget.is_settled():
+    application.processEvents()
+print(widget.is_loaded(), sorted(m for m in sys.modules if "WebEngine" in m))
+widget.release()
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[3],
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert done.stdout.strip() == "True []", done.stderr
+
+
+def test_as_root_an_svg_shows_its_source(opened, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
+    widget = opened("drawing.svg")
+    assert widget.is_loaded()
+    assert widget.source_text() == SVG.decode()
+    assert "Previews of SVG images need the browser sandbox" in (
+        widget.info_bar.summary_text()
+    )
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_html_preview_lists_left_out_resources_and_toggles_source(opened, qtbot):
+    widget = opened("report/index.html")
+    assert widget.is_loaded()
+    assert not widget.showing_source()
+    lines = widget.info_bar.lines()
+    assert any(line.startswith("Left out: ../outside.png — ") for line in lines)
+    assert any(line.startswith("Left out: https://example.com/x.png") for line in lines)
+    assert any(line.startswith("Left out: mod.js — module") for line in lines)
+    # The browser still asks for ../outside.png, outside the prefix: blocked.
+    qtbot.waitUntil(lambda: len(widget.blocked_urls()) == 1)
+    assert widget.blocked_urls()[0].endswith("/cap/outside.png")
+    assert widget.info_bar.summary_text() == (
+        "3 resources left out, 1 request blocked."
+    )
+    assert widget.info_bar.details.isHidden()
+    widget.info_bar.details_button.click()
+    assert widget.info_bar.details.isVisible()
+    widget.source_button.click()
+    assert widget.showing_source()
+    assert widget.source_text() == PAGE.decode()
+    widget.preview_button.click()
+    assert not widget.showing_source()
+    box: list[Any] = []
+    script = "getComputedStyle(document.getElementById('h')).color"
+    widget.page.runJavaScript(script, 0, box.append)
+    qtbot.waitUntil(lambda: bool(box))
+    assert box == ["rgb(9, 8, 7)"]
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_svg_is_shown_as_an_image_in_a_page_without_script(opened, qtbot):
+    widget = opened("drawing.svg")
+    assert widget.is_loaded()
+    from PySide6.QtWebEngineCore import QWebEngineSettings
+
+    settings = widget.page.settings()
+    assert not settings.testAttribute(QWebEngineSettings.WebAttribute.JavascriptEnabled)
+    box: list[Any] = []
+    widget.page.toHtml(box.append)
+    qtbot.waitUntil(lambda: bool(box))
+    assert '<img src="drawing.svg" alt="drawing.svg">' in box[0]
+    widget.source_button.click()
+    assert widget.source_text() == SVG.decode()
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_zoom_changes_the_page_and_source_size(opened):
+    widget = opened("report/index.html")
+    widget.zoom_in()
+    assert widget.view.zoomFactor() == pytest.approx(1.2)
+    widget.zoom_out()
+    widget.zoom_out()
+    assert widget.zoom_factor() == pytest.approx(1 / 1.2)
+    widget.zoom_reset()
+    assert widget.view.zoomFactor() == pytest.approx(1.0)
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_a_page_outside_the_workspace_uses_its_own_folder_only(opened, site):
+    widget = opened("report/index.html", context=STANDALONE)
+    assert widget.is_loaded()
+    assert any("../outside.png" in line for line in widget.info_bar.lines())
+
+
+def test_a_page_that_cannot_be_bound_fails_with_the_reason(opened, site, monkeypatch):
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: None)
+    (site / "report" / ".env.html").write_bytes(PAGE)
+    widget = opened("report/.env.html")
+    assert not widget.is_loaded()
+    assert "denied by read-deny rule" in widget.message_text()
