@@ -99,9 +99,16 @@ def _open(args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
-    """Open files straight into the read-only workspace."""
+    """Open files straight into the read-only workspace.
+
+    With no file (the application menu starts ``view %F`` with none), open
+    the window on the stored conversations instead.
+    """
     from app.core.store import Store
 
+    if not args.paths:
+        args.conversation = None
+        return _open(args)
     data_dir = _data_dir(args)
     paths = [os.path.abspath(p) for p in args.paths]
     workspace = Path(args.workspace).resolve() if args.workspace else None
@@ -209,7 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
         "view", help="open files straight into the read-only workspace"
     )
     _add_window_options(view)
-    view.add_argument("paths", nargs="+", metavar="PATH")
+    view.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files to show (none: as open)"
+    )
     view.add_argument("--workspace", help="the folder shown in the file tree")
     view.set_defaults(handler=_view)
 

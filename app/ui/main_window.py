@@ -148,7 +148,10 @@ class MainWindow(QMainWindow):
             self.workspace.open_path(path)
 
     def is_loaded(self) -> bool:
-        return bool(self.chat.is_loaded() and self.workspace.is_loaded())
+        # A viewer folds the chat away, so it never paints: wait for the
+        # workspace alone there.
+        chat_loaded = self._viewer_only or self.chat.is_loaded()
+        return bool(chat_loaded and self.workspace.is_loaded())
 
     # Wiring --------------------------------------------------------------------
 

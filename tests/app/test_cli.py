@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -9,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from app import cli
 
 
 def validate(
@@ -171,3 +174,25 @@ def test_a_store_that_cannot_be_opened_is_explained_not_a_traceback(tmp_path, ca
     error = capsys.readouterr().err
     assert error.startswith("deliverables: ")
     assert "record.key" in error
+
+
+# -- view with no file: the desktop entry runs "deliverables view %F" -----------
+def test_view_with_no_file_opens_the_window_on_the_conversations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened: list[argparse.Namespace] = []
+
+    def fake_open(args: argparse.Namespace) -> int:
+        opened.append(args)
+        return 0
+
+    monkeypatch.setattr(cli, "_open", fake_open)
+    assert cli.main(["view"]) == 0
+    (args,) = opened
+    assert args.conversation is None
+    assert args.paths == []
+
+
+def test_view_still_takes_files() -> None:
+    args = cli.build_parser().parse_args(["view", "a.txt", "b.md"])
+    assert args.paths == ["a.txt", "b.md"]

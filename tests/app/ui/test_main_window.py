@@ -196,3 +196,18 @@ def test_clicking_a_card_opens_it_and_show_source_opens_its_text(window, qtbot):
     qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
     assert isinstance(window.workspace.current_preview(), CodePreviewWidget)
     assert window.workspace.tab_count() == 2
+
+
+def test_a_viewer_is_loaded_once_its_file_is_shown(qtbot, tmp_path):
+    folder = tmp_path / "files"
+    folder.mkdir()
+    (folder / "a.txt").write_text("alpha\n")
+    store = Store(tmp_path / "data")
+    win = MainWindow(store, tmp_path / "data")
+    qtbot.addWidget(win)
+    win.show()
+    win.view_files([str(folder / "a.txt")], folder)
+    qtbot.waitUntil(win.is_loaded, timeout=10_000)
+    assert win.workspace.current_preview() is not None
+    win.close()
+    store.close()

@@ -1,0 +1,334 @@
+"""Build the Linux packages: ``python packaging/build.py`` writes dist/*.deb, *.rpm.
+
+Run it with the project's virtualenv Python, with the ``packaging`` extra
+installed (``pip install -e '.[packaging]'``). It freezes the app with
+PyInstaller (onedir, ``packaging/deliverables.spec``), checks the bundle
+(the web engine's helper and data are there, the trimmed modules are not,
+every system library it links to is a declared dependency), renders the
+icons and has nfpm write the packages described in ``packaging/nfpm.yaml``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+PACKAGING = Path(__file__).resolve().parent
+ROOT = PACKAGING.parent
+sys.path.insert(0, str(PACKAGING))
+
+from bundle_rules import EXCLUDED_MODULES  # noqa: E402  (beside this file)
+
+BUILD = ROOT / "build" / "packaging"
+STAGE = BUILD / "stage"
+DIST = ROOT / "dist"
+ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
+FORMATS = ("deb", "rpm")
+
+# What QtWebEngine needs beside its library to start with its sandbox on.
+WEB_ENGINE_FILES = (
+    "_internal/PySide6/Qt/libexec/QtWebEngineProcess",
+    "_internal/PySide6/Qt/resources/qtwebengine_resources.pak",
+    "_internal/PySide6/Qt/resources/qtwebengine_resources_100p.pak",
+    "_internal/PySide6/Qt/resources/qtwebengine_resources_200p.pak",
+    "_internal/PySide6/Qt/resources/icudtl.dat",
+    "_internal/PySide6/Qt/resources/v8_context_snapshot.bin",
+    "_internal/PySide6/Qt/translations/qtwebengine_locales/en-US.pak",
+)
+# Top-level packages that must not be in the bundle (pymupdf 2's extras).
+TRIMMED_PACKAGES = ("numpy", "onnxruntime", "networkx", "pymupdf4llm")
+
+
+class BuildError(RuntimeError):
+    """The build cannot go on; the message says what is wrong."""
+
+
+def _run(command: Sequence[str], **kwargs: object) -> None:
+    print("+", " ".join(str(part) for part in command), flush=True)
+    subprocess.run(command, check=True, **kwargs)  # type: ignore[call-overload]
+
+
+def project_version() -> str:
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        return str(tomllib.load(file)["project"]["version"])
+
+
+def freeze() -> Path:
+    """The onedir bundle, built afresh from the current checkout."""
+    bundle = STAGE / "bundle"
+    shutil.rmtree(bundle, ignore_errors=True)
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "PyInstaller",
+            "--noconfirm",
+            "--log-level",
+            "WARN",
+            "--workpath",
+            str(BUILD / "pyinstaller"),
+            "--distpath",
+            str(bundle),
+            str(PACKAGING / "deliverables.spec"),
+        ],
+        cwd=ROOT,
+    )
+    return bundle / "deliverables"
+
+
+def _frozen_modules(workpath: Path) -> set[str]:
+    """Top-level names of the modules in the bundle's archive."""
+    toc = (workpath / "deliverables" / "PYZ-00.toc").read_text(encoding="utf-8")
+    return {name.split(".")[0] for name in re.findall(r"\(\s*'([\w.]+)'", toc)}
+
+
+def check_bundle(app: Path, modules: Iterable[str]) -> None:
+    """Fail unless the web engine's files are there and the trimmed parts are not."""
+    missing = [name for name in WEB_ENGINE_FILES if not (app / name).is_file()]
+    if missing:
+        raise BuildError(f"the bundle lacks what QtWebEngine needs: {missing}")
+    helper = app / WEB_ENGINE_FILES[0]
+    if not os.access(helper, os.X_OK):
+        raise BuildError(f"{helper} is not executable")
+    internal = app / "_internal"
+    present = set(modules) | {entry.name for entry in internal.iterdir()}
+    unwanted = sorted(present & set(TRIMMED_PACKAGES))
+    unwanted += sorted(
+        name
+        for name in EXCLUDED_MODULES
+        if name.startswith("PySide6.")
+        and (internal / "PySide6" / f"{name.split('.', 1)[1]}.abi3.so").exists()
+    )
+    if unwanted:
+        raise BuildError(f"the bundle holds modules the app never uses: {unwanted}")
+
+
+def _is_elf(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return file.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _needed(path: Path) -> list[str]:
+    result = subprocess.run(
+        ["objdump", "-p", str(path)], capture_output=True, text=True, check=True
+    )
+    return re.findall(r"^\s+NEEDED\s+(\S+)$", result.stdout, flags=re.MULTILINE)
+
+
+def _glibc_versions(path: Path) -> set[str]:
+    result = subprocess.run(
+        ["objdump", "-T", str(path)], capture_output=True, text=True, check=True
+    )
+    return set(re.findall(r"\bGLIBC_(\d+\.\d+(?:\.\d+)?)\b", result.stdout))
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def system_needs(app: Path) -> tuple[set[str], str]:
+    """The libraries the bundle links to but does not carry, and its newest glibc."""
+    files = [path for path in app.rglob("*") if path.is_file()]
+    carried = {path.name for path in app.rglob("*")}
+    needed: set[str] = set()
+    glibc: set[str] = set()
+    for path in files:
+        if _is_elf(path):
+            needed.update(_needed(path))
+            glibc |= _glibc_versions(path)
+    newest = max(glibc, key=_version_key) if glibc else "2.17"
+    return needed - carried, newest
+
+
+def _load_config() -> dict[str, object]:
+    import yaml  # PyYAML comes with langchain-core, a dependency of the app
+
+    with open(PACKAGING / "nfpm.yaml", encoding="utf-8") as file:
+        config: dict[str, object] = yaml.safe_load(file)
+    return config
+
+
+def _depends(config: dict[str, object], packager: str) -> list[str]:
+    overrides = config["overrides"]
+    assert isinstance(overrides, dict)
+    return list(overrides[packager]["depends"])
+
+
+def _deb_package_of(soname: str) -> str | None:
+    """The Debian package that holds ``soname`` on this machine, if dpkg knows."""
+    if shutil.which("dpkg") is None:
+        return None
+    result = subprocess.run(
+        ["dpkg", "-S", f"*/{soname}"], capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        return None
+    package = result.stdout.split(":", 1)[0].strip()
+    return package or None
+
+
+def check_dependencies(
+    needs: set[str], glibc: str, config: dict[str, object]
+) -> list[str]:
+    """Fail unless every library the bundle needs is a dependency of both packages.
+
+    Returns the warnings for libraries this machine cannot place in a
+    Debian package (not installed here), which a reader should check.
+    """
+    rpm = set(_depends(config, "rpm"))
+    deb = _depends(config, "deb")
+    problems: list[str] = []
+    warnings: list[str] = []
+    for soname in sorted(needs):
+        if soname.startswith("ld-linux") or soname in (
+            "libc.so.6",
+            "libm.so.6",
+            "libdl.so.2",
+            "libpthread.so.0",
+            "librt.so.1",
+            "libutil.so.1",
+            "libresolv.so.2",
+        ):
+            continue  # glibc's, required below with its version
+        if f"{soname}()(64bit)" not in rpm:
+            problems.append(f"rpm does not require {soname}()(64bit)")
+        package = _deb_package_of(soname)
+        if package is None:
+            warnings.append(f"{soname}: not installed here, its deb package unchecked")
+            continue
+        names = {
+            name.strip().split(" ")[0] for entry in deb for name in entry.split("|")
+        }
+        if package.split(":")[0] not in names:
+            problems.append(f"deb does not depend on {package} (for {soname})")
+    if f"libc.so.6(GLIBC_{glibc})(64bit)" not in rpm:
+        problems.append(f"rpm must require libc.so.6(GLIBC_{glibc})(64bit)")
+    if f"libc6 (>= {glibc})" not in deb:
+        problems.append(f"deb must depend on libc6 (>= {glibc})")
+    if problems:
+        raise BuildError(
+            "packaging/nfpm.yaml misses what the bundle links to:\n  "
+            + "\n  ".join(problems)
+        )
+    return warnings
+
+
+def render_icons(svg: Path, folder: Path) -> None:
+    """PNGs of the scalable icon at every size the icon theme has."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication, QImage, QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    _app = QGuiApplication.instance() or QGuiApplication([])
+    renderer = QSvgRenderer(str(svg))
+    if not renderer.isValid():
+        raise BuildError(f"{svg} is not a valid SVG")
+    for size in ICON_SIZES:
+        image = QImage(size, size, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        renderer.render(painter)
+        painter.end()
+        target = folder / str(size) / "deliverables.png"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not image.save(str(target)):  # PNG, by the suffix
+            raise BuildError(f"could not write {target}")
+
+
+def stage_files() -> None:
+    """Copy the package description and its files beside the bundle."""
+    shutil.rmtree(STAGE / "linux", ignore_errors=True)
+    shutil.copytree(PACKAGING / "linux", STAGE / "linux")
+    icons = STAGE / "icons"
+    shutil.rmtree(icons, ignore_errors=True)
+    icons.mkdir(parents=True)
+    shutil.copy2(PACKAGING / "icons" / "deliverables.svg", icons)
+    render_icons(PACKAGING / "icons" / "deliverables.svg", icons)
+    shutil.copy2(PACKAGING / "nfpm.yaml", STAGE / "nfpm.yaml")
+
+
+def package(packager: str, version: str) -> Path:
+    DIST.mkdir(exist_ok=True)
+    for old in DIST.glob(f"deliverables*.{packager}"):
+        old.unlink()
+    nfpm = shutil.which("nfpm", path=os.path.dirname(sys.executable)) or "nfpm"
+    _run(
+        [nfpm, "package", "--config", "nfpm.yaml", "--packager", packager],
+        cwd=STAGE,
+        env={**os.environ, "DELIVERABLES_VERSION": version},
+        stdout=subprocess.DEVNULL,
+    )
+    built = sorted(STAGE.glob(f"deliverables*.{packager}"))
+    if len(built) != 1:
+        raise BuildError(f"nfpm wrote {len(built)} .{packager} files")
+    target = DIST / built[0].name
+    shutil.move(built[0], target)
+    return target
+
+
+def _size_mib(path: Path) -> float:
+    if path.is_file():
+        return path.stat().st_size / 2**20
+    return sum(p.lstat().st_size for p in path.rglob("*")) / 2**20
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--formats",
+        default=",".join(FORMATS),
+        help="comma-separated package formats (default: deb,rpm)",
+    )
+    parser.add_argument(
+        "--reuse-bundle",
+        action="store_true",
+        help="package the bundle of the last build instead of freezing again",
+    )
+    args = parser.parse_args(argv)
+    formats = [name for name in args.formats.split(",") if name]
+    if unknown := sorted(set(formats) - set(FORMATS)):
+        parser.error(f"unknown formats: {unknown}")
+    if not sys.platform.startswith("linux"):
+        parser.error("the .deb and .rpm are built on Linux")
+    started = time.monotonic()
+    try:
+        app = STAGE / "bundle" / "deliverables"
+        if not (args.reuse_bundle and app.is_dir()):
+            app = freeze()
+        frozen = time.monotonic()
+        check_bundle(app, _frozen_modules(BUILD / "pyinstaller"))
+        needs, glibc = system_needs(app)
+        for warning in check_dependencies(needs, glibc, _load_config()):
+            print(f"warning: {warning}", file=sys.stderr)
+        stage_files()
+        version = project_version()
+        built = [package(packager, version) for packager in formats]
+    except (BuildError, subprocess.CalledProcessError) as error:
+        print(f"build.py: {error}", file=sys.stderr)
+        return 1
+    done = time.monotonic()
+    print(f"bundle {app.relative_to(ROOT)}: {_size_mib(app):.0f} MiB unpacked")
+    for path in built:
+        print(f"{path.relative_to(ROOT)}: {_size_mib(path):.0f} MiB")
+    print(
+        f"built in {done - started:.0f} s "
+        f"(freeze {frozen - started:.0f} s, packages {done - frozen:.0f} s)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

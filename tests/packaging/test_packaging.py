@@ -1,0 +1,310 @@
+"""The native packages' description: desktop entry, metainfo, nfpm, bundle rules."""
+
+from __future__ import annotations
+
+import configparser
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGING = ROOT / "packaging"
+LINUX = PACKAGING / "linux"
+DESKTOP = LINUX / "deliverables.desktop"
+METAINFO = LINUX / "io.github.deliverables.deliverables.metainfo.xml"
+
+
+def _load(name: str) -> ModuleType:
+    sys.path.insert(0, str(PACKAGING))
+    try:
+        spec = importlib.util.spec_from_file_location(
+            f"packaging_{name}", PACKAGING / f"{name}.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        # The module may have put the folder on the path itself.
+        while str(PACKAGING) in sys.path:
+            sys.path.remove(str(PACKAGING))
+
+
+bundle_rules = _load("bundle_rules")
+build = _load("build")
+
+
+def _desktop_entry() -> configparser.SectionProxy:
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read(DESKTOP, encoding="utf-8")
+    return parser["Desktop Entry"]
+
+
+def _nfpm() -> dict:
+    return yaml.safe_load((PACKAGING / "nfpm.yaml").read_text(encoding="utf-8"))
+
+
+# -- desktop entry ---------------------------------------------------------------
+
+
+def test_the_desktop_entry_opens_files_with_the_viewer():
+    entry = _desktop_entry()
+    assert entry["Exec"] == "deliverables view %F"
+    assert entry["Icon"] == "deliverables"
+    assert entry["Terminal"] == "false"
+
+
+@pytest.mark.parametrize(
+    "mime",
+    [
+        "text/html",
+        "text/markdown",
+        "application/json",
+        "text/csv",
+        "text/tab-separated-values",
+        "text/plain",
+        "text/x-python",
+        "application/javascript",
+        "image/png",
+        "image/jpeg",
+        "image/svg+xml",
+        "application/pdf",
+        "audio/mpeg",
+        "audio/x-wav",
+        "video/mp4",
+        "video/webm",
+    ],
+)
+def test_open_with_is_offered_for_every_family_the_app_previews(mime):
+    assert mime in _desktop_entry()["MimeType"].split(";")
+
+
+@pytest.mark.skipif(
+    shutil.which("desktop-file-validate") is None, reason="desktop-file-utils"
+)
+def test_the_desktop_entry_validates():
+    result = subprocess.run(
+        ["desktop-file-validate", str(DESKTOP)], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and result.stdout == "", result.stdout
+
+
+# -- AppStream -------------------------------------------------------------------
+
+
+def test_the_metainfo_launches_the_desktop_entry():
+    root = ET.parse(METAINFO).getroot()
+    assert root.get("type") == "desktop-application"
+    assert METAINFO.name == f"{root.findtext('id')}.metainfo.xml"
+    assert root.findtext("launchable") == DESKTOP.name
+    assert root.findtext("provides/binary") == "deliverables"
+
+
+@pytest.mark.skipif(shutil.which("appstreamcli") is None, reason="appstream")
+def test_the_metainfo_validates():
+    result = subprocess.run(
+        ["appstreamcli", "validate", "--no-net", str(METAINFO)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout
+
+
+# -- nfpm ------------------------------------------------------------------------
+
+
+def test_every_file_the_packages_install_is_in_the_tree_or_built():
+    built = {"./bundle/deliverables"} | {
+        f"./icons/{size}/deliverables.png" for size in build.ICON_SIZES
+    }
+    for item in _nfpm()["contents"]:
+        if item.get("type") == "symlink":
+            continue
+        source = item["src"]
+        assert source in built or (PACKAGING / source).is_file(), source
+
+
+def test_icons_come_in_every_size_from_16_to_512():
+    destinations = {item["dst"] for item in _nfpm()["contents"]}
+    assert "/usr/share/icons/hicolor/scalable/apps/deliverables.svg" in destinations
+    for size in (16, 32, 48, 64, 128, 256, 512):
+        assert size in build.ICON_SIZES
+        assert f"/usr/share/icons/hicolor/{size}x{size}/apps/deliverables.png" in (
+            destinations
+        )
+
+
+def test_the_command_is_on_the_path():
+    (link,) = [item for item in _nfpm()["contents"] if item.get("type") == "symlink"]
+    assert link == {
+        "src": "/opt/deliverables/deliverables",
+        "dst": "/usr/bin/deliverables",
+        "type": "symlink",
+    }
+
+
+def test_the_deb_names_qts_system_libraries_per_distribution():
+    depends = _nfpm()["overrides"]["deb"]["depends"]
+    for package in ("libxcb-cursor0", "libnss3", "libgl1", "libxkbcommon-x11-0"):
+        assert package in depends
+    # Debian 13 and Ubuntu 24.04 renamed these in the 64-bit time_t transition.
+    assert "libasound2 | libasound2t64" in depends
+    assert "libglib2.0-0 | libglib2.0-0t64" in depends
+
+
+def test_the_rpm_requires_libraries_by_soname():
+    depends = _nfpm()["overrides"]["rpm"]["depends"]
+    assert all(
+        re.fullmatch(r"lib\S+\.so[\w.]*\((GLIBC_[\d.]+)?\)\(64bit\)", d)
+        for d in depends
+    )
+
+
+def test_a_library_the_bundle_links_to_but_the_packages_miss_fails_the_build(
+    monkeypatch,
+):
+    monkeypatch.setattr(build, "_deb_package_of", lambda soname: "libfoo1")
+    config = _nfpm()
+    with pytest.raises(build.BuildError, match=r"libfoo\.so\.1"):
+        build.check_dependencies({"libfoo.so.1"}, "2.35", config)
+
+
+def test_the_declared_dependencies_cover_the_libraries_qt_links_to(monkeypatch):
+    packages = {"libxcb-cursor.so.0": "libxcb-cursor0", "libnss3.so": "libnss3"}
+    monkeypatch.setattr(build, "_deb_package_of", packages.get)
+    assert build.check_dependencies(set(packages), "2.35", _nfpm()) == []
+
+
+def test_the_install_scripts_are_valid_shell():
+    scripts = _nfpm()["scripts"]
+    for name in ("postinstall", "postremove"):
+        path = PACKAGING / scripts[name]
+        subprocess.run(["sh", "-n", str(path)], check=True)
+
+
+# -- AppArmor and the sandbox ----------------------------------------------------
+
+
+def test_the_apparmor_profile_grants_user_namespaces_to_the_apps_own_path():
+    profile = (LINUX / "apparmor" / "deliverables").read_text(encoding="utf-8")
+    assert "abi <abi/4.0>," in profile
+    assert re.search(r"^\s*userns,$", profile, flags=re.MULTILINE)
+    (attachment,) = re.findall(r"^profile deliverables (\S+) ", profile, re.MULTILINE)
+    assert attachment.startswith("/opt/deliverables/")
+    assert "deliverables" in attachment and "QtWebEngineProcess" in attachment
+
+
+def test_the_profile_is_installed_only_where_apparmor_understands_it():
+    script = (LINUX / "postinstall.sh").read_text(encoding="utf-8")
+    assert "/etc/apparmor.d/abi/4.0" in script
+    assert "command -v apparmor_parser" in script
+
+
+def test_nothing_in_the_packaging_turns_the_sandbox_off():
+    for path in PACKAGING.rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for name in ("--no-sandbox", "QTWEBENGINE_DISABLE_SANDBOX"):
+                assert name not in text, path
+
+
+# -- what goes into the bundle ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("destination", "kept"),
+    [
+        ("PySide6/Qt/libexec/QtWebEngineProcess", True),
+        ("PySide6/Qt/resources/qtwebengine_resources.pak", True),
+        ("PySide6/Qt/resources/icudtl.dat", True),
+        ("PySide6/Qt/translations/qtwebengine_locales/en-US.pak", True),
+        ("PySide6/Qt/translations/qtwebengine_locales/de.pak", False),
+        ("PySide6/Qt/translations/qtbase_de.qm", False),
+        ("PySide6/Qt/resources/qtwebengine_devtools_resources.pak", False),
+        ("PySide6/Qt/qml/QtQuick/Controls/libqtquickcontrols2plugin.so", False),
+        ("PySide6/Qt/plugins/platforms/libqxcb.so", True),
+        ("PySide6/Qt/plugins/platforms/libqwayland.so", True),
+        ("PySide6/Qt/plugins/platforms/libqoffscreen.so", True),
+        ("PySide6/Qt/plugins/platformthemes/libqgtk3.so", False),
+        ("PySide6/Qt/lib/libQt6WebEngineCore.so.6", True),
+        ("PySide6/Qt/lib/libQt6Pdf.so.6", False),
+    ],
+)
+def test_the_bundle_keeps_what_the_web_engine_needs_and_nothing_unused(
+    destination, kept
+):
+    assert bundle_rules.is_used(destination) is kept
+
+
+def test_a_link_to_a_file_left_out_is_left_out_too():
+    entries = [
+        ("PySide6/Qt/lib/libQt6Pdf.so.6", "/wheel/libQt6Pdf.so.6", "BINARY"),
+        ("libQt6Pdf.so.6", "PySide6/Qt/lib/libQt6Pdf.so.6", "SYMLINK"),
+        ("PySide6/Qt/lib/libQt6Core.so.6", "/wheel/libQt6Core.so.6", "BINARY"),
+        ("libQt6Core.so.6", "PySide6/Qt/lib/libQt6Core.so.6", "SYMLINK"),
+    ]
+    kept = bundle_rules.without(entries, lambda dest: not bundle_rules.is_used(dest))
+    assert [dest for dest, _source, _kind in kept] == [
+        "PySide6/Qt/lib/libQt6Core.so.6",
+        "libQt6Core.so.6",
+    ]
+
+
+def test_system_libraries_stay_out_of_the_bundle(tmp_path):
+    wheels = tmp_path / "site-packages"
+    entries = [
+        ("PySide6/Qt/lib/libQt6Gui.so.6", str(wheels / "libQt6Gui.so.6"), "BINARY"),
+        (
+            "libxcb-cursor.so.0",
+            "/usr/lib/x86_64-linux-gnu/libxcb-cursor.so.0",
+            "BINARY",
+        ),
+        ("libnss3.so", "/usr/lib/x86_64-linux-gnu/libnss3.so", "BINARY"),
+    ]
+    kept, dropped = bundle_rules.split_system_libraries(entries, [wheels])
+    assert [dest for dest, _s, _k in kept] == ["PySide6/Qt/lib/libQt6Gui.so.6"]
+    assert dropped == ["libnss3.so", "libxcb-cursor.so.0"]
+
+
+def test_pymupdfs_heavy_extras_and_unused_qt_modules_are_excluded():
+    excluded = set(bundle_rules.EXCLUDED_MODULES)
+    assert {"numpy", "onnxruntime", "networkx"} <= excluded
+    for name in ("Qt3DCore", "QtQuick3D", "QtCharts", "QtDataVisualization"):
+        assert f"PySide6.{name}" in excluded
+    assert "PySide6.QtDesigner" in excluded
+    for needed in ("QtWebEngineCore", "QtWebEngineWidgets", "QtMultimedia"):
+        assert f"PySide6.{needed}" not in excluded
+
+
+# -- CI and README ---------------------------------------------------------------
+
+
+def test_ci_builds_installs_and_checks_the_package():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "packaging/ci.sh" in ci
+    script = (PACKAGING / "ci.sh").read_text(encoding="utf-8")
+    for step in (
+        "packaging/build.py --formats deb",
+        "apt-get install",
+        "desktop-file-validate",
+        "appstreamcli validate",
+        "smoke_test.py",
+        "apt-get purge",
+    ):
+        assert step in script
+
+
+def test_the_readme_says_how_to_build_and_install_the_packages():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install = readme.split("## Install", 1)[1].split("\n## ", 1)[0]
+    assert "python packaging/build.py" in install
+    assert "apt-get install ./dist/deliverables_" in install
