@@ -62,7 +62,10 @@ class ChannelServer(QObject):
         self._server.newConnection.connect(self._on_server_new_connection)
         self._token = ""
         self._lock_fd: int | None = None
-        self._readers: dict[QLocalSocket, FrameReader] = {}
+        # Keyed by a number, not the socket: a socket being destroyed must
+        # not be touched to find its entry.
+        self._readers: dict[int, FrameReader] = {}
+        self._connections = 0
         self.problem: str | None = None
         self.socket_path: Path | None = None
 
@@ -139,13 +142,17 @@ class ChannelServer(QObject):
             if reason is not None:
                 self._refuse(connection, reason, answer=False)
                 continue
-            self._readers[connection] = FrameReader()
-            connection.destroyed.connect(lambda _=None, c=connection: self._forget(c))
-            connection.readyRead.connect(lambda c=connection: self._on_ready_read(c))
+            self._connections += 1
+            key = self._connections
+            self._readers[key] = FrameReader()
+            connection.destroyed.connect(lambda _=None, k=key: self._forget(k))
+            connection.readyRead.connect(
+                lambda c=connection, k=key: self._on_ready_read(c, k)
+            )
             # A peer that connects and says nothing must not hold a slot.
             QTimer.singleShot(FRAME_TIMEOUT_MS, connection, connection.abort)
             if connection.bytesAvailable():
-                self._on_ready_read(connection)
+                self._on_ready_read(connection, key)
 
     def _admission(self, connection: QLocalSocket) -> str | None:
         if len(self._readers) >= MAX_CONNECTIONS:
@@ -162,11 +169,11 @@ class ChannelServer(QObject):
             return f"a process of another user (uid {uid})"
         return None
 
-    def _forget(self, connection: QLocalSocket) -> None:
-        self._readers.pop(connection, None)
+    def _forget(self, key: int) -> None:
+        self._readers.pop(key, None)
 
-    def _on_ready_read(self, connection: QLocalSocket) -> None:
-        reader = self._readers.get(connection)
+    def _on_ready_read(self, connection: QLocalSocket, key: int) -> None:
+        reader = self._readers.get(key)
         if reader is None:
             return  # answered already; anything more is ignored
         try:
@@ -175,9 +182,10 @@ class ChannelServer(QObject):
                 return
             request = parse_request(body, self._token)
         except MessageError as error:
+            self._forget(key)
             self._refuse(connection, str(error))
             return
-        self._readers.pop(connection, None)
+        self._forget(key)
         try:
             problem = self._handler(request)
         except Exception:  # a handler bug must not take the window down
@@ -189,7 +197,6 @@ class ChannelServer(QObject):
     def _refuse(
         self, connection: QLocalSocket, reason: str, answer: bool = True
     ) -> None:
-        self._readers.pop(connection, None)
         self.refused.emit(reason)
         if answer:
             self._answer(connection, reason)
