@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -25,6 +26,7 @@ KNOWN_NAMES: Final = {
     "claude-ai": "Claude Desktop",
 }
 UNKNOWN_CLIENT: Final = "An MCP client"
+_MARKUP: Final = re.compile(r"[^\w .,'()+-]")
 MAX_NAME: Final = 60
 
 
@@ -34,9 +36,11 @@ def agent_name(name: str | None, title: str | None = None) -> str:
         return KNOWN_NAMES[name.strip().lower()]
     for candidate in (title, name):
         if candidate and candidate.strip():
-            # No hidden or control characters, and a bounded length: it is a
-            # title in the conversation list and a line in the chat.
-            cleaned = " ".join(plain_file_name(candidate).split())
+            # No hidden or control characters, nothing Markdown or HTML would
+            # act on (the chat renders "Presented by <name>." as Markdown), and
+            # a bounded length: it is a title in the list and a line in the chat.
+            visible = _MARKUP.sub("", plain_file_name(candidate))
+            cleaned = " ".join(visible.split())
             if cleaned and cleaned != "file":
                 return cleaned[:MAX_NAME]
     return UNKNOWN_CLIENT

@@ -33,6 +33,8 @@ from app.mcp.clients import (
         ("", None, "An MCP client"),
         (None, None, "An MCP client"),
         ("x" * 500, None, "x" * 60),
+        ("![a](file:///etc/passwd) <b>*x*</b> `y`", None, "a(fileetcpasswd) bxb y"),
+        ("Zoë's agent (beta) 2.0", None, "Zoë's agent (beta) 2.0"),
     ],
 )
 def test_an_agent_is_shown_by_a_clean_name(
