@@ -429,6 +429,27 @@ def test_a_folder_of_another_user_or_a_link_is_not_used(
         verify_private_folder(mine)
 
 
+def test_a_sender_will_not_talk_to_a_socket_the_user_does_not_own(
+    door: Door, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What listens there answers to the kernel's peer credentials: a socket
+    # another user put in its place would be someone else's process.
+    monkeypatch.setattr(notify, "peer_uid", lambda _connection: os.getuid() + 1)
+
+    with pytest.raises(ChannelError, match="is not the user's"):
+        notify.send(data_dir, ChangedNotice("a" * 32))
+
+
+def test_a_sender_will_not_use_a_folder_of_another_user(
+    door: Door, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: real + 1)
+
+    with pytest.raises(ChannelError, match="belongs to another user"):
+        notify.send(data_dir, ChangedNotice("a" * 32))
+
+
 def test_a_token_file_that_is_not_private_or_not_a_file_is_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
