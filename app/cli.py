@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.core.declare import DeclarationError, declare
 from app.core.policy import PermissionMode, PolicyError, load_policy
-from app.mcp.clients import CLIENTS
+from app.mcp.main import add_mcp_command
 
 if TYPE_CHECKING:
     from app.core.store import Store
@@ -198,24 +198,6 @@ def _run_window(
     return int(code)
 
 
-def _mcp(args: argparse.Namespace) -> int:
-    """Serve present and show_image to another agent over MCP (stdio)."""
-    from app.mcp.main import print_config, run
-
-    workspace = Path(args.workspace).expanduser().resolve() if args.workspace else None
-    if workspace is not None and not workspace.is_dir():
-        print(f"deliverables: workspace is not a folder: {workspace}", file=sys.stderr)
-        return 2
-    if args.print_config:
-        return print_config(args.print_config, workspace)
-    return run(
-        data_dir=_data_dir(args),
-        workspace=workspace,
-        mode=PermissionMode(args.mode),
-        open_window=args.open,
-    )
-
-
 def _add_window_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", help="where conversations are stored")
     parser.add_argument(
@@ -270,32 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chat.set_defaults(handler=_chat)
 
-    mcp = commands.add_parser(
-        "mcp", help="serve present and show_image to other agents over MCP (stdio)"
-    )
-    mcp.add_argument("--data-dir", help="where conversations are stored")
-    mcp.add_argument(
-        "--workspace",
-        help="the folder calls work in when the client declares no root "
-        "(default: the current folder)",
-    )
-    mcp.add_argument(
-        "--mode",
-        choices=[mode.value for mode in PermissionMode],
-        default=PermissionMode.WORKSPACE_ONLY.value,
-    )
-    mcp.add_argument(
-        "--open",
-        action="store_true",
-        help="start the window on the first presentation if none is open",
-    )
-    mcp.add_argument(
-        "--print-config",
-        choices=CLIENTS,
-        metavar="CLIENT",
-        help=f"print how CLIENT registers this server ({', '.join(CLIENTS)})",
-    )
-    mcp.set_defaults(handler=_mcp)
+    add_mcp_command(commands, _data_dir)
 
     validate = commands.add_parser(
         "validate", help="run the present check on tool arguments; writes nothing"
