@@ -11,6 +11,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from PySide6.QtCore import QEvent, QObject
@@ -248,3 +249,28 @@ def test_the_record_behind_a_live_card_is_the_one_the_store_trusts(
     record = parse_record(stored.raw)
     assert isinstance(record, Record)
     assert record.files[0] == block.entry
+
+
+def test_presented_without_a_window_the_next_start_shows_it(
+    qtbot: Any, server: Server, workspace: Path
+) -> None:
+    async def main() -> None:
+        async with connect(server, roots=[workspace.as_uri()]) as client:
+            result = await client.call_tool("present", files(("notes.md", "Notes")))
+            assert not result.is_error
+
+    anyio.run(main)  # no window listens: the notice has nobody to reach
+
+    with Store(server.data_dir) as store:
+        window = MainWindow(store, server.data_dir)
+        qtbot.addWidget(window)
+        window.refresh_conversations()
+        window.show_conversation(store.conversations()[-1].id)
+        model = window.chat.chat_model()
+        names = [
+            block.entry.name
+            for block in (model.block(row) for row in range(model.rowCount()))
+            if isinstance(block, DeliverableBlock) and block.entry is not None
+        ]
+        window.close()
+    assert names == ["notes.md"]
