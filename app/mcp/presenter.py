@@ -102,9 +102,11 @@ class Presenter:
     def offers_show_image(self) -> bool:
         try:
             workspace = self.workspace()
-        except ToolCallError:
+            return offers_show_image(workspace, current_policy(workspace))
+        except (ToolCallError, OSError):
+            # No usable workspace, or a public folder that cannot be listed:
+            # nothing to show, so the tool is not offered.
             return False
-        return offers_show_image(workspace, current_policy(workspace))
 
     # -- the tools -------------------------------------------------------------
 

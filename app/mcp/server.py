@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any, Final
@@ -142,12 +143,20 @@ class DeliverablesServer(MCPServer[dict[str, Any]]):
         """Offer or withdraw ``show_image`` as the public folder fills or empties."""
         await self._link.wait_initialized()
         while True:
-            await self._link.refresh_roots()
-            offered = await anyio.to_thread.run_sync(self._presenter.offers_show_image)
-            if self._listed_offer is not None and offered != self._listed_offer:
-                self._listed_offer = offered
-                await self._announce_tools_changed()
+            try:
+                await self._check_offer()
+            except Exception as error:  # the server outlives a failed look
+                print(
+                    f"deliverables: public folder not checked: {error}", file=sys.stderr
+                )
             await anyio.sleep(PUBLIC_POLL_S)
+
+    async def _check_offer(self) -> None:
+        await self._link.refresh_roots()
+        offered = await anyio.to_thread.run_sync(self._presenter.offers_show_image)
+        if self._listed_offer is not None and offered != self._listed_offer:
+            self._listed_offer = offered
+            await self._announce_tools_changed()
 
     async def _announce_tools_changed(self) -> None:
         # The 2026 protocol delivers changes on subscriptions/listen streams;

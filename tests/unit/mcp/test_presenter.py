@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -160,3 +161,17 @@ def test_without_a_window_the_first_presentation_may_start_one_once(
 
     (conversation,) = store.conversations()
     assert opened == [conversation.id]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can list every folder")
+def test_a_public_folder_that_cannot_be_listed_offers_no_image(
+    presenter: Presenter, workspace: Path
+) -> None:
+    public = workspace / "public"
+    public.mkdir()
+    (public / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    public.chmod(0)
+    try:
+        assert not presenter.offers_show_image()
+    finally:
+        public.chmod(0o700)
