@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from app.core.policy import PermissionMode
-from app.mcp.clients import CLIENTS, client_config, config_location, installed_command
+from app.mcp.clients import CLIENTS, client_config, config_location
 from app.mcp.workspace import Fallback
 
 DataDir = Callable[[argparse.Namespace], Path]
@@ -20,25 +19,6 @@ def print_config(client: str, workspace: Path | None = None) -> int:
     print(f"# {client}: {config_location(client)}", file=sys.stderr)
     print(client_config(client, workspace))
     return 0
-
-
-def start_window(data_dir: Path, conversation_id: str) -> None:
-    """Start the window on ``conversation_id``, detached from this server.
-
-    Its output goes nowhere: this process's stdout is the MCP connection.
-    """
-    import subprocess
-
-    command = [*installed_command(), "open", "--conversation", conversation_id]
-    command += ["--data-dir", os.fspath(data_dir)]
-    subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        close_fds=True,
-    )
 
 
 def run(
@@ -54,6 +34,7 @@ def run(
     from app.core.store import Store
     from app.mcp.presenter import Presenter
     from app.mcp.server import DeliverablesServer
+    from app.mcp.window import start_window
 
     store = Store(data_dir)
 
@@ -72,6 +53,7 @@ def run(
     except KeyboardInterrupt:
         pass
     finally:
+        presenter.close()
         store.close()
     return 0
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import uuid
 from collections.abc import Callable
@@ -14,12 +13,11 @@ from typing import Any, Final
 from app.agent.host_calls import ToolCallError, check_present, offers_show_image
 from app.agent.host_calls import show_image as run_show_image
 from app.agent.specs import IN_APP_WINDOW, PRESENT, SHOW_IMAGE, present_reply
-from app.core.channel_files import ChannelError
-from app.core.notify import ChangedNotice, MessageError, send
 from app.core.policy import PermissionMode, current_policy
 from app.core.public_files import LinkRegistry
 from app.core.store import Store
 from app.mcp.clients import UNKNOWN_CLIENT, agent_name, conversation_title
+from app.mcp.window import WindowNotifier
 from app.mcp.workspace import Fallback, RootError, choose_workspace, usable_roots
 
 # The lines the app writes around each call, so a presentation reads as a
@@ -55,21 +53,23 @@ class Presenter:
         open_window: Callable[[str], None] | None = None,
     ) -> None:
         self._store = store
-        self._data_dir = data_dir
         self._mode = mode
         self._fallback = fallback
-        self._open_window = open_window
+        self._window = WindowNotifier(data_dir, open_window)
         self._agent = UNKNOWN_CLIENT
         self._roots: list[Path] = []
         self._roots_problem: str | None = None
         self._conversations: dict[str, str] = {}
         self._lock = threading.Lock()
         self._links = LinkRegistry()
-        self._warned = False
 
     @property
     def agent(self) -> str:
         return self._agent
+
+    def close(self) -> None:
+        """Tell the window what is still to be told; the store stays open."""
+        self._window.close()
 
     def set_client(self, name: str | None, title: str | None = None) -> None:
         self._agent = agent_name(name, title)
@@ -198,22 +198,7 @@ class Presenter:
                 (_message("ai", answer, tool_calls=[]), None, None),
             ],
         )
-        self._tell_window(conversation_id)
-
-    def _tell_window(self, conversation_id: str) -> None:
-        try:
-            reply = send(self._data_dir, ChangedNotice(conversation_id))
-        except (ChannelError, MessageError, OSError) as error:
-            # Presenting never depends on the window: the store has it all.
-            if not self._warned:
-                self._warned = True
-                print(
-                    f"deliverables: the window was not told: {error}", file=sys.stderr
-                )
-            return
-        if reply is None and self._open_window is not None:
-            opener, self._open_window = self._open_window, None
-            opener(conversation_id)
+        self._window.changed(conversation_id)
 
 
 def _message(kind: str, content: str, **data: Any) -> dict[str, Any]:

@@ -43,7 +43,7 @@ def opened() -> list[str]:
 @pytest.fixture
 def presenter(
     store: Store, tmp_path: Path, workspace: Path, opened: list[str]
-) -> Presenter:
+) -> Iterator[Presenter]:
     result = Presenter(
         store,
         tmp_path / "data",
@@ -52,7 +52,8 @@ def presenter(
         open_window=opened.append,
     )
     result.set_client("codex-mcp-client")
-    return result
+    yield result
+    result.close()
 
 
 def test_each_presentation_is_a_turn_of_one_conversation(
@@ -158,6 +159,7 @@ def test_without_a_window_the_first_presentation_may_start_one_once(
 ) -> None:
     presenter.present(files("notes.md"))
     presenter.present(files("data.csv"))
+    presenter.close()  # the notices are sent off the call's path
 
     (conversation,) = store.conversations()
     assert opened == [conversation.id]
