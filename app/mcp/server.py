@@ -142,13 +142,15 @@ class DeliverablesServer(MCPServer[dict[str, Any]]):
     async def watch_public_folder(self) -> None:
         """Offer or withdraw ``show_image`` as the public folder fills or empties."""
         await self._link.wait_initialized()
+        said = ""
         while True:
             try:
                 await self._check_offer()
             except Exception as error:  # the server outlives a failed look
-                print(
-                    f"deliverables: public folder not checked: {error}", file=sys.stderr
-                )
+                # Said once, not at every poll, until something else goes wrong.
+                if str(error) != said:
+                    said = str(error)
+                    print(f"deliverables: public folder: {said}", file=sys.stderr)
             await anyio.sleep(PUBLIC_POLL_S)
 
     async def _check_offer(self) -> None:
