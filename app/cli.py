@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from app.core.declare import DeclarationError, declare
 from app.core.policy import PermissionMode, current_policy
+from app.mcp.main import add_mcp_command
 
 if TYPE_CHECKING:
     from app.core.store import Store
@@ -79,11 +80,23 @@ def _demo(args: argparse.Namespace) -> int:
     return _run_window(args, store, data_dir, conversation_id=conversation_id)
 
 
+def _handed_over(args: argparse.Namespace, data_dir: Path, request: object) -> bool:
+    """Whether a window already showing this store took the request."""
+    if args.screenshot:
+        return False  # a screenshot is of a window of its own
+    from app.ui.single_instance import hand_over
+
+    return hand_over(data_dir, request)
+
+
 def _open(args: argparse.Namespace) -> int:
-    """Open the window on the stored conversations."""
+    """Open the window on the stored conversations, or raise the one that is open."""
+    from app.core.notify import OpenRequest
     from app.core.store import Store
 
     data_dir = _data_dir(args)
+    if _handed_over(args, data_dir, OpenRequest(args.conversation)):
+        return 0
     store = Store(data_dir)
     conversation_id = args.conversation
     if conversation_id is None:
@@ -104,6 +117,7 @@ def _view(args: argparse.Namespace) -> int:
     With no file (the application menu starts ``view %F`` with none), open
     the window on the stored conversations instead.
     """
+    from app.core.notify import ViewRequest
     from app.core.store import Store
 
     if not args.paths:
@@ -114,6 +128,9 @@ def _view(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace).resolve() if args.workspace else None
     if workspace is None:
         workspace = Path(os.path.commonpath([os.path.dirname(p) for p in paths]))
+    request = ViewRequest(tuple(paths), os.fspath(workspace))
+    if _handed_over(args, data_dir, request):
+        return 0
     return _run_window(args, Store(data_dir), data_dir, view=(paths, workspace))
 
 
@@ -151,11 +168,17 @@ def _run_window(
     mode: PermissionMode = PermissionMode.WORKSPACE_ONLY,
 ) -> int:
     from app.ui.application import create_application
+    from app.ui.live_updates import LiveUpdates
     from app.ui.main_window import MainWindow
     from app.ui.screenshot import screenshot_when_loaded
 
     app = create_application()
     window = MainWindow(store, data_dir, model_spec=model_spec, mode=mode)
+    # Other agents' presentations (deliverables mcp) and later open/view
+    # commands reach this window; a screenshot run takes part in neither.
+    live = None if args.screenshot else LiveUpdates(window, store, data_dir)
+    if live is not None:
+        live.listen()
     window.refresh_conversations()
     if conversation_id is not None:
         window.show_conversation(conversation_id)
@@ -167,6 +190,8 @@ def _run_window(
             window, Path(args.screenshot), window.is_loaded, args.wait_ms
         )
     code = app.exec()
+    if live is not None:
+        live.close()
     window.close()
     # Previews free their pages and web profiles with deferred deletes, page
     # first; run those now, while Qt still exists, not at interpreter exit.
@@ -234,6 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=PermissionMode.WORKSPACE_ONLY.value,
     )
     chat.set_defaults(handler=_chat)
+
+    add_mcp_command(commands, _data_dir)
 
     validate = commands.add_parser(
         "validate", help="run the present check on tool arguments; writes nothing"

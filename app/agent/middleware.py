@@ -14,9 +14,9 @@ from langchain.agents.middleware import (
 from langchain_core.messages import AnyMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
+from app.agent.host_calls import offers_show_image
+from app.agent.specs import SHOW_IMAGE
 from app.agent.tools import AgentSession
-from app.core.public_files import has_public_files
-from app.core.tool_names import SHOW_IMAGE
 
 _Handler = Callable[[ModelRequest[None]], ModelResponse[Any]]
 
@@ -59,7 +59,7 @@ class PublicImageToolMiddleware(AgentMiddleware[AgentState[Any], None]):
     def wrap_model_call(
         self, request: ModelRequest[None], handler: _Handler
     ) -> ModelResponse[Any]:
-        if has_public_files(self._session.workspace, self._session.policy()):
+        if offers_show_image(self._session.workspace, self._session.policy()):
             return handler(request)
         tools: list[BaseTool | dict[str, Any]] = [
             tool for tool in request.tools if _tool_name(tool) != SHOW_IMAGE

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import threading
@@ -13,17 +12,32 @@ from typing import Any, Final
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
-from app.core.beneath import Beneath, OutsideRootError
-from app.core.declare import DeclarationError, declare
-from app.core.policy import PermissionMode, Policy, PolicyError, current_policy
-from app.core.public_files import (
-    LinkRegistry,
-    image_mime,
-    public_folder,
-    public_images,
+from app.agent import host_calls
+from app.agent.specs import (
+    LIST_FILES,
+    LIST_FILES_DESCRIPTION,
+    LIST_FILES_SCHEMA,
+    PRESENT_DESCRIPTION,
+    PRESENT_SCHEMA,
+    READ_FILE,
+    READ_FILE_DESCRIPTION,
+    READ_FILE_SCHEMA,
+    SHOW_IMAGE,
+    SHOW_IMAGE_DESCRIPTION,
+    SHOW_IMAGE_SCHEMA,
+    WRITE_FILE,
+    WRITE_FILE_DESCRIPTION,
+    WRITE_FILE_SCHEMA,
+    present_reply,
 )
+
+# Re-exported: the runner and tests know the tool order and names from here.
+from app.agent.specs import PRESENT as PRESENT
+from app.agent.specs import TOOL_ORDER as TOOL_ORDER
+from app.core.beneath import Beneath, OutsideRootError
+from app.core.policy import PermissionMode, Policy, current_policy
+from app.core.public_files import LinkRegistry
 from app.core.safeio import SafeOpenError
-from app.core.tool_names import LIST_FILES, PRESENT, READ_FILE, SHOW_IMAGE, WRITE_FILE
 
 # Everything the model sees of the tools is a constant: the serialized tool list
 # (and so the provider's prompt-cache prefix) never depends on session state.
@@ -36,102 +50,6 @@ SYSTEM_PROMPT: Final = (
     "tool reports an error, read it, fix the call and try again. To show an image "
     "from the public folder inline, call show_image when it is available. Answer "
     "in concise Markdown."
-)
-
-TOOL_ORDER: Final = (LIST_FILES, READ_FILE, WRITE_FILE, PRESENT, SHOW_IMAGE)
-
-LIST_FILES_DESCRIPTION: Final = (
-    "List the files under a folder of the workspace, recursively, with their sizes "
-    "in bytes. Paths in the answer are relative to the workspace root."
-)
-READ_FILE_DESCRIPTION: Final = (
-    "Read a text file of the workspace (UTF-8; at most 256 KiB are returned)."
-)
-WRITE_FILE_DESCRIPTION: Final = (
-    "Create or overwrite a text file in the workspace with the given content. "
-    "Missing parent folders are created."
-)
-PRESENT_DESCRIPTION: Final = (
-    "Present finished files to the user: each appears as a card under your answer "
-    "that the user can open, save or reveal. Give 1 to 8 existing regular files, "
-    "each with a short description. Relative paths resolve from the workspace. "
-    "The call is all or nothing: if any entry fails, nothing is presented and the "
-    "error lists every failing entry."
-)
-SHOW_IMAGE_DESCRIPTION: Final = (
-    "Render a public image inline in the chat. Use when the user asks to see an "
-    "image, or when a visual is the clearest answer. The image must be directly "
-    "in the workspace's public/ folder. Supported formats: .png, .jpg, .jpeg, .gif, "
-    ".webp, .svg, .bmp, .ico. For other documents, use present instead."
-)
-
-_PATH: Final = {"type": "string", "description": "Path relative to the workspace."}
-LIST_FILES_SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {"path": {**_PATH, "default": "."}},
-    "additionalProperties": False,
-}
-READ_FILE_SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {"path": _PATH},
-    "required": ["path"],
-    "additionalProperties": False,
-}
-WRITE_FILE_SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {"path": _PATH, "content": {"type": "string"}},
-    "required": ["path", "content"],
-    "additionalProperties": False,
-}
-PRESENT_SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {
-        "files": {
-            "type": "array",
-            "minItems": 1,
-            "maxItems": 8,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string", "description": "The file's path."},
-                    "description": {
-                        "type": "string",
-                        "description": "What the file is, in one line.",
-                    },
-                },
-                "required": ["path", "description"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["files"],
-    "additionalProperties": False,
-}
-MAX_IMAGE_TEXT: Final = 300
-SHOW_IMAGE_SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {
-        "filename": {
-            "type": "string",
-            "description": "Exact filename of an image in the public files.",
-        },
-        "alt_text": {
-            "type": "string",
-            "maxLength": MAX_IMAGE_TEXT,
-            "description": "Alt text for accessibility. Defaults to the filename.",
-        },
-        "caption": {
-            "type": "string",
-            "maxLength": MAX_IMAGE_TEXT,
-            "description": "Optional caption rendered below the image.",
-        },
-    },
-    "required": ["filename"],
-    "additionalProperties": False,
-}
-
-PRESENT_FAILED_HINT: Final = (
-    "Nothing was presented. Fix or drop every failing entry and call present again."
 )
 
 
@@ -372,107 +290,35 @@ def _write_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     return f"Wrote {len(data)} bytes to {given}."
 
 
-# -- present ----------------------------------------------------------------------
+# -- present and show_image --------------------------------------------------------
+#
+# Both run in app.agent.host_calls, shared with the MCP server.
 
 
 def _present(session: AgentSession, arguments: dict[str, Any]) -> tuple[str, str]:
     try:
-        record = declare(
+        record = host_calls.check_present(
             arguments,
             workspace=session.workspace,
             mode=session.permission.get(),
             policy=session.policy(),
         )
-    except DeclarationError as error:
-        raise ToolException(
-            json.dumps(error.to_dict(), ensure_ascii=False) + "\n" + PRESENT_FAILED_HINT
-        ) from error
-    except PolicyError as error:
-        raise ToolException(f"present failed: {error}") from error
-    names = ", ".join(entry.path for entry in record.files)
-    count = len(record.files)
-    noun = "file" if count == 1 else "files"
-    content = (
-        f"Presented {count} {noun}: {names}. They appear as cards under your answer."
-    )
+    except host_calls.ToolCallError as failure:
+        raise ToolException(failure.text) from failure
+    content = present_reply([entry.path for entry in record.files])
     # The record is the artifact: host-only, it never goes back to the model.
     return content, record.to_json()
-
-
-# -- show_image -------------------------------------------------------------------
-
-
-def _image_failure(
-    message: str, filename: object, reason: str, available: list[str], hint: str
-) -> ToolException:
-    details = {
-        "filename": filename,
-        "rejection_reason": reason,
-        "available_image_files": available,
-        "suggested_tool": PRESENT if reason == "unsupported extension" else LIST_FILES,
-        "hint": hint,
-    }
-    text = json.dumps(
-        {"error": f"show_image failed: {message}", "details": details},
-        ensure_ascii=False,
-    )
-    return ToolException(text)
 
 
 def _show_image(
     session: AgentSession, arguments: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
-    policy = session.policy()
-    images = public_images(session.workspace, policy)
-    available = [image.name for image in images]
-    filename = arguments.get("filename")
     try:
-        _arguments(arguments, ("filename",), ("alt_text", "caption"))
-    except ToolException as error:
-        raise _image_failure(
-            "invalid arguments.", filename, "invalid arguments", available, str(error)
-        ) from error
-    alt_text = arguments.get("alt_text") or filename
-    caption = arguments.get("caption")
-    assert isinstance(filename, str)  # checked by _arguments
-    for label, value in (("alt_text", alt_text), ("caption", caption)):
-        if value is not None and len(value) > MAX_IMAGE_TEXT:
-            raise _image_failure(
-                f"{label} is too long.",
-                filename,
-                f"{label} too long",
-                available,
-                f"Keep {label} to at most {MAX_IMAGE_TEXT} characters.",
-            )
-    if image_mime(filename) is None:
-        extension = os.path.splitext(filename)[1].lower() or "extension-less"
-        raise _image_failure(
-            "not an image file.",
-            filename,
-            "unsupported extension",
-            available,
-            f"Use present for {extension} files.",
+        return host_calls.show_image(
+            arguments,
+            workspace=session.workspace,
+            policy=session.policy(),
+            links=session.links,
         )
-    found = next((image for image in images if image.name == filename), None)
-    if found is None:
-        raise _image_failure(
-            "no such public image.",
-            filename,
-            "not found in public files",
-            available,
-            "Use an exact name from available_image_files; images must be "
-            "directly in the public/ folder.",
-        )
-    result: dict[str, Any] = {
-        "action": "image",
-        "filename": found.name,
-        "src_url": session.links.issue(found.path),
-        "mime": found.mime,
-        "size": found.size,
-        "alt_text": alt_text,
-        "caption": caption,
-    }
-    resolved = os.path.join(
-        os.path.realpath(public_folder(session.workspace)), found.name
-    )
-    return json.dumps(result, ensure_ascii=False), {**result, "path": resolved}
+    except host_calls.ToolCallError as failure:
+        raise ToolException(failure.text) from failure

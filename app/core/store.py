@@ -10,7 +10,7 @@ import secrets
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -182,46 +182,82 @@ class Store:
         tool_call_id: str | None = None,
     ) -> int:
         """Append ``message`` (and its ``record``, atomically); return its position."""
-        if (record is None) != (tool_call_id is None):
-            raise ValueError("A record and its tool_call_id are stored together.")
-        if tool_call_id is not None and _tool_call_id(message) != tool_call_id:
-            raise ValueError(
-                f"A record for tool call {tool_call_id!r} must be stored beside "
-                "the tool message answering that call."
-            )
-        # Serialise before the transaction: an unserialisable message fails
-        # without touching the database. allow_nan=False keeps the text strict JSON.
-        text = json.dumps(message, ensure_ascii=False, allow_nan=False)
+        return self.append_messages(conversation_id, [(message, record, tool_call_id)])[
+            0
+        ]
+
+    def append_messages(
+        self,
+        conversation_id: str,
+        items: Sequence[tuple[dict[str, Any], str | None, str | None]],
+    ) -> list[int]:
+        """Append (message, record, tool_call_id) items in one transaction.
+
+        Another process reading the store sees all of them or none: a turn
+        written from outside never shows half done. Returns their positions.
+        """
+        texts: list[str] = []
+        for message, record, tool_call_id in items:
+            if (record is None) != (tool_call_id is None):
+                raise ValueError("A record and its tool_call_id are stored together.")
+            if tool_call_id is not None and _tool_call_id(message) != tool_call_id:
+                raise ValueError(
+                    f"A record for tool call {tool_call_id!r} must be stored beside "
+                    "the tool message answering that call."
+                )
+            # Serialise before the transaction: an unserialisable message fails
+            # without touching the database. allow_nan=False keeps it strict JSON.
+            texts.append(json.dumps(message, ensure_ascii=False, allow_nan=False))
+        positions: list[int] = []
         with self._write() as conn:
             conversation = _get_conversation(conn, conversation_id)
-            position = _next_position(conn, conversation)
-            if (
-                tool_call_id is not None
-                and _find_record(conn, conversation, tool_call_id) is not None
+            for (_message, record, tool_call_id), text in zip(
+                items, texts, strict=True
             ):
-                # The UNIQUE constraint sees one conversation only; this also
-                # covers the history a fork inherits.
-                raise ValueError(
-                    f"Tool call {tool_call_id!r} already has a record in this "
-                    "conversation."
+                positions.append(
+                    self._insert(conn, conversation, text, record, tool_call_id)
                 )
-            conn.execute(
-                "INSERT INTO messages (conversation_id, position, message, created_at)"
-                " VALUES (?, ?, ?, ?)",
-                (conversation_id, position, text, _iso(datetime.now(UTC))),
+        return positions
+
+    def _insert(
+        self,
+        conn: sqlite3.Connection,
+        conversation: Conversation,
+        text: str,
+        record: str | None,
+        tool_call_id: str | None,
+    ) -> int:
+        position = _next_position(conn, conversation)
+        if (
+            tool_call_id is not None
+            and _find_record(conn, conversation, tool_call_id) is not None
+        ):
+            # The UNIQUE constraint sees one conversation only; this also
+            # covers the history a fork inherits.
+            raise ValueError(
+                f"Tool call {tool_call_id!r} already has a record in this conversation."
             )
-            if record is not None and tool_call_id is not None:
-                mac = self._mac(conversation_id, tool_call_id, record)
-                conn.execute(
-                    "INSERT INTO records"
-                    " (conversation_id, position, tool_call_id, raw, mac)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (conversation_id, position, tool_call_id, record, mac),
-                )
+        conn.execute(
+            "INSERT INTO messages (conversation_id, position, message, created_at)"
+            " VALUES (?, ?, ?, ?)",
+            (conversation.id, position, text, _iso(datetime.now(UTC))),
+        )
+        if record is not None and tool_call_id is not None:
+            mac = self._mac(conversation.id, tool_call_id, record)
+            conn.execute(
+                "INSERT INTO records"
+                " (conversation_id, position, tool_call_id, raw, mac)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (conversation.id, position, tool_call_id, record, mac),
+            )
         return position
 
-    def messages(self, conversation_id: str) -> list[StoredMessage]:
-        """The full history of a conversation, a fork's inherited part first."""
+    def messages(self, conversation_id: str, start: int = 0) -> list[StoredMessage]:
+        """The full history of a conversation, a fork's inherited part first.
+
+        ``start`` skips the messages before that position, so a view that has
+        them already reads only what was added since.
+        """
         with self._read() as conn:
             conversation = _get_conversation(conn, conversation_id)
             history: list[StoredMessage] = []
@@ -232,8 +268,9 @@ class Store:
                     " ON r.conversation_id = m.conversation_id"
                     " AND r.position = m.position"
                     " WHERE m.conversation_id = ? AND m.position < ?"
+                    " AND m.position >= ?"
                     " ORDER BY m.position",
-                    (cid, _bound(bound)),
+                    (cid, _bound(bound), start),
                 ).fetchall()
                 for position, text, tool_call_id, raw, mac in rows:
                     stored = (

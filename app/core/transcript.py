@@ -213,6 +213,9 @@ class TranscriptBuilder:
         self._turn: _Turn | None = None
         self._turn_count = 0
         self._older: list[list[StoredMessage]] = []
+        # The history position after the last message seen: where a view asks
+        # the store for what was added since (messages from another process).
+        self.next_position = 0
 
     @property
     def turn_count(self) -> int:
@@ -235,6 +238,7 @@ class TranscriptBuilder:
         self.tool_call_ids = set()
         self._turn = None
         turns = split_turns(messages)
+        self.next_position = turns[-1][-1].position + 1 if turns else 0
         self._turn_count = len(turns)
         keep = len(turns) if newest_turns is None else max(1, newest_turns)
         self._older = turns[: max(0, len(turns) - keep)]
@@ -272,6 +276,7 @@ class TranscriptBuilder:
 
     def add(self, stored: StoredMessage) -> Splice:
         """Add one stored message; return the edit to apply to ``blocks``."""
+        self.next_position = max(self.next_position, stored.position + 1)
         if _is_human(stored):
             start = len(self.blocks)
             self._turn = _Turn(self._turn_count, start + 1, [stored], {})

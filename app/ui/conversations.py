@@ -40,6 +40,9 @@ class ConversationListView(QTreeView):
         self, conversations: list[Conversation], current: str | None = None
     ) -> None:
         """Show ``conversations`` (given oldest first) newest on top; select one."""
+        # Refreshed while the user may be scrolling it (another agent added a
+        # conversation): the list keeps its place.
+        scrolled = self.verticalScrollBar().value() if self._model.rowCount() else None
         self._model.clear()
         items: dict[str, QStandardItem] = {}
         for conversation in conversations:
@@ -65,6 +68,8 @@ class ConversationListView(QTreeView):
         self.expandAll()
         if current is not None and current in items:
             self.setCurrentIndex(items[current].index())
+        if scrolled is not None:
+            self.verticalScrollBar().setValue(scrolled)
 
     def current_conversation_id(self) -> str | None:
         value = self.currentIndex().data(CONVERSATION_ID_ROLE)

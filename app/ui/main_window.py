@@ -134,6 +134,28 @@ class MainWindow(QMainWindow):
         if self.conversations.current_conversation_id() != conversation_id:
             self.refresh_conversations()
 
+    def current_conversation_id(self) -> str | None:
+        return self._conversation_id
+
+    def refresh_from_store(self, conversation_id: str) -> None:
+        """Show what another process added to ``conversation_id``.
+
+        The chat shown gets only the messages added since (its scroll position
+        kept unless it was at the bottom); for any other conversation the list
+        is refreshed. Records are read back from the store, whose MAC decides
+        whether they are trusted.
+        """
+        if conversation_id != self._conversation_id:
+            self.refresh_conversations()
+            return
+        new = self._store.messages(conversation_id, start=self.chat.next_position())
+        if not new:
+            return
+        self.chat.append_stored(new)
+        if _external_entries(new):
+            messages = self._store.messages(conversation_id)
+            self.workspace.set_external_entries(_external_entries(messages))
+
     def view_files(self, paths: Sequence[str], workspace: Path | None) -> None:
         """Open files straight into the workspace, the last one active.
 

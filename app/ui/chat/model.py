@@ -290,6 +290,17 @@ class ChatModel(QAbstractListModel):
         self._apply_splice(self._builder.add(stored))
         self._drop_stored_live_rows()
 
+    def add_stored(self, messages: list[StoredMessage]) -> None:
+        """Show messages another process stored, each record as the store judged it."""
+        for stored in messages:
+            self._apply_splice(self._builder.add(stored))
+        self._drop_stored_live_rows()
+        self._announce_running()
+
+    def next_position(self) -> int:
+        """The history position after the last stored message shown."""
+        return self._builder.next_position
+
     def _apply_splice(self, splice: Splice) -> None:
         if splice.removed:
             self.beginRemoveRows(

@@ -134,6 +134,13 @@ class ChatView(ChatInteractionView):
     def apply_event(self, event: object) -> None:
         self._chat.apply_event(event)
 
+    def append_stored(self, messages: list[StoredMessage]) -> None:
+        """Add messages stored elsewhere; what the user reads stays where it is."""
+        self._chat.add_stored(messages)
+
+    def next_position(self) -> int:
+        return self._chat.next_position()
+
     def append_streaming_text(self, text: str) -> None:
         self._chat.append_streaming_text(text)
 

@@ -1,0 +1,91 @@
+"""The channel's protocol on its own: frames, requests, tokens and paths."""
+
+from __future__ import annotations
+
+import os
+import stat
+import struct
+from pathlib import Path
+
+import pytest
+
+from app.core.channel_files import channel_paths, read_token, write_token
+from app.core.notify import (
+    MAX_MESSAGE,
+    ChangedNotice,
+    FrameReader,
+    MessageError,
+    OpenRequest,
+    ViewRequest,
+    encode_frame,
+    parse_request,
+    request_message,
+    send,
+)
+
+TOKEN = "ab" * 32
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        ChangedNotice("0123456789abcdef0123456789abcdef"),
+        OpenRequest(None),
+        OpenRequest("c1"),
+        ViewRequest(("/tmp/a.txt", "/tmp/b c.txt"), "/tmp"),
+        ViewRequest(("/tmp/a.txt",), None),
+    ],
+)
+def test_every_request_survives_its_frame(request_: object) -> None:
+    assert isinstance(request_, ChangedNotice | OpenRequest | ViewRequest)
+    framed = encode_frame(request_message(request_, TOKEN))
+    reader = FrameReader()
+    body = None
+    for byte in framed:  # one byte at a time, as a slow peer would send it
+        assert body is None
+        body = reader.feed(bytes([byte]))
+
+    assert body is not None
+    assert parse_request(body, TOKEN) == request_
+
+
+def test_a_frame_is_refused_from_its_header_when_too_long_or_empty() -> None:
+    with pytest.raises(MessageError):
+        FrameReader().feed(struct.pack(">I", MAX_MESSAGE + 1))
+    with pytest.raises(MessageError):
+        FrameReader().feed(struct.pack(">I", 0))
+    with pytest.raises(MessageError):
+        encode_frame({"paths": ["/" + "a" * MAX_MESSAGE]})
+
+
+def test_the_token_is_compared_whole() -> None:
+    body = encode_frame(request_message(OpenRequest(None), TOKEN))[4:]
+    with pytest.raises(MessageError, match="wrong token"):
+        parse_request(body, "cd" * 32)
+
+
+def test_a_token_file_is_fresh_private_and_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "x.token"
+    first = write_token(path)
+    second = write_token(path)
+
+    assert first != second and len(second) == 64
+    assert read_token(path) == second
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["x.token"]
+
+
+def test_each_store_has_its_own_channel(tmp_path: Path) -> None:
+    one, two = channel_paths(tmp_path / "one"), channel_paths(tmp_path / "two")
+
+    assert one.socket != two.socket and one.folder == two.folder
+    assert channel_paths(tmp_path / "one" / ".." / "one") == one
+
+
+def test_without_a_window_there_is_nobody_to_tell(tmp_path: Path) -> None:
+    assert send(tmp_path / "data", ChangedNotice("c1")) is None
+    # A token left behind by a window that is gone, and no socket.
+    paths = channel_paths(tmp_path / "data")
+    write_token(paths.token)
+    assert not os.path.exists(paths.socket)
+    assert send(tmp_path / "data", ChangedNotice("c1")) is None

@@ -1,0 +1,179 @@
+"""An MCP client's calls without the SDK: checked, stored as turns, window told."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.core.policy import PermissionMode
+from app.core.records import Record, parse_record
+from app.core.store import Store
+from app.core.transcript import DeliverableBlock, ImageBlock, build_transcript
+from app.mcp.presenter import Presenter
+from app.mcp.workspace import Fallback
+
+
+def files(*paths: str) -> dict[str, object]:
+    return {"files": [{"path": p, "description": f"about {p}"} for p in paths]}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "notes.md").write_text("# Notes\n")
+    (root / "data.csv").write_text("a,b\n")
+    return root
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store(tmp_path / "data") as opened:
+        yield opened
+
+
+@pytest.fixture
+def opened() -> list[str]:
+    return []
+
+
+@pytest.fixture
+def presenter(
+    store: Store, tmp_path: Path, workspace: Path, opened: list[str]
+) -> Iterator[Presenter]:
+    result = Presenter(
+        store,
+        tmp_path / "data",
+        mode=PermissionMode.WORKSPACE_ONLY,
+        fallback=Fallback(None, workspace),
+        open_window=opened.append,
+    )
+    result.set_client("codex-mcp-client")
+    yield result
+    result.close()
+
+
+def test_each_presentation_is_a_turn_of_one_conversation(
+    presenter: Presenter, store: Store, workspace: Path
+) -> None:
+    first = presenter.present(files("notes.md"))
+    second = presenter.present(files("data.csv", "notes.md"))
+
+    assert not first.is_error and not second.is_error
+    assert second.structured == {"presented": ["data.csv", "notes.md"], "count": 2}
+    (conversation,) = store.conversations()
+    assert conversation.title == f"Codex — {workspace}"
+    blocks = build_transcript(
+        conversation.id, conversation.workspace, store.messages(conversation.id)
+    )
+    cards = [
+        b.entry.name for b in blocks if isinstance(b, DeliverableBlock) and b.entry
+    ]
+    assert cards == ["notes.md", "data.csv", "notes.md"]
+
+
+def test_the_stored_call_holds_only_what_was_checked(
+    presenter: Presenter, store: Store
+) -> None:
+    arguments = files("notes.md")
+    arguments["extra"] = float("nan")  # not JSON the store would keep
+
+    assert not presenter.present(arguments).is_error
+
+    (conversation,) = store.conversations()
+    call = store.messages(conversation.id)[1].message["data"]["tool_calls"][0]
+    assert call["args"] == {
+        "files": [{"path": "notes.md", "description": "about notes.md"}]
+    }
+
+
+def test_a_failed_call_stores_nothing_and_says_why(
+    presenter: Presenter, store: Store
+) -> None:
+    reply = presenter.present(files("notes.md", "missing.md"))
+
+    assert reply.is_error and reply.structured is None
+    assert "'missing.md': missing" in reply.text
+    assert store.conversations() == []
+
+
+def test_roots_that_are_not_local_folders_refuse_every_call(
+    presenter: Presenter, store: Store
+) -> None:
+    presenter.set_roots(["https://example.com/repo"])
+
+    reply = presenter.present(files("notes.md"))
+
+    assert reply.is_error and "not a local folder" in reply.text
+    assert not presenter.offers_show_image()
+    assert store.conversations() == []
+
+
+def test_a_second_root_gets_a_conversation_of_its_own(
+    presenter: Presenter, store: Store, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "plan.md").write_text("plan")
+    presenter.set_roots([workspace.as_uri(), other.as_uri()])
+
+    presenter.present(files("notes.md"))
+    presenter.present(files("plan.md"))
+
+    titles = sorted(c.title for c in store.conversations())
+    assert titles == [f"Codex — {other}", f"Codex — {workspace}"]
+    for conversation in store.conversations():
+        (message,) = [
+            m for m in store.messages(conversation.id) if m.record is not None
+        ]
+        assert message.record is not None
+        record = parse_record(message.record.raw)
+        assert isinstance(record, Record)
+        assert record.workspace == conversation.workspace
+
+
+def test_an_image_shown_is_a_turn_the_chat_shows_inline(
+    presenter: Presenter, store: Store, workspace: Path
+) -> None:
+    (workspace / "public").mkdir()
+    (workspace / "public" / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    assert presenter.offers_show_image()
+
+    reply = presenter.show_image({"filename": "chart.png", "alt_text": "A chart"})
+
+    assert not reply.is_error and reply.structured is None
+    (conversation,) = store.conversations()
+    blocks = build_transcript(
+        conversation.id, conversation.workspace, store.messages(conversation.id)
+    )
+    (image,) = [b for b in blocks if isinstance(b, ImageBlock)]
+    assert image.alt_text == "A chart"
+    assert image.public_path == str(workspace.resolve() / "public" / "chart.png")
+
+
+def test_without_a_window_the_first_presentation_may_start_one_once(
+    presenter: Presenter, store: Store, opened: list[str]
+) -> None:
+    presenter.present(files("notes.md"))
+    presenter.present(files("data.csv"))
+    presenter.close()  # the notices are sent off the call's path
+
+    (conversation,) = store.conversations()
+    assert opened == [conversation.id]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can list every folder")
+def test_a_public_folder_that_cannot_be_listed_offers_no_image(
+    presenter: Presenter, workspace: Path
+) -> None:
+    public = workspace / "public"
+    public.mkdir()
+    (public / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    public.chmod(0)
+    try:
+        assert not presenter.offers_show_image()
+    finally:
+        public.chmod(0o700)
