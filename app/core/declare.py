@@ -78,32 +78,37 @@ class DeclarationError(ValueError):
         return data
 
 
-class _RefusedError(Exception):
+class EntryRefusedError(Exception):
+    """One entry fails with ``reason``; the check collects these into the error."""
+
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
 
 
-def _check_shape(item: object) -> tuple[str, str]:
+def check_shape(item: object) -> tuple[str, str]:
+    """The entry's path and description, or ``EntryRefusedError`` (invalid)."""
     if not isinstance(item, Mapping):
-        raise _RefusedError(
+        raise EntryRefusedError(
             INVALID, "each entry must be an object with path and description"
         )
     path, description = item.get("path"), item.get("description")
     if not isinstance(path, str) or not path.strip():
-        raise _RefusedError(INVALID, "the path is empty")
+        raise EntryRefusedError(INVALID, "the path is empty")
     if "\0" in path:
-        raise _RefusedError(INVALID, "the path contains a NUL byte")
+        raise EntryRefusedError(INVALID, "the path contains a NUL byte")
     if not isinstance(description, str) or not description.strip():
-        raise _RefusedError(INVALID, "the description must be a non-empty string")
+        raise EntryRefusedError(INVALID, "the description must be a non-empty string")
     if len(description) > MAX_DESCRIPTION:
-        raise _RefusedError(
+        raise EntryRefusedError(
             INVALID, f"the description is longer than {MAX_DESCRIPTION} characters"
         )
     extra = set(item) - {"path", "description"}
     if extra:
-        raise _RefusedError(INVALID, f"unexpected fields: {', '.join(sorted(extra))}")
+        raise EntryRefusedError(
+            INVALID, f"unexpected fields: {', '.join(sorted(extra))}"
+        )
     return path, description
 
 
@@ -119,59 +124,46 @@ def _check_file(
     ):
         rule = policy.denying_rule(candidate)
         if rule is not None:
-            raise _RefusedError(
+            raise EntryRefusedError(
                 FORBIDDEN, f"denied by read-deny rule {rule.describe()}"
             )
     if scope == "external" and mode is PermissionMode.WORKSPACE_ONLY:
-        raise _RefusedError(
+        raise EntryRefusedError(
             FORBIDDEN,
             "outside the workspace, and the permission mode is workspace-only",
         )
     try:
         status = os.lstat(resolved)
     except (FileNotFoundError, NotADirectoryError) as error:
-        raise _RefusedError(MISSING, "no such file") from error
+        raise EntryRefusedError(MISSING, "no such file") from error
     except PermissionError as error:
-        raise _RefusedError(
+        raise EntryRefusedError(
             UNREADABLE, "permission denied while looking it up"
         ) from error
     except OSError as error:
-        raise _RefusedError(
+        raise EntryRefusedError(
             MISSING, f"cannot be looked up: {error.strerror}"
         ) from error
     if stat.S_ISLNK(status.st_mode):
-        raise _RefusedError(SYMLINK, "the final path component is a symbolic link")
+        raise EntryRefusedError(SYMLINK, "the final path component is a symbolic link")
     if stat.S_ISDIR(status.st_mode):
-        raise _RefusedError(DIRECTORY, "it is a folder, not a file")
+        raise EntryRefusedError(DIRECTORY, "it is a folder, not a file")
     if not stat.S_ISREG(status.st_mode):
-        raise _RefusedError(NOT_REGULAR, "not a regular file (FIFO, socket or device)")
+        raise EntryRefusedError(
+            NOT_REGULAR, "not a regular file (FIFO, socket or device)"
+        )
     pseudo = pseudo_filesystem_at(resolved)
     if pseudo is not None:
-        raise _RefusedError(
+        raise EntryRefusedError(
             NOT_REGULAR, f"a live system file ({pseudo} file system), not a document"
         )
     if not os.access(resolved, os.R_OK, follow_symlinks=False):
-        raise _RefusedError(UNREADABLE, "the session cannot read it")
+        raise EntryRefusedError(UNREADABLE, "the session cannot read it")
     return resolved, status, scope
 
 
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def declare(
-    arguments: object,
-    *,
-    workspace: Path | str,
-    mode: PermissionMode,
-    policy: Policy,
-    clock: Callable[[], str] = _utc_now,
-) -> Record:
-    """Check a ``present`` call's arguments and return its record, or raise.
-
-    Reads metadata only (``lstat``, ``access``): no declared file is opened.
-    Raises ``DeclarationError`` naming every failing entry if any entry fails.
-    """
+def declared_items(arguments: object) -> list[Any]:
+    """The call's entries, or the call-level ``DeclarationError`` (empty, ...)."""
     if not isinstance(arguments, Mapping) or not isinstance(
         arguments.get("files"), list
     ):
@@ -187,23 +179,59 @@ def declare(
             f"present accepts at most {MAX_FILES} files, got {len(items)}",
             reason=TOO_MANY,
         )
+    return items
+
+
+def shown_path(item: object) -> str:
+    """How an entry's path is named in a failure, whatever its type."""
+    given = item.get("path") if isinstance(item, Mapping) else None
+    return given if isinstance(given, str) else repr(given)
+
+
+def entries_failed(failures: list[EntryFailure], total: int) -> DeclarationError:
+    """The error for a call whose entries ``failures`` failed, naming each."""
+    lines = "; ".join(f"{f.path!r}: {f.reason} ({f.detail})" for f in failures)
+    return DeclarationError(
+        f"present failed, nothing was recorded. {len(failures)} of {total} "
+        f"entries failed: {lines}",
+        tuple(failures),
+    )
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def declare(
+    arguments: object,
+    *,
+    workspace: Path | str,
+    mode: PermissionMode,
+    policy: Policy,
+    clock: Callable[[], str] = utc_now,
+) -> Record:
+    """Check a ``present`` call's arguments and return its record, or raise.
+
+    Reads metadata only (``lstat``, ``access``): no declared file is opened.
+    Raises ``DeclarationError`` naming every failing entry if any entry fails.
+    """
+    items = declared_items(arguments)
     root = os.path.realpath(os.fspath(workspace))
     entries: list[FileEntry] = []
     failures: list[EntryFailure] = []
     seen: dict[tuple[int, int], str] = {}
     for index, item in enumerate(items):
-        given = item.get("path") if isinstance(item, Mapping) else None
-        shown = given if isinstance(given, str) else repr(given)
+        shown = shown_path(item)
         try:
-            path, description = _check_shape(item)
+            path, description = check_shape(item)
             resolved, status, scope = _check_file(path, root, mode, policy)
             identity = (status.st_dev, status.st_ino)
             if identity in seen:
-                raise _RefusedError(
+                raise EntryRefusedError(
                     DUPLICATE, f"names the same file as {seen[identity]!r}"
                 )
             seen[identity] = path
-        except _RefusedError as refused:
+        except EntryRefusedError as refused:
             failures.append(EntryFailure(index, shown, refused.reason, refused.detail))
             continue
         entries.append(
@@ -220,10 +248,5 @@ def declare(
             )
         )
     if failures:
-        lines = "; ".join(f"{f.path!r}: {f.reason} ({f.detail})" for f in failures)
-        raise DeclarationError(
-            f"present failed, nothing was recorded. {len(failures)} of {len(items)} "
-            f"entries failed: {lines}",
-            tuple(failures),
-        )
+        raise entries_failed(failures, len(items))
     return Record(declared_at=clock(), workspace=root, files=tuple(entries))
