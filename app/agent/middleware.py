@@ -15,7 +15,6 @@ from langchain_core.messages import AnyMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
 from app.agent.tools import SHOW_IMAGE, AgentSession
-from app.core.public_files import has_public_files
 
 _Handler = Callable[[ModelRequest[None]], ModelResponse[Any]]
 
@@ -58,7 +57,7 @@ class PublicImageToolMiddleware(AgentMiddleware[AgentState[Any], None]):
     def wrap_model_call(
         self, request: ModelRequest[None], handler: _Handler
     ) -> ModelResponse[Any]:
-        if has_public_files(self._session.workspace, self._session.policy()):
+        if self._session.has_public_files():
             return handler(request)
         tools: list[BaseTool | dict[str, Any]] = [
             tool for tool in request.tools if _tool_name(tool) != SHOW_IMAGE

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
@@ -18,11 +18,15 @@ from app.core.declare import DeclarationError, declare
 from app.core.policy import PermissionMode, Policy, PolicyError, current_policy
 from app.core.public_files import (
     LinkRegistry,
+    has_public_files,
     image_mime,
     public_folder,
     public_images,
 )
 from app.core.safeio import SafeOpenError
+
+if TYPE_CHECKING:
+    from app.remote.workspace import RemoteWorkspace
 
 # Everything the model sees of the tools is a constant: the serialized tool list
 # (and so the provider's prompt-cache prefix) never depends on session state.
@@ -157,9 +161,14 @@ class PermissionSetting:
 
 @dataclass(frozen=True)
 class AgentSession:
-    """What the tools act on: the workspace, the mode in force, policy and links."""
+    """What the tools act on: the workspace, the mode in force, policy and links.
 
-    workspace: Path
+    The workspace is a local folder, or a connected ``RemoteWorkspace`` (an
+    ``ssh://`` address): then every tool reaches it over SFTP, with the same
+    schemas, limits and answers, and nothing is looked up on the local disk.
+    """
+
+    workspace: Path | RemoteWorkspace
     permission: PermissionSetting = field(default_factory=PermissionSetting)
     # Loaded on every call so an edited policy file applies without a restart.
     policy_loader: Callable[[], Policy] | None = None
@@ -168,10 +177,23 @@ class AgentSession:
     def policy(self) -> Policy:
         if self.policy_loader is not None:
             return self.policy_loader()
+        if not isinstance(self.workspace, Path):
+            from app.agent.remote_tools import remote_policy
+
+            return remote_policy(self.workspace)
         return current_policy(self.workspace)
 
     def root(self) -> str:
+        if not isinstance(self.workspace, Path):
+            raise TypeError("a remote workspace has no folder on this computer")
         return os.path.realpath(self.workspace)
+
+    def has_public_files(self) -> bool:
+        if not isinstance(self.workspace, Path):
+            from app.agent.remote_tools import remote_has_public_files
+
+            return remote_has_public_files(self)
+        return has_public_files(self.workspace, self.policy())
 
 
 def make_tools(session: AgentSession) -> list[BaseTool]:
@@ -277,6 +299,10 @@ def _relative(path: str, root: str) -> str:
 def _list_files(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, (), ("path",)).get("path") or "."
     policy = session.policy()
+    if not isinstance(session.workspace, Path):
+        from app.agent import remote_tools
+
+        return remote_tools.list_files(session.workspace, given, policy)
     beneath = Beneath(session.root())
     try:
         lexical = beneath.lexical_path(given)
@@ -329,6 +355,11 @@ def _listing(given: str, folder_fd: int, real: str, root: str, policy: Policy) -
 def _read_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, ("path",), ())["path"]
     policy = session.policy()
+    if not isinstance(session.workspace, Path):
+        from app.agent import remote_tools
+
+        data = remote_tools.read_bytes(session.workspace, given, policy, READ_LIMIT + 1)
+        return _text_answer(given, data)
     beneath = Beneath(session.root())
     try:
         lexical = beneath.lexical_path(given)
@@ -340,6 +371,10 @@ def _read_file(session: AgentSession, arguments: dict[str, Any]) -> str:
         raise _outside(given) from error
     except SafeOpenError as error:
         raise ToolException(f"Cannot read {given!r}: {error}.") from error
+    return _text_answer(given, data)
+
+
+def _text_answer(given: str, data: bytes) -> str:
     if b"\0" in data[:8192]:
         raise ToolException(f"{given!r} is a binary file; read_file reads text only.")
     text = data[:READ_LIMIT].decode("utf-8", errors="replace")
@@ -354,6 +389,12 @@ def _write_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     if os.path.basename(given.rstrip("/")) in ("", ".", "..") or given.endswith("/"):
         raise ToolException(f"{given!r} does not name a file.")
     policy = session.policy()
+    if not isinstance(session.workspace, Path):
+        from app.agent import remote_tools
+
+        data = content.encode("utf-8")
+        remote_tools.write_bytes(session.workspace, given, policy, data)
+        return f"Wrote {len(data)} bytes to {given}."
     beneath = Beneath(session.root())
     try:
         lexical = beneath.lexical_path(given)
@@ -381,12 +422,19 @@ def _write_file(session: AgentSession, arguments: dict[str, Any]) -> str:
 
 def _present(session: AgentSession, arguments: dict[str, Any]) -> tuple[str, str]:
     try:
-        record = declare(
-            arguments,
-            workspace=session.workspace,
-            mode=session.permission.get(),
-            policy=session.policy(),
-        )
+        if not isinstance(session.workspace, Path):
+            from app.agent import remote_tools
+
+            record = remote_tools.present(
+                session.workspace, arguments, session.permission.get(), session.policy()
+            )
+        else:
+            record = declare(
+                arguments,
+                workspace=session.workspace,
+                mode=session.permission.get(),
+                policy=session.policy(),
+            )
     except DeclarationError as error:
         raise ToolException(
             json.dumps(error.to_dict(), ensure_ascii=False) + "\n" + PRESENT_FAILED_HINT
@@ -427,7 +475,12 @@ def _show_image(
     session: AgentSession, arguments: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
     policy = session.policy()
-    images = public_images(session.workspace, policy)
+    if not isinstance(session.workspace, Path):
+        from app.agent import remote_tools
+
+        images = remote_tools.public_images(session.workspace, policy)
+    else:
+        images = public_images(session.workspace, policy)
     available = [image.name for image in images]
     filename = arguments.get("filename")
     try:
@@ -467,6 +520,11 @@ def _show_image(
             "Use an exact name from available_image_files; images must be "
             "directly in the public/ folder.",
         )
+    remote: dict[str, Any] | None = None
+    if not isinstance(session.workspace, Path):
+        from app.agent import remote_tools
+
+        remote = remote_tools.fetch_image(session.workspace, found, available)
     result: dict[str, Any] = {
         "action": "image",
         "filename": found.name,
@@ -476,6 +534,10 @@ def _show_image(
         "alt_text": alt_text,
         "caption": caption,
     }
+    if remote is not None:
+        # No local path exists: the host gets the verified bytes instead.
+        return json.dumps(result, ensure_ascii=False), {**result, **remote}
+    assert isinstance(session.workspace, Path)
     resolved = os.path.join(
         os.path.realpath(public_folder(session.workspace)), found.name
     )

@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import posixpath
 import secrets
-import stat
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from stat import S_IMODE
 from typing import Final
 
 import asyncssh
@@ -23,6 +23,7 @@ from app.remote.files import (
     lstat,
     real_path,
     scan,
+    stat_following,
     within,
 )
 from app.remote.place import Place
@@ -128,7 +129,7 @@ async def open_folder(
 ) -> str:
     """The real path of a workspace folder, allowed by ``policy`` as resolved."""
     real = await inside(sftp, place, lexical)
-    if not identity_of(await sftp.stat(real)).is_folder:
+    if not (await stat_following(sftp, real)).is_folder:
         raise SafeOpenError("not_regular", "it is not a folder")
     refuse_denied(policy, real)
     return real
@@ -175,7 +176,13 @@ async def _existing_folder(
             if error.reason == "missing":
                 continue
             raise
-        if not identity_of(await sftp.stat(real)).is_folder:
+        try:
+            found = await stat_following(sftp, real)
+        except SafeOpenError as error:
+            if error.reason == "missing":
+                continue  # realpath may resolve a name that is not there
+            raise
+        if not found.is_folder:
             name = parts[depth - 1] if depth else place.root
             raise SafeOpenError("not_regular", f"{name!r} is not a folder")
         return real, parts[depth:]
@@ -214,7 +221,7 @@ async def write_file(
     if existing is not None and not existing.is_regular:
         raise SafeOpenError("not_regular", "it is not a regular file")
     if existing is not None:
-        mode = stat.S_IMODE(existing.mode)
+        mode = S_IMODE(existing.mode)
     await _replace(sftp, place, folder, name, data, mode)
 
 

@@ -131,6 +131,14 @@ async def lstat(sftp: asyncssh.SFTPClient, path: str) -> RemoteIdentity:
         raise lookup_error(error) from error
 
 
+async def stat_following(sftp: asyncssh.SFTPClient, path: str) -> RemoteIdentity:
+    """``stat`` (links followed) on the server; ``SafeOpenError`` if refused."""
+    try:
+        return identity_of(await sftp.stat(path))
+    except asyncssh.SFTPError as error:
+        raise lookup_error(error) from error
+
+
 async def real_path(sftp: asyncssh.SFTPClient, path: str) -> str:
     """The server's ``realpath``; ``SafeOpenError`` if a part of it is missing."""
     try:
