@@ -156,6 +156,10 @@ class LoginClient(asyncssh.SSHClient):
     ) -> list[str] | None:
         if not prompts:
             return []  # an instructions-only round
+        # A server may challenge forever; a person is asked a few times only.
+        self._passwords += 1
+        if self._passwords > MAX_PASSWORD_ATTEMPTS:
+            return None
         self.asked_password = True
         t = self._target
         request = KbdintRequest(
