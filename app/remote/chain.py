@@ -19,6 +19,7 @@ from app.remote.connect import (
     Target,
     ask,
     config_arg,
+    encryption_preference,
     resolve,
     translate,
     within,
@@ -181,6 +182,7 @@ def _attempt(
             tunnel=via if via is not None else (),
             login_timeout=settings.login_timeout,
             ignore_encrypted=True,
+            encryption_algs=encryption_preference(target),
         )
     )
     return task, clients

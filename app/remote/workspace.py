@@ -15,6 +15,7 @@ from app.remote.checks import RemoteCheck, check_remote_entry, remote_policy
 from app.remote.files import (
     LISTING_LIMIT,
     Listing,
+    RemoteEntry,
     RemoteIdentity,
     list_folder,
     lstat,
@@ -111,14 +112,22 @@ class RemoteWorkspace:
         return self.submit(lambda sftp: lstat(sftp, path), f"looking up {path}")
 
     def list_folder(
-        self, path: str, *, policy: Policy | None = None, limit: int = LISTING_LIMIT
+        self,
+        path: str,
+        *,
+        policy: Policy | None = None,
+        limit: int = LISTING_LIMIT,
+        on_batch: Callable[[tuple[RemoteEntry, ...]], None] | None = None,
     ) -> Future[Listing]:
-        """One folder for the lazy tree: entries sorted, denied ones flagged."""
+        """One folder for the lazy tree: entries sorted, denied ones flagged.
+
+        ``on_batch`` gets entries while the folder is still being read (on
+        the loop thread: post them to the GUI, as with a done-callback).
+        """
 
         async def run(sftp: asyncssh.SFTPClient) -> Listing:
-            return await list_folder(
-                sftp, path, await self._policy(sftp, policy), limit
-            )
+            rules = await self._policy(sftp, policy)
+            return await list_folder(sftp, path, rules, limit, on_batch)
 
         return self.submit(run, f"listing {path}")
 
