@@ -17,6 +17,7 @@ from app.core.policy import Policy, Rule
 from app.core.public_files import PUBLIC_FOLDER, PublicFile, image_mime
 from app.core.safeio import SafeOpenError
 from app.remote.files import (
+    LOST_SFTP,
     RemoteIdentity,
     identity_of,
     lookup_error,
@@ -82,19 +83,22 @@ async def _names(
     return names
 
 
-async def _walk_folder(sftp: asyncssh.SFTPClient, folder: str, walk: _Walk) -> None:
-    entries = await _names(sftp, folder, walk)
+async def _list_one(sftp: asyncssh.SFTPClient, folder: str, walk: _Walk) -> list[str]:
+    """List the files of one folder into ``walk``; its subfolders to enter, sorted."""
     folders: list[str] = []
-    for name, identity in entries:
+    for name, identity in await _names(sftp, folder, walk):
         path = posixpath.join(folder, name)
         if identity.is_folder:
-            folders.append(name)
+            if walk.policy.denying_rule(path) is None:
+                folders.append(path)
             continue
         if identity.is_symlink:
             try:
                 # As locally: a link to a folder is neither listed nor entered.
                 if identity_of(await sftp.stat(path)).is_folder:
                     continue
+            except LOST_SFTP:
+                raise
             except asyncssh.SFTPError:
                 pass  # a dangling link is listed as a link
         if walk.policy.denying_rule(path) is not None:
@@ -103,12 +107,17 @@ async def _walk_folder(sftp: asyncssh.SFTPClient, folder: str, walk: _Walk) -> N
         walk.lines.append(f"{posixpath.relpath(path, walk.root)} ({what})")
         if len(walk.lines) >= walk.limit:
             walk.stopped = True
-    for name in folders:
-        if walk.stopped:
-            return
-        path = posixpath.join(folder, name)
-        if walk.policy.denying_rule(path) is None:
-            await _walk_folder(sftp, path, walk)
+            break
+    return folders
+
+
+async def _walk(sftp: asyncssh.SFTPClient, top: str, walk: _Walk) -> None:
+    # Depth first, a folder's files before its subfolders, as os.fwalk goes;
+    # with a stack, so no nesting depth can exhaust Python's recursion.
+    stack = [top]
+    while stack and not walk.stopped:
+        folders = await _list_one(sftp, stack.pop(), walk)
+        stack.extend(reversed(folders))
 
 
 async def listing(
@@ -120,7 +129,7 @@ async def listing(
     files and folders are left out. Returns whether the walk stopped early.
     """
     walk = _Walk(place.root, policy, limit, [])
-    await _walk_folder(sftp, real, walk)
+    await _walk(sftp, real, walk)
     return walk.lines[:limit], walk.stopped
 
 

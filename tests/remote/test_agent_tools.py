@@ -300,3 +300,31 @@ def test_an_agent_turn_on_a_remote_workspace_stores_a_trusted_remote_record(
         finally:
             manager.close()
         assert check.check.verdict is Verdict.OK
+
+
+def test_list_files_walks_any_depth_on_the_host(
+    sessions: tuple[AgentSession, AgentSession], tree: Path
+) -> None:
+    _local, remote = sessions
+    deep = tree / "deep"
+    deep.mkdir()
+    fd = os.open(deep, os.O_RDONLY)
+    try:
+        for _ in range(1200):  # deeper than Python's recursion limit
+            os.mkdir("d", dir_fd=fd)
+            child = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        os.close(os.open("end.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+    try:
+        answer = call(remote, "list_files", path="deep")
+        assert answer.status == "success"
+        assert str(answer.content).endswith("/d/end.txt (0 bytes)")
+    finally:
+        # Removed here, bottom up: a recursive cleanup would hit the same limit.
+        levels = [str(deep / "/".join(["d"] * depth)) for depth in range(1, 1201)]
+        os.unlink(os.path.join(levels[-1], "end.txt"))
+        for level in reversed(levels):
+            os.rmdir(level)
