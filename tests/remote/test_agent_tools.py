@@ -328,3 +328,17 @@ def test_list_files_walks_any_depth_on_the_host(
         os.unlink(os.path.join(levels[-1], "end.txt"))
         for level in reversed(levels):
             os.rmdir(level)
+
+
+def test_show_image_refuses_an_image_over_the_chat_limit_without_fetching_it(
+    sessions: tuple[AgentSession, AgentSession], tree: Path
+) -> None:
+    _local, remote = sessions
+    huge = tree / "public" / "huge.png"
+    huge.write_bytes(PNG)
+    os.truncate(huge, 33 * 1024 * 1024)
+    answer = call(remote, "show_image", filename="huge.png")
+    assert answer.status == "error"
+    details = json.loads(str(answer.content))["details"]
+    assert details["rejection_reason"] == "file too large"
+    assert "32 MiB" in details["hint"]
