@@ -87,28 +87,31 @@ class EntryRefusedError(Exception):
         self.detail = detail
 
 
+# The short name the checks below raise; other checks (the remote one) use
+# the public one.
+_RefusedError = EntryRefusedError
+
+
 def check_shape(item: object) -> tuple[str, str]:
     """The entry's path and description, or ``EntryRefusedError`` (invalid)."""
     if not isinstance(item, Mapping):
-        raise EntryRefusedError(
+        raise _RefusedError(
             INVALID, "each entry must be an object with path and description"
         )
     path, description = item.get("path"), item.get("description")
     if not isinstance(path, str) or not path.strip():
-        raise EntryRefusedError(INVALID, "the path is empty")
+        raise _RefusedError(INVALID, "the path is empty")
     if "\0" in path:
-        raise EntryRefusedError(INVALID, "the path contains a NUL byte")
+        raise _RefusedError(INVALID, "the path contains a NUL byte")
     if not isinstance(description, str) or not description.strip():
-        raise EntryRefusedError(INVALID, "the description must be a non-empty string")
+        raise _RefusedError(INVALID, "the description must be a non-empty string")
     if len(description) > MAX_DESCRIPTION:
-        raise EntryRefusedError(
+        raise _RefusedError(
             INVALID, f"the description is longer than {MAX_DESCRIPTION} characters"
         )
     extra = set(item) - {"path", "description"}
     if extra:
-        raise EntryRefusedError(
-            INVALID, f"unexpected fields: {', '.join(sorted(extra))}"
-        )
+        raise _RefusedError(INVALID, f"unexpected fields: {', '.join(sorted(extra))}")
     return path, description
 
 
@@ -124,41 +127,39 @@ def _check_file(
     ):
         rule = policy.denying_rule(candidate)
         if rule is not None:
-            raise EntryRefusedError(
+            raise _RefusedError(
                 FORBIDDEN, f"denied by read-deny rule {rule.describe()}"
             )
     if scope == "external" and mode is PermissionMode.WORKSPACE_ONLY:
-        raise EntryRefusedError(
+        raise _RefusedError(
             FORBIDDEN,
             "outside the workspace, and the permission mode is workspace-only",
         )
     try:
         status = os.lstat(resolved)
     except (FileNotFoundError, NotADirectoryError) as error:
-        raise EntryRefusedError(MISSING, "no such file") from error
+        raise _RefusedError(MISSING, "no such file") from error
     except PermissionError as error:
-        raise EntryRefusedError(
+        raise _RefusedError(
             UNREADABLE, "permission denied while looking it up"
         ) from error
     except OSError as error:
-        raise EntryRefusedError(
+        raise _RefusedError(
             MISSING, f"cannot be looked up: {error.strerror}"
         ) from error
     if stat.S_ISLNK(status.st_mode):
-        raise EntryRefusedError(SYMLINK, "the final path component is a symbolic link")
+        raise _RefusedError(SYMLINK, "the final path component is a symbolic link")
     if stat.S_ISDIR(status.st_mode):
-        raise EntryRefusedError(DIRECTORY, "it is a folder, not a file")
+        raise _RefusedError(DIRECTORY, "it is a folder, not a file")
     if not stat.S_ISREG(status.st_mode):
-        raise EntryRefusedError(
-            NOT_REGULAR, "not a regular file (FIFO, socket or device)"
-        )
+        raise _RefusedError(NOT_REGULAR, "not a regular file (FIFO, socket or device)")
     pseudo = pseudo_filesystem_at(resolved)
     if pseudo is not None:
-        raise EntryRefusedError(
+        raise _RefusedError(
             NOT_REGULAR, f"a live system file ({pseudo} file system), not a document"
         )
     if not os.access(resolved, os.R_OK, follow_symlinks=False):
-        raise EntryRefusedError(UNREADABLE, "the session cannot read it")
+        raise _RefusedError(UNREADABLE, "the session cannot read it")
     return resolved, status, scope
 
 
@@ -227,11 +228,11 @@ def declare(
             resolved, status, scope = _check_file(path, root, mode, policy)
             identity = (status.st_dev, status.st_ino)
             if identity in seen:
-                raise EntryRefusedError(
+                raise _RefusedError(
                     DUPLICATE, f"names the same file as {seen[identity]!r}"
                 )
             seen[identity] = path
-        except EntryRefusedError as refused:
+        except _RefusedError as refused:
             failures.append(EntryFailure(index, shown, refused.reason, refused.detail))
             continue
         entries.append(
