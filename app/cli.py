@@ -26,8 +26,13 @@ def _validate(args: argparse.Namespace) -> int:
     """Run the exact ``present`` check on arguments from the command line.
 
     Exit 0 with the record, 1 when the declaration fails, 2 for a bad workspace
-    or policy file (nothing was checked).
+    or policy file (nothing was checked). An ``ssh://`` workspace is checked
+    over SFTP, with the same codes and JSON.
     """
+    from app.remote.address import is_remote_address
+
+    if is_remote_address(args.workspace):
+        return _validate_remote(args)
     workspace = Path(args.workspace)
     if not workspace.is_dir():
         print(_failure(f"workspace is not a folder: {workspace}"))
@@ -54,6 +59,45 @@ def _validate(args: argparse.Namespace) -> int:
     except DeclarationError as error:
         print(json.dumps(error.to_dict(), ensure_ascii=False, indent=2))
         return 1
+    print(record.to_json())
+    return 0
+
+
+def _validate_remote(args: argparse.Namespace) -> int:
+    from app.remote.errors import RemoteError
+    from app.remote.manager import RemoteManager
+
+    # Headless: a host key must already be in known_hosts, and only keys and
+    # the ssh agent log in; anything else is refused with what to do.
+    manager = RemoteManager()
+    try:
+        try:
+            workspace = manager.open_workspace(args.workspace).result(300)
+            user_file = Path(args.policy) if args.policy else None
+            policy = workspace.policy(user_file).result(60)
+        except RemoteError as error:
+            print(_failure(str(error)))
+            return 2
+        if policy.problem is not None:
+            print(_failure(policy.problem))
+            return 2
+        try:
+            arguments = json.loads(args.args)
+        except (ValueError, RecursionError) as error:
+            print(_failure(f"--args is not JSON: {error}"))
+            return 1
+        try:
+            record = workspace.present(
+                arguments, mode=PermissionMode(args.mode), policy=policy
+            ).result(60)
+        except DeclarationError as error:
+            print(json.dumps(error.to_dict(), ensure_ascii=False, indent=2))
+            return 1
+        except RemoteError as error:
+            print(_failure(str(error)))
+            return 2
+    finally:
+        manager.close()
     print(record.to_json())
     return 0
 
@@ -137,7 +181,15 @@ def _view(args: argparse.Namespace) -> int:
 def _chat(args: argparse.Namespace) -> int:
     """Start a conversation with a live model in ``--workspace``."""
     from app.core.store import Store
+    from app.remote.address import is_remote_address
 
+    if is_remote_address(args.workspace):
+        print(
+            "deliverables: the window cannot open a remote workspace yet; "
+            "`deliverables validate --workspace ssh://...` checks files there.",
+            file=sys.stderr,
+        )
+        return 2
     workspace = Path(args.workspace).resolve()
     if not workspace.is_dir():
         print(f"deliverables: workspace is not a folder: {workspace}", file=sys.stderr)
@@ -265,7 +317,11 @@ def build_parser() -> argparse.ArgumentParser:
     validate = commands.add_parser(
         "validate", help="run the present check on tool arguments; writes nothing"
     )
-    validate.add_argument("--workspace", required=True, help="workspace root folder")
+    validate.add_argument(
+        "--workspace",
+        required=True,
+        help="workspace root folder, or ssh://[user@]host[:port]/absolute/path",
+    )
     validate.add_argument(
         "--mode",
         choices=[mode.value for mode in PermissionMode],

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from app.agent.specs import (
     LIST_FILES,
@@ -28,6 +28,13 @@ from app.core.public_files import (
 )
 from app.core.records import Record
 
+if TYPE_CHECKING:
+    from app.core.public_files import PublicFile
+    from app.remote.workspace import RemoteWorkspace
+
+# The chat shows public images up to this size; a larger remote one is not fetched.
+MAX_REMOTE_IMAGE_BYTES: Final = 32 * 1024 * 1024
+
 
 class ToolCallError(Exception):
     """A call the model should correct; ``text`` is exactly what it reads."""
@@ -38,11 +45,21 @@ class ToolCallError(Exception):
 
 
 def check_present(
-    arguments: object, *, workspace: Path, mode: PermissionMode, policy: Policy
+    arguments: object,
+    *,
+    workspace: Path | RemoteWorkspace,
+    mode: PermissionMode,
+    policy: Policy,
 ) -> Record:
-    """Run the ``present`` check: its record, or ``ToolCallError`` naming each entry."""
+    """Run the ``present`` check: its record, or ``ToolCallError`` naming each entry.
+
+    A remote workspace is checked over SFTP, by metadata only, with the same
+    reasons and texts.
+    """
     try:
-        return declare(arguments, workspace=workspace, mode=mode, policy=policy)
+        if isinstance(workspace, Path):
+            return declare(arguments, workspace=workspace, mode=mode, policy=policy)
+        return _remote_present(workspace, arguments, mode, policy)
     except DeclarationError as error:
         text = json.dumps(error.to_dict(), ensure_ascii=False)
         raise ToolCallError(text + "\n" + PRESENT_FAILED_HINT) from error
@@ -50,9 +67,81 @@ def check_present(
         raise ToolCallError(f"present failed: {error}") from error
 
 
-def offers_show_image(workspace: Path, policy: Policy) -> bool:
+def _remote_present(
+    workspace: RemoteWorkspace, arguments: object, mode: PermissionMode, policy: Policy
+) -> Record:
+    from app.remote.errors import RemoteError
+
+    try:
+        return workspace.present(arguments, mode=mode, policy=policy).result(
+            workspace.link.settings.operation_timeout + 5
+        )
+    except RemoteError as error:
+        raise ToolCallError(f"present failed: {error}") from error
+
+
+def offers_show_image(workspace: Path | RemoteWorkspace, policy: Policy) -> bool:
     """Whether ``show_image`` is offered: the workspace has a public file now."""
-    return has_public_files(workspace, policy)
+    if isinstance(workspace, Path):
+        return has_public_files(workspace, policy)
+    return bool(_remote_public_files(workspace, policy))
+
+
+def _remote_public_files(
+    workspace: RemoteWorkspace, policy: Policy
+) -> list[PublicFile]:
+    from app.remote import agent_files
+    from app.remote.errors import RemoteError
+
+    place = workspace.place
+    try:
+        return workspace.call(
+            lambda sftp: agent_files.public_files(sftp, place, policy),
+            "listing the public files",
+        )
+    except RemoteError:
+        return []  # unreachable: nothing to show, and the other tools say why
+
+
+def _public_images(
+    workspace: Path | RemoteWorkspace, policy: Policy
+) -> list[PublicFile]:
+    if isinstance(workspace, Path):
+        return public_images(workspace, policy)
+    return [f for f in _remote_public_files(workspace, policy) if f.mime is not None]
+
+
+def _remote_image(
+    workspace: RemoteWorkspace, found: PublicFile, available: list[str]
+) -> dict[str, Any]:
+    """The image's verified bytes and coordinate, for the host only.
+
+    Fetched now, within the chat's size limit: no local path exists that the
+    chat could read later.
+    """
+    from app.core.safeio import SafeOpenError
+    from app.remote.errors import Failure, RemoteError
+
+    path = str(found.path)
+    try:
+        snapshot = workspace.snapshot(path, limit=MAX_REMOTE_IMAGE_BYTES).result(
+            workspace.link.settings.operation_timeout + 40
+        )
+    except (RemoteError, SafeOpenError) as error:
+        too_large = (
+            isinstance(error, RemoteError) and error.failure is Failure.TOO_LARGE
+        )
+        limit = MAX_REMOTE_IMAGE_BYTES // (1024 * 1024)
+        raise _image_failure(
+            "the image cannot be fetched.",
+            found.name,
+            "file too large" if too_large else "not readable",
+            available,
+            f"Images over {limit} MiB are not shown; use present instead."
+            if too_large
+            else str(error),
+        ) from error
+    return {"remote": workspace.place.coordinate(path).url(), "data": snapshot.data}
 
 
 def _image_failure(
@@ -86,13 +175,18 @@ def _check_image_arguments(arguments: dict[str, Any]) -> str | None:
 
 
 def show_image(
-    arguments: object, *, workspace: Path, policy: Policy, links: LinkRegistry
+    arguments: object,
+    *,
+    workspace: Path | RemoteWorkspace,
+    policy: Policy,
+    links: LinkRegistry,
 ) -> tuple[str, dict[str, Any]]:
     """The model's text and the host's artifact for one ``show_image`` call.
 
-    The artifact adds the resolved path, which the model never receives.
+    The artifact adds the resolved path (or, for a remote workspace, the
+    coordinate and the verified bytes), which the model never receives.
     """
-    images = public_images(workspace, policy)
+    images = _public_images(workspace, policy)
     available = [image.name for image in images]
     values = arguments if isinstance(arguments, dict) else {}
     filename = values.get("filename")
@@ -145,5 +239,8 @@ def show_image(
         "alt_text": alt_text,
         "caption": caption,
     }
+    text = json.dumps(result, ensure_ascii=False)
+    if not isinstance(workspace, Path):
+        return text, {**result, **_remote_image(workspace, found, available)}
     resolved = os.path.join(os.path.realpath(public_folder(workspace)), found.name)
-    return json.dumps(result, ensure_ascii=False), {**result, "path": resolved}
+    return text, {**result, "path": resolved}

@@ -125,3 +125,13 @@ def present_reply(names: Sequence[str], where: str = IN_CHAT) -> str:
     noun = "file" if count == 1 else "files"
     listed = ", ".join(names)
     return f"Presented {count} {noun}: {listed}. They appear as cards {where}."
+
+
+# Limits the workspace tools' descriptions promise, and the refusal both hosts
+# give for a path outside the workspace.
+READ_LIMIT: Final = 256 * 1024
+LIST_LIMIT: Final = 500
+
+
+def outside_text(given: str) -> str:
+    return f"{given!r} is outside the workspace; these tools only work inside it."

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
@@ -28,16 +28,22 @@ from app.agent.specs import (
     WRITE_FILE,
     WRITE_FILE_DESCRIPTION,
     WRITE_FILE_SCHEMA,
+    outside_text,
     present_reply,
 )
+from app.agent.specs import LIST_LIMIT as LIST_LIMIT
 
 # Re-exported: the runner and tests know the tool order and names from here.
 from app.agent.specs import PRESENT as PRESENT
+from app.agent.specs import READ_LIMIT as READ_LIMIT
 from app.agent.specs import TOOL_ORDER as TOOL_ORDER
 from app.core.beneath import Beneath, OutsideRootError
 from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.public_files import LinkRegistry
 from app.core.safeio import SafeOpenError
+
+if TYPE_CHECKING:
+    from app.remote.workspace import RemoteWorkspace
 
 # Everything the model sees of the tools is a constant: the serialized tool list
 # (and so the provider's prompt-cache prefix) never depends on session state.
@@ -71,9 +77,14 @@ class PermissionSetting:
 
 @dataclass(frozen=True)
 class AgentSession:
-    """What the tools act on: the workspace, the mode in force, policy and links."""
+    """What the tools act on: the workspace, the mode in force, policy and links.
 
-    workspace: Path
+    The workspace is a local folder, or a connected ``RemoteWorkspace`` (an
+    ``ssh://`` address): then every tool reaches it over SFTP, with the same
+    schemas, limits and answers, and nothing is looked up on the local disk.
+    """
+
+    workspace: Path | RemoteWorkspace
     permission: PermissionSetting = field(default_factory=PermissionSetting)
     # Loaded on every call so an edited policy file applies without a restart.
     policy_loader: Callable[[], Policy] | None = None
@@ -82,10 +93,19 @@ class AgentSession:
     def policy(self) -> Policy:
         if self.policy_loader is not None:
             return self.policy_loader()
+        if not isinstance(self.workspace, Path):
+            from app.agent.remote_tools import remote_policy
+
+            return remote_policy(self.workspace)
         return current_policy(self.workspace)
 
     def root(self) -> str:
+        if not isinstance(self.workspace, Path):
+            raise TypeError("a remote workspace has no folder on this computer")
         return os.path.realpath(self.workspace)
+
+    def has_public_files(self) -> bool:
+        return host_calls.offers_show_image(self.workspace, self.policy())
 
 
 def make_tools(session: AgentSession) -> list[BaseTool]:
@@ -143,9 +163,6 @@ def make_tools(session: AgentSession) -> list[BaseTool]:
 
 # -- arguments and paths ----------------------------------------------------------
 
-READ_LIMIT: Final = 256 * 1024
-LIST_LIMIT: Final = 500
-
 
 def _arguments(
     arguments: dict[str, Any], required: tuple[str, ...], optional: tuple[str, ...]
@@ -173,9 +190,7 @@ def _refuse_denied(given: str, paths: list[str], policy: Policy) -> None:
 
 
 def _outside(given: str) -> ToolException:
-    return ToolException(
-        f"{given!r} is outside the workspace; these tools only work inside it."
-    )
+    return ToolException(outside_text(given))
 
 
 def _relative(path: str, root: str) -> str:
@@ -191,6 +206,10 @@ def _relative(path: str, root: str) -> str:
 def _list_files(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, (), ("path",)).get("path") or "."
     policy = session.policy()
+    if not isinstance(session.workspace, Path):
+        from app.agent import remote_tools
+
+        return remote_tools.list_files(session.workspace, given, policy)
     beneath = Beneath(session.root())
     try:
         lexical = beneath.lexical_path(given)
@@ -243,6 +262,11 @@ def _listing(given: str, folder_fd: int, real: str, root: str, policy: Policy) -
 def _read_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, ("path",), ())["path"]
     policy = session.policy()
+    if not isinstance(session.workspace, Path):
+        from app.agent import remote_tools
+
+        data = remote_tools.read_bytes(session.workspace, given, policy, READ_LIMIT + 1)
+        return _text_answer(given, data)
     beneath = Beneath(session.root())
     try:
         lexical = beneath.lexical_path(given)
@@ -254,6 +278,10 @@ def _read_file(session: AgentSession, arguments: dict[str, Any]) -> str:
         raise _outside(given) from error
     except SafeOpenError as error:
         raise ToolException(f"Cannot read {given!r}: {error}.") from error
+    return _text_answer(given, data)
+
+
+def _text_answer(given: str, data: bytes) -> str:
     if b"\0" in data[:8192]:
         raise ToolException(f"{given!r} is a binary file; read_file reads text only.")
     text = data[:READ_LIMIT].decode("utf-8", errors="replace")
@@ -268,6 +296,12 @@ def _write_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     if os.path.basename(given.rstrip("/")) in ("", ".", "..") or given.endswith("/"):
         raise ToolException(f"{given!r} does not name a file.")
     policy = session.policy()
+    if not isinstance(session.workspace, Path):
+        from app.agent import remote_tools
+
+        data = content.encode("utf-8")
+        remote_tools.write_bytes(session.workspace, given, policy, data)
+        return f"Wrote {len(data)} bytes to {given}."
     beneath = Beneath(session.root())
     try:
         lexical = beneath.lexical_path(given)

@@ -78,14 +78,22 @@ class DeclarationError(ValueError):
         return data
 
 
-class _RefusedError(Exception):
+class EntryRefusedError(Exception):
+    """One entry fails with ``reason``; the check collects these into the error."""
+
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
 
 
-def _check_shape(item: object) -> tuple[str, str]:
+# The short name the checks below raise; other checks (the remote one) use
+# the public one.
+_RefusedError = EntryRefusedError
+
+
+def check_shape(item: object) -> tuple[str, str]:
+    """The entry's path and description, or ``EntryRefusedError`` (invalid)."""
     if not isinstance(item, Mapping):
         raise _RefusedError(
             INVALID, "each entry must be an object with path and description"
@@ -155,23 +163,8 @@ def _check_file(
     return resolved, status, scope
 
 
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def declare(
-    arguments: object,
-    *,
-    workspace: Path | str,
-    mode: PermissionMode,
-    policy: Policy,
-    clock: Callable[[], str] = _utc_now,
-) -> Record:
-    """Check a ``present`` call's arguments and return its record, or raise.
-
-    Reads metadata only (``lstat``, ``access``): no declared file is opened.
-    Raises ``DeclarationError`` naming every failing entry if any entry fails.
-    """
+def declared_items(arguments: object) -> list[Any]:
+    """The call's entries, or the call-level ``DeclarationError`` (empty, ...)."""
     if not isinstance(arguments, Mapping) or not isinstance(
         arguments.get("files"), list
     ):
@@ -187,15 +180,51 @@ def declare(
             f"present accepts at most {MAX_FILES} files, got {len(items)}",
             reason=TOO_MANY,
         )
+    return items
+
+
+def shown_path(item: object) -> str:
+    """How an entry's path is named in a failure, whatever its type."""
+    given = item.get("path") if isinstance(item, Mapping) else None
+    return given if isinstance(given, str) else repr(given)
+
+
+def entries_failed(failures: list[EntryFailure], total: int) -> DeclarationError:
+    """The error for a call whose entries ``failures`` failed, naming each."""
+    lines = "; ".join(f"{f.path!r}: {f.reason} ({f.detail})" for f in failures)
+    return DeclarationError(
+        f"present failed, nothing was recorded. {len(failures)} of {total} "
+        f"entries failed: {lines}",
+        tuple(failures),
+    )
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def declare(
+    arguments: object,
+    *,
+    workspace: Path | str,
+    mode: PermissionMode,
+    policy: Policy,
+    clock: Callable[[], str] = utc_now,
+) -> Record:
+    """Check a ``present`` call's arguments and return its record, or raise.
+
+    Reads metadata only (``lstat``, ``access``): no declared file is opened.
+    Raises ``DeclarationError`` naming every failing entry if any entry fails.
+    """
+    items = declared_items(arguments)
     root = os.path.realpath(os.fspath(workspace))
     entries: list[FileEntry] = []
     failures: list[EntryFailure] = []
     seen: dict[tuple[int, int], str] = {}
     for index, item in enumerate(items):
-        given = item.get("path") if isinstance(item, Mapping) else None
-        shown = given if isinstance(given, str) else repr(given)
+        shown = shown_path(item)
         try:
-            path, description = _check_shape(item)
+            path, description = check_shape(item)
             resolved, status, scope = _check_file(path, root, mode, policy)
             identity = (status.st_dev, status.st_ino)
             if identity in seen:
@@ -220,10 +249,5 @@ def declare(
             )
         )
     if failures:
-        lines = "; ".join(f"{f.path!r}: {f.reason} ({f.detail})" for f in failures)
-        raise DeclarationError(
-            f"present failed, nothing was recorded. {len(failures)} of {len(items)} "
-            f"entries failed: {lines}",
-            tuple(failures),
-        )
+        raise entries_failed(failures, len(items))
     return Record(declared_at=clock(), workspace=root, files=tuple(entries))

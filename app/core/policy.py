@@ -296,6 +296,10 @@ def _read_toml(path: Path) -> dict[str, object]:
         return {}
     except OSError as error:
         raise PolicyError(f"cannot read policy file {path}: {error}") from error
+    return _parse_toml(data, path)
+
+
+def _parse_toml(data: bytes, path: Path | str) -> dict[str, object]:
     if len(data) > MAX_POLICY_FILE:
         raise PolicyError(f"policy file {path} is larger than {MAX_POLICY_FILE} bytes")
     try:
@@ -304,7 +308,7 @@ def _read_toml(path: Path) -> dict[str, object]:
         raise PolicyError(f"cannot read policy file {path}: {error}") from error
 
 
-def _string_list(table: dict[str, object], key: str, path: Path) -> list[str]:
+def _string_list(table: dict[str, object], key: str, path: Path | str) -> list[str]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise PolicyError(f"{path}: [deny] {key} must be a list of strings")
@@ -333,7 +337,7 @@ def _string_list(table: dict[str, object], key: str, path: Path) -> list[str]:
     return list(value)
 
 
-def _deny_table(data: dict[str, object], path: Path) -> dict[str, object]:
+def _deny_table(data: dict[str, object], path: Path | str) -> dict[str, object]:
     table = data.get("deny", {})
     if not isinstance(table, dict):
         raise PolicyError(f"{path}: [deny] must be a table")
@@ -345,13 +349,16 @@ def load_policy(
     workspace: Path | None = None,
     user_file: Path | None = None,
     home: str | None = None,
+    workspace_policy: tuple[str, bytes | None] | None = None,
 ) -> Policy:
     """Build the policy in force now: built-ins, the user's file, the workspace's.
 
     The user's file (``[deny] add = [...]``, ``remove = [...]``) may add rules and
     remove built-in ones. The workspace's file may only add: the agent can write
     into the workspace, so anything it could put there must not widen access.
-    The app's own files are denied whatever either file says. Raises
+    The app's own files are denied whatever either file says. A workspace on
+    another host passes its policy file as ``workspace_policy``: where it
+    lives and its bytes (``None`` when it has none), read over SFTP. Raises
     ``PolicyError``; callers that act on files use ``current_policy``.
     """
     rules = builtin_rules()
@@ -371,6 +378,13 @@ def load_policy(
             Rule(p, f"workspace policy {ws_path}")
             for p in _string_list(ws_table, "add", ws_path)
         ]
+    label, data = workspace_policy or ("", None)
+    if data is not None:
+        remote_table = _deny_table(_parse_toml(data, label), label)
+        rules += [
+            Rule(p, f"workspace policy {label}")
+            for p in _string_list(remote_table, "add", label)
+        ]
     return Policy(rules, home=home)
 
 
@@ -379,6 +393,7 @@ def current_policy(
     *,
     user_file: Path | None = None,
     home: str | None = None,
+    workspace_policy: tuple[str, bytes | None] | None = None,
 ) -> Policy:
     """The policy in force now, or one that denies everything and says why.
 
@@ -391,6 +406,7 @@ def current_policy(
             workspace=Path(workspace) if workspace else None,
             user_file=user_file,
             home=home,
+            workspace_policy=workspace_policy,
         )
     except Exception as error:  # fail closed on every failure, named or not
         return Policy.deny_all(str(error) or type(error).__name__)

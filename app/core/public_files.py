@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Final
 
 from app.core.filetype import mime_from_name, suffix
@@ -31,7 +31,7 @@ class PublicFile:
     """One regular file directly in the public folder, as seen at listing time."""
 
     name: str
-    path: Path
+    path: PurePath  # a local Path, or a POSIX path on a remote workspace's host
     size: int
     mime: str | None  # None for files that are not a supported image
 
@@ -95,7 +95,7 @@ def has_public_files(workspace: Path, policy: Policy) -> bool:
 
 @dataclass(frozen=True)
 class _Link:
-    path: Path
+    path: PurePath
     expires_at: float
 
 
@@ -118,14 +118,14 @@ class LinkRegistry:
         self._links: dict[str, _Link] = {}
         self._lock = threading.Lock()
 
-    def issue(self, path: Path) -> str:
+    def issue(self, path: PurePath) -> str:
         token = secrets.token_urlsafe(32)
         with self._lock:
             self._forget_expired()
             self._links[token] = _Link(path, self._clock() + self._ttl)
         return f"{LINK_SCHEME}{token}/{path.name}"
 
-    def resolve(self, url: str) -> Path | None:
+    def resolve(self, url: str) -> PurePath | None:
         """The file behind a live link, or ``None`` if unknown, expired or revoked."""
         token, name = _split(url)
         if token is None:

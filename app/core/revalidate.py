@@ -70,6 +70,14 @@ def open_entry(
     """
     if not trusted:
         return Check(Verdict.UNTRUSTED, "the record was not written by this app"), None
+    if entry.remote is not None:
+        # Its path names a file on another host; whatever sits at that path
+        # here is another file, and must never be opened in its place.
+        reason = (
+            f"it is on {entry.remote.host}; a remote file is checked over SSH, "
+            "never on this computer"
+        )
+        return Check(Verdict.DENIED, reason), None
     rule = policy.denying_rule(entry.resolved)
     if rule is not None:
         return Check(

@@ -158,3 +158,48 @@ def test_broken_policy_file_is_an_error_not_an_open_door(tmp_path, text):
     user = write(tmp_path / "policy.toml", text)
     with pytest.raises(PolicyError):
         load_policy(user_file=user, home=HOME)
+
+
+# -- a workspace's policy file read from another host -------------------------------
+
+
+def test_a_remote_workspace_policy_adds_rules_with_its_coordinate(tmp_path: Path):
+    label = "ssh://me@devbox:22/srv/w/.deliverables-policy.toml"
+    policy = load_policy(
+        user_file=tmp_path / "none.toml",
+        home="/home/me",
+        workspace_policy=(label, b'[deny]\nadd = ["*.secret"]\nremove = [".env"]\n'),
+    )
+    rule = policy.denying_rule("/srv/w/plan.secret")
+    assert rule is not None and label in rule.origin
+    # a workspace may only add: its "remove" is not read
+    assert policy.denying_rule("/srv/w/.env") is not None
+    # the home given is the "~" of the rules
+    assert policy.denying_rule("/home/me/.ssh/config") is not None
+
+
+def test_a_remote_workspace_without_a_policy_file_adds_nothing(tmp_path: Path):
+    base = load_policy(user_file=tmp_path / "none.toml", home="/home/me")
+    policy = load_policy(
+        user_file=tmp_path / "none.toml",
+        home="/home/me",
+        workspace_policy=("ssh://h/w/.deliverables-policy.toml", None),
+    )
+    assert policy.rules == base.rules
+
+
+@pytest.mark.parametrize(
+    "data", [b"[deny\n", b'[deny]\nadd = "x"\n', b"#" * (300 * 1024)]
+)
+def test_a_broken_remote_workspace_policy_denies_everything(
+    tmp_path: Path, data: bytes
+):
+    from app.core.policy import current_policy
+
+    policy = current_policy(
+        user_file=tmp_path / "none.toml",
+        home="/home/me",
+        workspace_policy=("ssh://h/w/.deliverables-policy.toml", data),
+    )
+    assert policy.problem is not None
+    assert policy.denying_rule("/srv/w/anything.txt") is not None

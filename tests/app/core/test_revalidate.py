@@ -387,3 +387,28 @@ def test_workspace_only_mode_refuses_an_external_file(
     refused = check_deliverable(store, ref, policy, mode=PermissionMode.WORKSPACE_ONLY)
     assert refused[0].verdict is Verdict.DENIED
     assert "workspace-only" in refused[0].reason
+
+
+def test_a_remote_entry_is_never_checked_or_opened_on_this_computer(
+    workspace: Path, policy: Policy
+) -> None:
+    from dataclasses import replace
+
+    from app.core.records import RemoteOrigin
+
+    # A local file sits exactly where the remote one is said to be, with the
+    # recorded size: opening it would hand over the wrong file.
+    local = declared(workspace, policy)
+    remote = replace(
+        local,
+        scope="remote",
+        device=0,
+        inode=0,
+        remote=RemoteOrigin("me", "devbox", 22, 0o100644),
+    )
+
+    check, opened = open_entry(remote, policy, trusted=True)
+
+    assert opened is None
+    assert check.verdict is Verdict.DENIED
+    assert "devbox" in check.reason and "over SSH" in check.reason

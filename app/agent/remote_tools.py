@@ -1,0 +1,107 @@
+"""The agent's tools on a remote workspace: the local answers, reached over SFTP."""
+
+from __future__ import annotations
+
+from langchain_core.tools import ToolException
+
+from app.agent.specs import LIST_LIMIT, outside_text
+from app.core.beneath import OutsideRootError
+from app.core.policy import Policy
+from app.core.safeio import SafeOpenError
+from app.remote import agent_files
+from app.remote.agent_files import DeniedPathError
+from app.remote.errors import Failure, RemoteError
+from app.remote.files import lexical_path
+from app.remote.workspace import RemoteWorkspace
+
+
+def _outside(given: str) -> ToolException:
+    return ToolException(outside_text(given))
+
+
+def _denied(given: str, error: DeniedPathError) -> ToolException:
+    return ToolException(f"{given!r} is denied by rule {error.rule.describe()}.")
+
+
+def _unavailable(error: RemoteError) -> ToolException:
+    return ToolException(f"The remote workspace cannot be reached: {error}")
+
+
+def remote_policy(workspace: RemoteWorkspace) -> Policy:
+    """The policy in force there now; unreachable means everything is denied."""
+    try:
+        return workspace.policy().result(workspace.link.settings.operation_timeout + 5)
+    except Exception as error:  # fail closed, as the local policy door does
+        return Policy.deny_all(f"the remote policy cannot be read: {error}")
+
+
+def list_files(workspace: RemoteWorkspace, given: str, policy: Policy) -> str:
+    place = workspace.place
+    try:
+        lexical = lexical_path(place.root, given)
+        agent_files.refuse_denied(policy, lexical)
+        real = workspace.call(
+            lambda sftp: agent_files.open_folder(sftp, place, lexical, policy),
+            f"opening {given}",
+        )
+        lines, stopped = workspace.call(
+            lambda sftp: agent_files.listing(sftp, place, real, policy, LIST_LIMIT),
+            f"listing {given}",
+            timeout=4 * workspace.link.settings.operation_timeout,
+        )
+    except OutsideRootError as error:
+        raise _outside(given) from error
+    except DeniedPathError as error:
+        raise _denied(given, error) from error
+    except SafeOpenError as error:
+        raise ToolException(f"{given!r} is not a folder of the workspace.") from error
+    except RemoteError as error:
+        raise _unavailable(error) from error
+    if stopped:
+        lines.append(f"... stopped after {len(lines)} files")
+    return "\n".join(lines) if lines else f"{given!r} has no files."
+
+
+def read_bytes(
+    workspace: RemoteWorkspace, given: str, policy: Policy, size: int
+) -> bytes:
+    place = workspace.place
+    try:
+        lexical = lexical_path(place.root, given)
+        agent_files.refuse_denied(policy, lexical)
+        return workspace.call(
+            lambda sftp: agent_files.read_file(sftp, place, lexical, policy, size),
+            f"reading {given}",
+        )
+    except OutsideRootError as error:
+        raise _outside(given) from error
+    except DeniedPathError as error:
+        raise _denied(given, error) from error
+    except SafeOpenError as error:
+        raise ToolException(f"Cannot read {given!r}: {error}.") from error
+    except RemoteError as error:
+        if error.failure is Failure.CHANGED:
+            raise ToolException(f"Cannot read {given!r}: {error}") from error
+        raise _unavailable(error) from error
+
+
+def write_bytes(
+    workspace: RemoteWorkspace, given: str, policy: Policy, data: bytes
+) -> None:
+    place = workspace.place
+    try:
+        lexical = lexical_path(place.root, given)
+        agent_files.refuse_denied(policy, lexical)
+        workspace.call(
+            lambda sftp: agent_files.write_file(sftp, place, lexical, policy, data),
+            f"writing {given}",
+            timeout=workspace.link.settings.operation_timeout + len(data) / 1e6,
+        )
+    except OutsideRootError as error:
+        raise _outside(given) from error
+    except DeniedPathError as error:
+        raise _denied(given, error) from error
+    except SafeOpenError as error:
+        raise ToolException(f"Cannot write {given!r}: {error}.") from error
+    except RemoteError as error:
+        raise _unavailable(error) from error

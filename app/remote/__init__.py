@@ -1,0 +1,1 @@
+"""Workspaces on another host over SSH: addresses, connections, SFTP files, checks."""

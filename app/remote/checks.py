@@ -1,0 +1,135 @@
+"""Before every action on a remote file: the policy in force there, and the file now."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncssh
+
+from app.core.policy import (
+    MAX_POLICY_FILE,
+    WORKSPACE_POLICY_NAME,
+    PermissionMode,
+    Policy,
+    current_policy,
+)
+from app.core.records import FileEntry
+from app.core.revalidate import Check, Verdict
+from app.core.safeio import SafeOpenError
+from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of, within
+from app.remote.place import Place
+from app.remote.snapshot import read_exactly, regular_identity
+
+_VERDICTS = {
+    "missing": Verdict.MISSING,
+    "symlink": Verdict.SYMLINK,
+    "directory": Verdict.NOT_REGULAR,
+    "not_regular": Verdict.NOT_REGULAR,
+    "unreadable": Verdict.DENIED,
+}
+
+
+async def _workspace_policy_bytes(sftp: asyncssh.SFTPClient, path: str) -> bytes | None:
+    """The remote workspace's policy file, bounded; ``None`` when it has none."""
+    try:
+        attrs = await sftp.stat(path)
+    except (asyncssh.SFTPNoSuchFile, asyncssh.SFTPNoSuchPath):
+        return None
+    # Opening anything else could block the server (a FIFO) or read forever.
+    if not identity_of(attrs).is_regular:
+        raise ValueError(f"{path} is not a regular file")
+    async with await sftp.open(path, "rb") as file:
+        data = await read_exactly(file, MAX_POLICY_FILE + 1, 0)
+    return data
+
+
+async def remote_policy(
+    sftp: asyncssh.SFTPClient, place: Place, *, user_file: Path | None = None
+) -> Policy:
+    """The read-deny policy for the remote workspace, read again now.
+
+    Built-in rules, the user's local policy file and the remote workspace's
+    own file (read over SFTP; it may only add rules), with the remote home as
+    the ``~`` of the rules. Anything that goes wrong denies everything, as the
+    local policy door does.
+    """
+    path = posixpath.join(place.root, WORKSPACE_POLICY_NAME)
+    label = place.coordinate(path).url()
+    try:
+        data = await _workspace_policy_bytes(sftp, path)
+    except LOST_SFTP:
+        raise
+    except (asyncssh.SFTPError, ValueError) as error:
+        return Policy.deny_all(f"the workspace policy {label} cannot be read: {error}")
+    return current_policy(
+        None,
+        user_file=user_file,
+        home=place.home,
+        workspace_policy=(label, data),
+    )
+
+
+@dataclass(frozen=True)
+class RemoteCheck:
+    """A verdict on a remote file, and its identity now when it could be seen."""
+
+    check: Check
+    identity: RemoteIdentity | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.check.allowed
+
+
+def _recorded(entry: FileEntry) -> RemoteIdentity | None:
+    if entry.remote is None:
+        return None
+    return RemoteIdentity(entry.size, entry.mtime_ns, entry.remote.mode)
+
+
+async def check_remote_entry(
+    sftp: asyncssh.SFTPClient,
+    place: Place,
+    entry: FileEntry,
+    policy: Policy,
+    *,
+    trusted: bool,
+    mode: PermissionMode | None = None,
+) -> RemoteCheck:
+    """Revalidate a remote record entry now: the remote twin of ``open_entry``.
+
+    Trusted, of this very host and user; allowed by ``policy``; still a
+    regular file, not a link, reached through the same real folders; and its
+    size, mtime and mode as recorded, else *changed*.
+    """
+    recorded = _recorded(entry)
+    if not trusted:
+        return RemoteCheck(
+            Check(Verdict.UNTRUSTED, "the record was not written by this app")
+        )
+    origin = entry.remote
+    if recorded is None or origin is None:
+        return RemoteCheck(Check(Verdict.UNTRUSTED, "the record names no remote file"))
+    if (origin.user, origin.host, origin.port) != (place.user, place.host, place.port):
+        reason = "the record names a file on another host or account"
+        return RemoteCheck(Check(Verdict.UNTRUSTED, reason))
+    rule = policy.denying_rule(entry.resolved)
+    if rule is not None:
+        return RemoteCheck(
+            Check(Verdict.DENIED, f"denied by read-deny rule {rule.describe()}")
+        )
+    if not within(entry.resolved, place.root) and mode is PermissionMode.WORKSPACE_ONLY:
+        reason = "it is outside the workspace and the mode is workspace-only"
+        return RemoteCheck(Check(Verdict.DENIED, reason))
+    try:
+        now = await regular_identity(sftp, entry.resolved)
+    except SafeOpenError as error:
+        verdict = _VERDICTS.get(error.reason, Verdict.MISSING)
+        return RemoteCheck(Check(verdict, str(error)))
+    if now == recorded:
+        return RemoteCheck(Check(Verdict.OK, "unchanged since it was presented"), now)
+    return RemoteCheck(
+        Check(Verdict.CHANGED, "it was modified since it was presented"), now
+    )

@@ -1,0 +1,12 @@
+"""Remote workspace tests run against OpenSSH sshd; fixtures.py holds the fixtures."""
+
+from __future__ import annotations
+
+from .fixtures import (  # noqa: F401 - fixtures are found by name
+    agent,
+    manager,
+    remote_root,
+    ssh_home,
+    sshd,
+    workspace,
+)

@@ -1,0 +1,94 @@
+"""A remote card's file is never handed to anything that opens local paths."""
+
+from __future__ import annotations
+
+import subprocess
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QProcess
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from pytestqt.qtbot import QtBot
+
+from app.core.policy import PermissionMode, current_policy
+from app.core.records import Record
+from app.core.revalidate import DeliverableRef
+from app.core.store import Store
+from app.remote.workspace import RemoteWorkspace
+from app.ui import actions as actions_module
+from app.ui import system_open
+from app.ui.actions import ACTIONS, FileActions
+from app.ui.save_copy import SaveCopier
+from app.ui.system_open import SystemOpener
+
+
+@pytest.fixture
+def openers(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[Any, ...]]]:
+    """Every way the app could hand a path to the desktop, patched to record."""
+    calls: list[tuple[str, tuple[Any, ...]]] = []
+
+    def recorder(name: str) -> Any:
+        def record(*args: Any, **kwargs: Any) -> bool:
+            calls.append((name, args))
+            return True
+
+        return record
+
+    monkeypatch.setattr(QDesktopServices, "openUrl", recorder("openUrl"))
+    monkeypatch.setattr(QProcess, "startDetached", recorder("startDetached"))
+    monkeypatch.setattr(system_open, "_start_detached", recorder("_start_detached"))
+    monkeypatch.setattr(SystemOpener, "open_file", recorder("open_file"))
+    monkeypatch.setattr(
+        SystemOpener, "show_in_file_manager", recorder("show_in_file_manager")
+    )
+    monkeypatch.setattr(SaveCopier, "start", recorder("save_copy"))
+    monkeypatch.setattr(subprocess, "Popen", recorder("Popen"))
+    monkeypatch.setattr(webbrowser, "open", recorder("webbrowser"))
+    monkeypatch.setattr(
+        actions_module, "make_private_copy", recorder("make_private_copy")
+    )
+    return calls
+
+
+def test_no_action_on_a_remote_card_reaches_a_native_opener(
+    qtbot: QtBot,
+    workspace: RemoteWorkspace,
+    remote_root: Path,
+    tmp_path: Path,
+    openers: list[tuple[str, tuple[Any, ...]]],
+) -> None:
+    # The served host is this machine, so the remote path is also a real
+    # local file with the recorded size: the tempting wrong file to open.
+    record: Record = workspace.present(
+        {"files": [{"path": "report/index.html", "description": "The report"}]},
+        mode=PermissionMode.WORKSPACE_ONLY,
+    ).result(30)
+    assert Path(record.files[0].resolved).is_file()
+    message = {"type": "tool", "data": {"tool_call_id": "c1", "content": "ok"}}
+    store = Store(tmp_path / "data")
+    conversation = store.create_conversation("remote", workspace.address)
+    store.append_message(conversation.id, message, record.to_json(), "c1")
+    ref = DeliverableRef(conversation.id, "c1", 0)
+    file_actions = FileActions(
+        store,
+        lambda _workspace: current_policy(),
+        lambda: PermissionMode.ALLOW_EXTERNAL,
+    )
+    QGuiApplication.clipboard().setText("before")
+    refused: list[str] = []
+    file_actions.refused.connect(refused.append)
+    opened: list[object] = []
+    file_actions.openRequested.connect(lambda *args: opened.append(args))
+    file_actions.browserRequested.connect(lambda *args: opened.append(args))
+    file_actions.revealRequested.connect(lambda *args: opened.append(args))
+
+    results = {spec.id: file_actions.perform(spec.id, ref) for spec in ACTIONS}
+
+    assert not any(results.values())
+    assert openers == [] and opened == []
+    assert QGuiApplication.clipboard().text() == "before"
+    assert len(refused) == len(ACTIONS)
+    assert all("over SSH" in reason for reason in refused)
+    store.close()
