@@ -10,7 +10,7 @@ import secrets
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,6 +18,14 @@ from pathlib import Path
 from typing import Any, Final, Self
 
 from app.core.app_files import register_data_dir
+from app.core.change_rows import (
+    NewChange,
+    StoredChange,
+    change_with_text,
+    changes_in,
+    insert_host_changes,
+    message_call_id,
+)
 from app.core.migrations import migrate
 from app.core.safeio import SafeOpenError, open_verified
 
@@ -34,6 +42,8 @@ SYNCHRONOUS: Final = "FULL"
 # Domain separation, so a MAC made for a record cannot be mistaken for any other
 # MAC made with the same key in a later schema or feature.
 _MAC_CONTEXT: Final = b"deliverables.record.v1\0"
+_CHANGE_MAC_CONTEXT: Final = b"deliverables.change.v1\0"
+_VERIFIED_MAC_CONTEXT: Final = b"deliverables.verified.v1\0"
 
 
 class StoreError(RuntimeError):
@@ -62,6 +72,16 @@ class StoredRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredVerification:
+    """What Verify stored for an imported entry: a host record and its verdict."""
+
+    entry_id: str
+    raw: str
+    verdict: str
+    trusted: bool
+
+
+@dataclass(frozen=True, slots=True)
 class StoredMessage:
     """One message of a conversation's full history.
 
@@ -73,6 +93,7 @@ class StoredMessage:
     conversation_id: str
     message: dict[str, Any]
     record: StoredRecord | None
+    changes: tuple[StoredChange, ...] = ()
 
 
 class Store:
@@ -180,11 +201,19 @@ class Store:
         message: dict[str, Any],
         record: str | None = None,
         tool_call_id: str | None = None,
+        changes: Sequence[NewChange] = (),
     ) -> int:
-        """Append ``message`` (and its ``record``, atomically); return its position."""
+        """Append ``message`` (its ``record`` and ``changes``, atomically).
+
+        Returns its position. File changes are host metadata like records:
+        MAC'd, and stored only beside the tool message of the edit.
+        """
+        change_call = message_call_id(message) if changes else None
+        if changes and change_call is None:
+            raise ValueError("File changes are stored beside a tool message.")
         if (record is None) != (tool_call_id is None):
             raise ValueError("A record and its tool_call_id are stored together.")
-        if tool_call_id is not None and _tool_call_id(message) != tool_call_id:
+        if tool_call_id is not None and message_call_id(message) != tool_call_id:
             raise ValueError(
                 f"A record for tool call {tool_call_id!r} must be stored beside "
                 "the tool message answering that call."
@@ -218,33 +247,120 @@ class Store:
                     " VALUES (?, ?, ?, ?, ?)",
                     (conversation_id, position, tool_call_id, record, mac),
                 )
+            if change_call is not None:
+                sign = self._change_mac
+                insert_host_changes(
+                    conn, sign, conversation_id, position, change_call, changes
+                )
         return position
 
-    def messages(self, conversation_id: str) -> list[StoredMessage]:
-        """The full history of a conversation, a fork's inherited part first."""
+    def messages(
+        self, conversation_id: str, start: int = 0, stop: int | None = None
+    ) -> list[StoredMessage]:
+        """The full history of a conversation, a fork's inherited part first.
+
+        ``start`` and ``stop`` limit it to the positions in ``[start, stop)``.
+        """
         with self._read() as conn:
             conversation = _get_conversation(conn, conversation_id)
             history: list[StoredMessage] = []
             for cid, bound in _lineage(conn, conversation):
+                upper = min(_bound(bound), _bound(stop))
                 rows = conn.execute(
                     "SELECT m.position, m.message, r.tool_call_id, r.raw, r.mac"
                     " FROM messages AS m LEFT JOIN records AS r"
                     " ON r.conversation_id = m.conversation_id"
                     " AND r.position = m.position"
-                    " WHERE m.conversation_id = ? AND m.position < ?"
-                    " ORDER BY m.position",
-                    (cid, _bound(bound)),
+                    " WHERE m.conversation_id = ? AND m.position >= ?"
+                    " AND m.position < ? ORDER BY m.position",
+                    (cid, start, upper),
                 ).fetchall()
+                level: list[tuple[int, dict[str, Any], StoredRecord | None]] = []
                 for position, text, tool_call_id, raw, mac in rows:
                     stored = (
                         None
                         if tool_call_id is None
                         else self._stored_record(cid, tool_call_id, raw, mac)
                     )
-                    history.append(
-                        StoredMessage(position, cid, json.loads(text), stored)
-                    )
+                    level.append((position, json.loads(text), stored))
+                calls = {p: message_call_id(m) for p, m, _ in level}
+                changes = changes_in(conn, self._change_mac, cid, start, upper, calls)
+                history.extend(
+                    StoredMessage(p, cid, m, r, changes.get(p, ())) for p, m, r in level
+                )
         return history
+
+    def turn_messages(self, conversation_id: str, start: int) -> list[StoredMessage]:
+        """The messages of the turn starting at ``start``, up to the next user one."""
+        with self._read() as conn:
+            conversation = _get_conversation(conn, conversation_id)
+            stop: int | None = None
+            for cid, bound in _lineage(conn, conversation):
+                found = conn.execute(
+                    "SELECT min(position) FROM messages WHERE conversation_id = ?"
+                    " AND position > ? AND position < ?"
+                    " AND json_extract(message, '$.type') = 'human'",
+                    (cid, start, _bound(bound)),
+                ).fetchone()[0]
+                if isinstance(found, int):
+                    stop = found if stop is None else min(stop, found)
+        return self.messages(conversation_id, start, stop)
+
+    def change(
+        self, conversation_id: str, position: int, seq: int
+    ) -> StoredChange | None:
+        """One change of this history with the text before it, judged again."""
+        with self._read() as conn:
+            conversation = _get_conversation(conn, conversation_id)
+            for cid, bound in _lineage(conn, conversation):
+                if position < _bound(bound):
+                    found = change_with_text(conn, self._change_mac, cid, position, seq)
+                    if found is not None:
+                        return found
+        return None
+
+    def save_verification(
+        self, conversation_id: str, entry_id: str, raw: str, verdict: str
+    ) -> None:
+        """Store (or replace) the record Verify made for an imported entry."""
+        mac = self._verified_mac(conversation_id, entry_id, raw, verdict)
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO verifications"
+                " (conversation_id, entry_id, raw, verdict, mac)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (conversation_id, entry_id)"
+                " DO UPDATE SET raw = excluded.raw, verdict = excluded.verdict,"
+                " mac = excluded.mac",
+                (conversation_id, entry_id, raw, verdict, mac),
+            )
+
+    def verification(
+        self, conversation_id: str, entry_id: str
+    ) -> StoredVerification | None:
+        """What Verify stored for ``entry_id`` of this conversation, if anything."""
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT raw, verdict, mac FROM verifications"
+                " WHERE conversation_id = ? AND entry_id = ?",
+                (conversation_id, entry_id),
+            ).fetchone()
+        if row is None:
+            return None
+        raw, verdict, mac = row
+        expected = self._verified_mac(conversation_id, entry_id, raw, verdict)
+        trusted = hmac.compare_digest(
+            expected.encode("ascii"), mac.encode("utf-8", "replace")
+        )
+        return StoredVerification(entry_id, raw, verdict, trusted)
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        """A transaction for the store's companion modules (imports).
+
+        They store untrusted data only: no MAC is ever made through this.
+        """
+        with self._write() if write else self._read() as conn:
+            yield conn
 
     def record(self, conversation_id: str, tool_call_id: str) -> StoredRecord | None:
         """The record of ``tool_call_id`` if its message is in this history."""
@@ -259,8 +375,21 @@ class Store:
     def _mac(self, conversation_id: str, tool_call_id: str, raw: str) -> str:
         # Binding the MAC to where the record sits stops a trusted record from
         # being copied behind the store's back into another conversation or call.
-        mac = hmac.new(self._key, _MAC_CONTEXT, hashlib.sha256)
-        for part in (conversation_id, tool_call_id, raw):
+        return self._mac_of(_MAC_CONTEXT, conversation_id, tool_call_id, raw)
+
+    def _change_mac(
+        self, cid: str, tool_call_id: str, seq: int, raw: str, digest: str | None
+    ) -> str:
+        # The digest binds the text before the edit without loading that text.
+        parts = (cid, tool_call_id, str(seq), raw, digest or "")
+        return self._mac_of(_CHANGE_MAC_CONTEXT, *parts)
+
+    def _verified_mac(self, cid: str, entry_id: str, raw: str, verdict: str) -> str:
+        return self._mac_of(_VERIFIED_MAC_CONTEXT, cid, entry_id, raw, verdict)
+
+    def _mac_of(self, context: bytes, *parts: str) -> str:
+        mac = hmac.new(self._key, context, hashlib.sha256)
+        for part in parts:
             data = part.encode("utf-8")
             mac.update(len(data).to_bytes(8, "big"))
             mac.update(data)
@@ -322,12 +451,6 @@ def _iso(moment: datetime) -> str:
 def _bound(bound: int | None) -> int:
     # SQLite integers are 64-bit, so this bound excludes nothing.
     return 2**63 - 1 if bound is None else bound
-
-
-def _tool_call_id(message: dict[str, Any]) -> str | None:
-    data = message.get("data") if message.get("type") == "tool" else None
-    value = data.get("tool_call_id") if isinstance(data, dict) else None
-    return value if isinstance(value, str) else None
 
 
 def _insert_conversation(conn: sqlite3.Connection, c: Conversation) -> None:
