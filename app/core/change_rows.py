@@ -75,23 +75,24 @@ def insert_host_changes(
         )
 
 
-def insert_imported_change(
+def insert_imported_changes(
     conn: sqlite3.Connection,
     conversation_id: str,
-    position: int,
-    seq: int,
-    tool_call_id: str,
-    change: NewChange,
+    changes: Sequence[tuple[int, int, str, NewChange]],
 ) -> None:
-    """An imported change: stored as evidence, with no MAC, so never trusted."""
-    conn.execute(
+    """Imported changes as (position, seq, call id, change): evidence with no MAC,
+    so never trusted."""
+    conn.executemany(
         "INSERT INTO changes (conversation_id, position, seq, tool_call_id,"
         " origin, raw, before, before_sha256, mac)"
         " VALUES (?, ?, ?, ?, 'imported', ?, ?, ?, NULL)",
-        (
-            *(conversation_id, position, seq, tool_call_id, change.raw),
-            *(change.before, text_digest(change.before)),
-        ),
+        [
+            (
+                *(conversation_id, position, seq, call, change.raw),
+                *(change.before, text_digest(change.before)),
+            )
+            for position, seq, call, change in changes
+        ],
     )
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from app.core.change_rows import NewChange, insert_imported_change
+from app.core.change_rows import NewChange, insert_imported_changes
 from app.core.imported import ImportedFile, parse_imported
 from app.core.store import Store
 
@@ -135,30 +135,23 @@ class ImportStore:
     def write(
         self,
         conversation_id: str,
-        messages: Sequence[tuple[int, dict[str, Any]]],
+        messages: Sequence[tuple[int, str]],
         changes: Sequence[ImportedChange],
     ) -> None:
-        """Store one batch of messages and of changes beside stored messages."""
+        """Store one batch: messages as (position, JSON text), and changes."""
         stamp = _now()
-        rows = [
-            (conversation_id, position, json.dumps(message, ensure_ascii=False), stamp)
-            for position, message in messages
-        ]
+        rows = [(conversation_id, position, text, stamp) for position, text in messages]
         with self._store.transaction(write=True) as conn:
             conn.executemany(
                 "INSERT INTO messages (conversation_id, position, message, created_at)"
                 " VALUES (?, ?, ?, ?)",
                 rows,
             )
-            for item in changes:
-                insert_imported_change(
-                    conn,
-                    conversation_id,
-                    item.position,
-                    item.seq,
-                    item.tool_call_id,
-                    item.change,
-                )
+            insert_imported_changes(
+                conn,
+                conversation_id,
+                [(c.position, c.seq, c.tool_call_id, c.change) for c in changes],
+            )
 
     def finish(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Final
 
 IMPORTED_VERSION: Final = 1
@@ -53,7 +53,7 @@ class ImportedFile:
     version: int = IMPORTED_VERSION
 
     def to_json(self) -> str:
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["transcript_lines"] = list(self.transcript_lines)
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
 

@@ -84,7 +84,8 @@ def verify_imported(
     if entry is None:
         return VerifyResult(VerifyVerdict.REFUSED, "no such imported file", None)
     description = f"Imported from a {entry.source} session"
-    arguments = {"files": [{"path": entry.path, "description": description}]}
+    # The path joined to the folder the session was in when it named it.
+    arguments = {"files": [{"path": entry.resolved, "description": description}]}
     try:
         record = declare(arguments, workspace=entry.workspace, mode=mode, policy=policy)
     except DeclarationError as error:

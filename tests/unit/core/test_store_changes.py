@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.core.change_rows import NewChange, insert_imported_change
+from app.core.change_rows import NewChange, insert_imported_changes
 from app.core.store import DATABASE_NAME, Store
 
 
@@ -118,7 +118,7 @@ def test_imported_changes_are_never_trusted_and_never_carry_a_mac(
     cid = store.create_conversation("t", "/w").id
     position = edit_turn(store, cid, "c1")
     with store.transaction(write=True) as conn:
-        insert_imported_change(conn, cid, position, 0, "c1", CHANGE)
+        insert_imported_changes(conn, cid, [(position, 0, "c1", CHANGE)])
         with pytest.raises(sqlite3.IntegrityError):
             conn.execute(
                 "INSERT INTO changes (conversation_id, position, seq, tool_call_id,"
