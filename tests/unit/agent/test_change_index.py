@@ -15,6 +15,7 @@ from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
 from app.core.change_diff import change_diff
 from app.core.change_index import ChangeRef, TurnChanges, check_change, turn_changes
+from app.core.change_rows import NewChange
 from app.core.changes import Before, Operation
 from app.core.diffs import Diff, NoDiff, NoDiffReason
 from app.core.policy import Policy, load_policy
@@ -219,3 +220,28 @@ def test_a_file_that_was_binary_or_large_before_says_why_there_is_no_diff(
     assert index.files[0].size_before == len(content)
     result = change_diff(store, index.ref(0), session.policy())
     assert isinstance(result, NoDiff) and result.reason is reason
+
+
+def test_a_change_of_an_unknown_version_is_kept_byte_for_byte_and_untrusted(
+    store: Store, workspace: Path
+) -> None:
+    cid = store.create_conversation("t", str(workspace)).id
+    store.append_message(cid, {"type": "human", "data": {"content": "go"}})
+    store.append_message(
+        cid,
+        {
+            "type": "ai",
+            "data": {"content": "", "tool_calls": [{"id": "c1", "name": "edit"}]},
+        },
+    )
+    raw = '{"version": 2, "path": "a.md",  "future": {"kept": true}}'
+    store.append_message(
+        cid,
+        {"type": "tool", "data": {"content": "ok", "tool_call_id": "c1"}},
+        changes=[NewChange(raw, None)],
+    )
+    index = first_turn(store, cid)
+
+    assert index.count == 0
+    [unsupported] = index.unsupported
+    assert unsupported.raw == raw and unsupported.version == 2
