@@ -61,6 +61,8 @@ class ClaudeParser:
         self.cwd: str | None = None
         self.started_at: str | None = None
         self._reply: _Reply | None = None
+        # Reading a subagent's own transcript: every line is its sidechain.
+        self.subagent = False
         # The current turn's tool calls: id -> (name, the paths of its input).
         self._calls: dict[str, tuple[str, dict[str, Any]]] = {}
 
@@ -75,7 +77,7 @@ class ClaudeParser:
         if not isinstance(message, dict):
             self.stats.skipped += 1
             return
-        if line.get("isSidechain") is True:
+        if line.get("isSidechain") is True or self.subagent:
             self.stats.sidechain += 1
             yield from self._sidechain(number, line, message)
         elif kind == "assistant":
@@ -148,6 +150,8 @@ class ClaudeParser:
             self._calls = {}  # a new turn: earlier calls are answered
             yield MessageItem(human(text), prompt=True)
             return
+        result = line.get("toolUseResult")
+        agent = result.get("agentId") if isinstance(result, dict) else None
         for block in results:
             call_id = block.get("tool_use_id")
             if not isinstance(call_id, str):
@@ -155,7 +159,11 @@ class ClaudeParser:
             name = self._calls.get(call_id, ("", {}))[0]
             error = block.get("is_error") is True
             body = text_parts(block.get("content"))
-            yield MessageItem(tool(call_id, name, body, error=error))
+            yield MessageItem(
+                tool(call_id, name, body, error=error),
+                agent_id=agent if isinstance(agent, str) and agent else None,
+            )
+            agent = None
         first = results[0].get("tool_use_id")
         if isinstance(first, str) and results[0].get("is_error") is not True:
             yield from self._evidence(number, line, first, first)

@@ -19,10 +19,15 @@ from app.core.changes import (
 
 @dataclass(frozen=True)
 class MessageItem:
-    """A message for the conversation; ``prompt`` marks a user's prompt."""
+    """A message for the conversation; ``prompt`` marks a user's prompt.
+
+    ``agent_id`` names the subagent whose run a tool result reports, so the
+    edits in that subagent's own transcript can be put beside it.
+    """
 
     message: dict[str, Any]
     prompt: bool = False
+    agent_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, Protocol
 
 from app.core.import_store import ImportStore
@@ -114,6 +115,36 @@ def _open(path: str) -> VerifiedFile:
         raise NotImportableError(f"it cannot be read: {error}") from error
 
 
+def _read_subagents(
+    transcript: str, parser: ClaudeParser, writer: SessionWriter
+) -> None:
+    """Newer Claude Code writes each subagent's run to ``<session>/subagents/``.
+
+    Its lines are the session's sidechain: only their edits are kept, beside
+    the tool result that reported the run (or the latest message).
+    """
+    folder = Path(os.path.splitext(transcript)[0]) / "subagents"
+    if folder.is_symlink() or not folder.is_dir():
+        return
+    parser.subagent = True
+    for path in sorted(folder.glob("agent-*.jsonl")):
+        if path.is_symlink():
+            continue
+        agent = path.name[len("agent-") : -len(".jsonl")]
+        writer.anchor = writer.agents.get(agent, writer.messages - 1)
+        try:
+            opened = open_verified(str(path))
+        except SafeOpenError:
+            continue
+        with opened:
+            for number, line in json_lines(opened, parser.stats):
+                for item in parser.feed(number, line):
+                    writer.add(item)
+        for item in parser.finish():
+            writer.add(item)
+    writer.anchor = None
+
+
 def import_transcript(
     store: Store, path: str, *, on_progress: Progress | None = None
 ) -> ImportSummary:
@@ -140,6 +171,8 @@ def import_transcript(
                 writer.add(item)
         for item in parser.finish():
             writer.add(item)
+    if isinstance(parser, ClaudeParser) and writer.conversation_id is not None:
+        _read_subagents(transcript, parser, writer)
     writer.flush()
     if writer.conversation_id is None:
         raise NotImportableError(

@@ -66,6 +66,9 @@ class SessionWriter:
         self._calls: dict[str, int] = {}
         self._seq: dict[int, int] = {}
         self.files: dict[str, _File] = {}
+        # Subagent runs by id: where their own transcripts' edits belong.
+        self.agents: dict[str, int] = {}
+        self.anchor: int | None = None
 
     def add(self, item: Item) -> None:
         if isinstance(item, ChangeItem):
@@ -89,6 +92,8 @@ class SessionWriter:
         call = data.get("tool_call_id") if isinstance(data, dict) else None
         if item.message.get("type") == "tool" and isinstance(call, str):
             self._calls[call] = position
+        if item.agent_id is not None:
+            self.agents[item.agent_id] = position
         # ASCII escapes and no cycle check (the importer built this tree): the
         # same JSON, and much cheaper on an import's hot path.
         text = json.dumps(item.message, check_circular=False)
@@ -101,7 +106,7 @@ class SessionWriter:
             self.flush()
 
     def _change(self, item: ChangeItem) -> None:
-        last = self.messages - 1
+        last = self.messages - 1 if self.anchor is None else self.anchor
         position = self._calls.get(item.tool_call_id or "", last)
         seq = self._seq.get(position, 0)
         self._seq[position] = seq + 1

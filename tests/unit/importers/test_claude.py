@@ -251,3 +251,42 @@ def test_a_subagents_sidechain_is_kept_apart_but_its_edits_count(
     )
     [index] = [turn_changes(summary.conversation_id, t) for t in split_turns(messages)]
     assert [f.path for f in index.files] == [notes]
+
+
+def test_edits_in_a_subagents_own_transcript_join_the_turn_that_ran_it(
+    store: Store, repo: Path
+) -> None:
+    s = ClaudeSession(str(repo))
+    s.user("Delegate the docs")
+    s.assistant(tool_use("toolu_task", "Task", description="docs", prompt="Write docs"))
+    s.result(
+        "toolu_task",
+        "Docs written",
+        {"status": "completed", "agentId": "a1b2c3", "content": [text("Docs written")]},
+    )
+    s.assistant(text("The subagent wrote the docs."))
+    s.user("Thanks")
+    s.assistant(text("You are welcome."))
+    main = s.write(repo.parent / f"{s.session_id}.jsonl")
+    side = ClaudeSession(str(repo))
+    docs = str(repo / "docs.md")
+    side.user("Write docs", sidechain=True)
+    side.assistant(
+        tool_use("toolu_d", "Write", file_path=docs, content="# Docs\n"), sidechain=True
+    )
+    side.result(
+        "toolu_d",
+        "ok",
+        {"type": "create", "filePath": docs, "content": "# Docs\n"},
+        sidechain=True,
+    )
+    side.write(repo.parent / s.session_id / "subagents" / "agent-a1b2c3.jsonl")
+
+    summary = import_transcript(store, str(main))
+    first, second = split_turns(store.messages(summary.conversation_id))
+
+    assert summary.turns == 2 and summary.sidechain_lines == 3
+    assert [f.path for f in turn_changes(summary.conversation_id, first).files] == [
+        docs
+    ]
+    assert turn_changes(summary.conversation_id, second).files == ()
