@@ -296,14 +296,17 @@ class Store:
             conversation = _get_conversation(conn, conversation_id)
             stop: int | None = None
             for cid, bound in _lineage(conn, conversation):
-                found = conn.execute(
-                    "SELECT min(position) FROM messages WHERE conversation_id = ?"
+                # In position order with LIMIT 1, so the scan stops at the
+                # next user message instead of parsing the rest of the history.
+                row = conn.execute(
+                    "SELECT position FROM messages WHERE conversation_id = ?"
                     " AND position > ? AND position < ?"
-                    " AND json_extract(message, '$.type') = 'human'",
+                    " AND json_extract(message, '$.type') = 'human'"
+                    " ORDER BY position LIMIT 1",
                     (cid, start, _bound(bound)),
-                ).fetchone()[0]
-                if isinstance(found, int):
-                    stop = found if stop is None else min(stop, found)
+                ).fetchone()
+                if row is not None:
+                    stop = row[0] if stop is None else min(stop, row[0])
         return self.messages(conversation_id, start, stop)
 
     def change(
