@@ -28,6 +28,11 @@ from app.core.change_rows import (
 )
 from app.core.migrations import migrate
 from app.core.safeio import SafeOpenError, open_verified
+from app.core.verification_rows import (
+    StoredVerification,
+    load_verification,
+    save_verification,
+)
 
 DATABASE_NAME: Final = "deliverables.sqlite3"
 KEY_NAME: Final = "record.key"
@@ -68,16 +73,6 @@ class StoredRecord:
 
     tool_call_id: str
     raw: str
-    trusted: bool
-
-
-@dataclass(frozen=True, slots=True)
-class StoredVerification:
-    """What Verify stored for an imported entry: a host record and its verdict."""
-
-    entry_id: str
-    raw: str
-    verdict: str
     trusted: bool
 
 
@@ -326,15 +321,9 @@ class Store:
         self, conversation_id: str, entry_id: str, raw: str, verdict: str
     ) -> None:
         """Store (or replace) the record Verify made for an imported entry."""
-        mac = self._verified_mac(conversation_id, entry_id, raw, verdict)
         with self._write() as conn:
-            conn.execute(
-                "INSERT INTO verifications"
-                " (conversation_id, entry_id, raw, verdict, mac)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (conversation_id, entry_id)"
-                " DO UPDATE SET raw = excluded.raw, verdict = excluded.verdict,"
-                " mac = excluded.mac",
-                (conversation_id, entry_id, raw, verdict, mac),
+            save_verification(
+                conn, self._verified_mac, conversation_id, entry_id, raw, verdict
             )
 
     def verification(
@@ -342,19 +331,9 @@ class Store:
     ) -> StoredVerification | None:
         """What Verify stored for ``entry_id`` of this conversation, if anything."""
         with self._read() as conn:
-            row = conn.execute(
-                "SELECT raw, verdict, mac FROM verifications"
-                " WHERE conversation_id = ? AND entry_id = ?",
-                (conversation_id, entry_id),
-            ).fetchone()
-        if row is None:
-            return None
-        raw, verdict, mac = row
-        expected = self._verified_mac(conversation_id, entry_id, raw, verdict)
-        trusted = hmac.compare_digest(
-            expected.encode("ascii"), mac.encode("utf-8", "replace")
-        )
-        return StoredVerification(entry_id, raw, verdict, trusted)
+            return load_verification(
+                conn, self._verified_mac, conversation_id, entry_id
+            )
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
