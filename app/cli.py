@@ -1,4 +1,4 @@
-"""The ``deliverables`` command: demo, open, view, chat and validate."""
+"""The ``deliverables`` command: demo, open, view, chat, validate and import."""
 
 from __future__ import annotations
 
@@ -209,6 +209,13 @@ def _chat(args: argparse.Namespace) -> int:
     )
 
 
+def _import(args: argparse.Namespace) -> int:
+    """Import Claude Code sessions and Codex rollouts as conversations."""
+    from app.importers.command import main as import_main
+
+    return import_main(lambda: _data_dir(args), args.paths, as_json=args.json)
+
+
 def _run_window(
     args: argparse.Namespace,
     store: Store,
@@ -332,6 +339,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--args", required=True, help='the tool arguments, e.g. {"files": [...]}'
     )
     validate.set_defaults(handler=_validate)
+
+    import_ = commands.add_parser(
+        "import", help="import Claude Code and Codex sessions as conversations"
+    )
+    import_.add_argument("--data-dir", help="where conversations are stored")
+    import_.add_argument(
+        "--json", action="store_true", help="print what was imported as JSON"
+    )
+    import_.add_argument(
+        "paths", nargs="+", metavar="PATH", help="a transcript, or a folder of them"
+    )
+    import_.set_defaults(handler=_import)
     return parser
 
 

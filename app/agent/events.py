@@ -8,11 +8,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class MessageStored:
-    """A message was written to the store at ``position`` (with its record)."""
+    """A message was written to the store at ``position`` (with its record).
+
+    ``changes`` are the file changes stored beside it, as JSON (no old text).
+    """
 
     position: int
     message: dict[str, Any]
     record: str | None
+    changes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

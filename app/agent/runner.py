@@ -33,6 +33,8 @@ from app.agent.events import (
 )
 from app.agent.middleware import make_middleware
 from app.agent.tools import SYSTEM_PROMPT, AgentSession, make_tools
+from app.core.change_rows import NewChange
+from app.core.changes import ChangeArtifact
 from app.core.store import Store
 from app.core.tool_names import PRESENT
 
@@ -59,6 +61,20 @@ def stored_form(message: BaseMessage) -> tuple[dict[str, Any], str | None]:
         ):
             record = message.artifact
     return data, record
+
+
+def stored_changes(message: BaseMessage) -> tuple[NewChange, ...]:
+    """The file changes an edit tool's message carries, to store beside it."""
+    if (
+        isinstance(message, ToolMessage)
+        and message.status == "success"
+        and isinstance(message.artifact, ChangeArtifact)
+    ):
+        return tuple(
+            NewChange(change.to_json(), change.text_before)
+            for change in message.artifact.changes
+        )
+    return ()
 
 
 def _complete(messages: list[BaseMessage]) -> bool:
@@ -170,15 +186,21 @@ class AgentRunner:
     ) -> None:
         for message in messages:
             data, record = stored_form(message)
+            changes = stored_changes(message)
             tool_call_id = (
                 message.tool_call_id
                 if isinstance(message, ToolMessage) and record is not None
                 else None
             )
             position = self._store.append_message(
-                self._conversation_id, data, record=record, tool_call_id=tool_call_id
+                self._conversation_id,
+                data,
+                record=record,
+                tool_call_id=tool_call_id,
+                changes=changes,
             )
-            emit(MessageStored(position, data, record))
+            raws = tuple(change.raw for change in changes)
+            emit(MessageStored(position, data, record, raws))
 
 
 def _new_messages(chunk: object, known: set[str | None]) -> list[BaseMessage]:

@@ -38,6 +38,8 @@ from app.agent.specs import PRESENT as PRESENT
 from app.agent.specs import READ_LIMIT as READ_LIMIT
 from app.agent.specs import TOOL_ORDER as TOOL_ORDER
 from app.core.beneath import Beneath, OutsideRootError
+from app.core.changes import BeforeState, ChangeArtifact
+from app.core.edits import describe_write, read_before
 from app.core.policy import PermissionMode, Policy, current_policy
 from app.core.public_files import LinkRegistry
 from app.core.safeio import SafeOpenError
@@ -130,7 +132,7 @@ def make_tools(session: AgentSession) -> list[BaseTool]:
             WRITE_FILE_DESCRIPTION,
             WRITE_FILE_SCHEMA,
             lambda **a: _write_file(session, a),
-            False,
+            True,
         ),
         (
             PRESENT,
@@ -290,7 +292,9 @@ def _text_answer(given: str, data: bytes) -> str:
     return text
 
 
-def _write_file(session: AgentSession, arguments: dict[str, Any]) -> str:
+def _write_file(
+    session: AgentSession, arguments: dict[str, Any]
+) -> tuple[str, ChangeArtifact]:
     values = _arguments(arguments, ("path", "content"), ())
     given, content = values["path"], values["content"]
     if os.path.basename(given.rstrip("/")) in ("", ".", "..") or given.endswith("/"):
@@ -301,7 +305,8 @@ def _write_file(session: AgentSession, arguments: dict[str, Any]) -> str:
 
         data = content.encode("utf-8")
         remote_tools.write_bytes(session.workspace, given, policy, data)
-        return f"Wrote {len(data)} bytes to {given}."
+        # The change index covers local workspaces; a remote write records none.
+        return f"Wrote {len(data)} bytes to {given}.", ChangeArtifact(())
     beneath = Beneath(session.root())
     try:
         lexical = beneath.lexical_path(given)
@@ -314,14 +319,21 @@ def _write_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     data = content.encode("utf-8")
     try:
         _refuse_denied(given, [target.real_path], policy)
-        beneath.write(target, data)
+        # The change index needs what was there; a new folder holds nothing.
+        before = BeforeState.absent()
+        if not target.missing:
+            before = read_before(target.folder_fd, target.name)
+        identity = beneath.write(target, data)
     except SafeOpenError as error:
         raise ToolException(f"Cannot write {given!r}: {error}.") from error
     except OSError as error:
         raise ToolException(f"Cannot write {given!r}: {error.strerror}.") from error
     finally:
         os.close(target.folder_fd)
-    return f"Wrote {len(data)} bytes to {given}."
+    resolved = target.real_path
+    change = describe_write(given, resolved, before, data, identity, tool=WRITE_FILE)
+    # The change is the artifact: host-only, it never goes back to the model.
+    return f"Wrote {len(data)} bytes to {given}.", ChangeArtifact((change,))
 
 
 # -- present and show_image --------------------------------------------------------

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from app.core.paths import is_within
 from app.core.safeio import (
+    Identity,
     SafeOpenError,
     VerifiedFile,
     fd_path,
@@ -222,12 +223,13 @@ class Beneath:
             os.path.join(real_folder, *missing, parts[-1]),
         )
 
-    def write(self, target: WriteTarget, data: bytes) -> None:
+    def write(self, target: WriteTarget, data: bytes) -> Identity:
         """Create the missing folders and replace the file with ``data``, whole.
 
         The bytes go to a new file created with ``O_EXCL`` in the verified
         folder and are renamed over the name, so nothing outside the root is
-        ever opened, truncated or written through a link.
+        ever opened, truncated or written through a link. Returns the new
+        file's identity, taken from its own descriptor.
         """
         fd = os.dup(target.folder_fd)
         try:
@@ -237,12 +239,12 @@ class Beneath:
                 child = os.open(name, _DIR_FLAGS, dir_fd=fd)
                 os.close(fd)
                 fd = child
-            _replace_file(fd, target.name, data)
+            return _replace_file(fd, target.name, data)
         finally:
             os.close(fd)
 
 
-def _replace_file(folder_fd: int, name: str, data: bytes) -> None:
+def _replace_file(folder_fd: int, name: str, data: bytes) -> Identity:
     try:
         status: os.stat_result | None = os.lstat(name, dir_fd=folder_fd)
     except FileNotFoundError:
@@ -259,11 +261,14 @@ def _replace_file(folder_fd: int, name: str, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+            # A rename keeps the inode and mtime, so this is the file's identity.
+            identity = Identity.of(os.fstat(handle.fileno()))
         os.rename(temporary, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary, dir_fd=folder_fd)
         raise
+    return identity
 
 
 def _normalised(parts: list[str]) -> list[str]:

@@ -46,6 +46,65 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 
     CREATE INDEX conversations_by_parent ON conversations (parent_id);
     """,
+    """
+    -- The per-turn file-change index: one row per file an edit touched, beside
+    -- the message that made it. Host rows carry a MAC; imported rows never do,
+    -- and the CHECK keeps the two from being confused. The text before the edit
+    -- has a column (and a digest the MAC covers) of its own, so replaying a
+    -- history does not load every file's old text.
+    CREATE TABLE changes (
+        conversation_id TEXT NOT NULL,
+        position        INTEGER NOT NULL,
+        seq             INTEGER NOT NULL CHECK (seq >= 0),
+        tool_call_id    TEXT NOT NULL,
+        origin          TEXT NOT NULL CHECK (origin IN ('host', 'imported')),
+        raw             TEXT NOT NULL,
+        before          TEXT,
+        before_sha256   TEXT,
+        mac             TEXT,
+        CHECK ((origin = 'host') = (mac IS NOT NULL)),
+        CHECK ((before IS NULL) = (before_sha256 IS NULL)),
+        PRIMARY KEY (conversation_id, position, seq),
+        FOREIGN KEY (conversation_id, position)
+            REFERENCES messages (conversation_id, position)
+    ) STRICT;
+
+    -- A conversation imported from another agent's transcript, with where it
+    -- came from. complete stays 0 until the last batch of an import commits.
+    CREATE TABLE imports (
+        conversation_id TEXT PRIMARY KEY REFERENCES conversations (id),
+        source          TEXT NOT NULL,
+        session_id      TEXT NOT NULL,
+        transcript      TEXT NOT NULL,
+        imported_at     TEXT NOT NULL,
+        complete        INTEGER NOT NULL CHECK (complete IN (0, 1)),
+        message_count   INTEGER NOT NULL CHECK (message_count >= 0),
+        summary         TEXT NOT NULL,
+        UNIQUE (source, session_id)
+    ) STRICT;
+
+    -- One entry per file an imported session created or edited: untrusted
+    -- evidence, never MAC'd.
+    CREATE TABLE imported_files (
+        conversation_id TEXT NOT NULL REFERENCES imports (conversation_id),
+        entry_id        TEXT NOT NULL,
+        raw             TEXT NOT NULL,
+        PRIMARY KEY (conversation_id, entry_id)
+    ) STRICT;
+
+    -- What Verify found: a host record made by the present check, MAC'd like
+    -- any record, bound to the entry it verified.
+    CREATE TABLE verifications (
+        conversation_id TEXT NOT NULL,
+        entry_id        TEXT NOT NULL,
+        raw             TEXT NOT NULL,
+        verdict         TEXT NOT NULL,
+        mac             TEXT NOT NULL,
+        PRIMARY KEY (conversation_id, entry_id),
+        FOREIGN KEY (conversation_id, entry_id)
+            REFERENCES imported_files (conversation_id, entry_id)
+    ) STRICT;
+    """,
 )
 
 

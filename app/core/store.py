@@ -10,7 +10,7 @@ import secrets
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,8 +18,21 @@ from pathlib import Path
 from typing import Any, Final, Self
 
 from app.core.app_files import register_data_dir
+from app.core.change_rows import (
+    NewChange,
+    StoredChange,
+    change_with_text,
+    changes_in,
+    insert_host_changes,
+    message_call_id,
+)
 from app.core.migrations import migrate
 from app.core.safeio import SafeOpenError, open_verified
+from app.core.verification_rows import (
+    StoredVerification,
+    load_verification,
+    save_verification,
+)
 
 DATABASE_NAME: Final = "deliverables.sqlite3"
 KEY_NAME: Final = "record.key"
@@ -34,6 +47,8 @@ SYNCHRONOUS: Final = "FULL"
 # Domain separation, so a MAC made for a record cannot be mistaken for any other
 # MAC made with the same key in a later schema or feature.
 _MAC_CONTEXT: Final = b"deliverables.record.v1\0"
+_CHANGE_MAC_CONTEXT: Final = b"deliverables.change.v1\0"
+_VERIFIED_MAC_CONTEXT: Final = b"deliverables.verified.v1\0"
 
 
 class StoreError(RuntimeError):
@@ -73,6 +88,7 @@ class StoredMessage:
     conversation_id: str
     message: dict[str, Any]
     record: StoredRecord | None
+    changes: tuple[StoredChange, ...] = ()
 
 
 class Store:
@@ -180,43 +196,65 @@ class Store:
         message: dict[str, Any],
         record: str | None = None,
         tool_call_id: str | None = None,
+        changes: Sequence[NewChange] = (),
     ) -> int:
-        """Append ``message`` (and its ``record``, atomically); return its position."""
-        return self.append_messages(conversation_id, [(message, record, tool_call_id)])[
-            0
-        ]
+        """Append ``message`` (its ``record`` and ``changes``, atomically).
+
+        Returns its position. File changes are host metadata like records:
+        MAC'd, and stored only beside the tool message of the edit.
+        """
+        item = (message, record, tool_call_id)
+        return self.append_messages(conversation_id, [item], changes={0: changes})[0]
 
     def append_messages(
         self,
         conversation_id: str,
         items: Sequence[tuple[dict[str, Any], str | None, str | None]],
+        *,
+        changes: Mapping[int, Sequence[NewChange]] | None = None,
     ) -> list[int]:
         """Append (message, record, tool_call_id) items in one transaction.
 
         Another process reading the store sees all of them or none: a turn
-        written from outside never shows half done. Returns their positions.
+        written from outside never shows half done. ``changes`` maps an item's
+        index to the file changes stored beside it. Returns their positions.
         """
         texts: list[str] = []
-        for message, record, tool_call_id in items:
+        calls: list[str | None] = []
+        for index, (message, record, tool_call_id) in enumerate(items):
+            has_changes = bool(changes and changes.get(index))
+            call = message_call_id(message)
+            if has_changes and call is None:
+                raise ValueError("File changes are stored beside a tool message.")
             if (record is None) != (tool_call_id is None):
                 raise ValueError("A record and its tool_call_id are stored together.")
-            if tool_call_id is not None and _tool_call_id(message) != tool_call_id:
+            if tool_call_id is not None and call != tool_call_id:
                 raise ValueError(
                     f"A record for tool call {tool_call_id!r} must be stored beside "
                     "the tool message answering that call."
                 )
+            calls.append(call if has_changes else None)
             # Serialise before the transaction: an unserialisable message fails
             # without touching the database. allow_nan=False keeps it strict JSON.
             texts.append(json.dumps(message, ensure_ascii=False, allow_nan=False))
         positions: list[int] = []
         with self._write() as conn:
             conversation = _get_conversation(conn, conversation_id)
-            for (_message, record, tool_call_id), text in zip(
-                items, texts, strict=True
+            for index, ((_message, record, tool_call_id), text) in enumerate(
+                zip(items, texts, strict=True)
             ):
-                positions.append(
-                    self._insert(conn, conversation, text, record, tool_call_id)
-                )
+                position = self._insert(conn, conversation, text, record, tool_call_id)
+                change_call = calls[index]
+                if change_call is not None and changes is not None:
+                    insert_host_changes(
+                        conn,
+                        self._change_mac,
+                        conversation.id,
+                        position,
+                        change_call,
+                        changes[index],
+                    )
+                positions.append(position)
         return positions
 
     def _insert(
@@ -252,36 +290,101 @@ class Store:
             )
         return position
 
-    def messages(self, conversation_id: str, start: int = 0) -> list[StoredMessage]:
+    def messages(
+        self, conversation_id: str, start: int = 0, stop: int | None = None
+    ) -> list[StoredMessage]:
         """The full history of a conversation, a fork's inherited part first.
 
-        ``start`` skips the messages before that position, so a view that has
-        them already reads only what was added since.
+        ``start`` and ``stop`` limit it to the positions in ``[start, stop)``, so
+        a view that has the earlier messages already reads only what was added.
         """
         with self._read() as conn:
             conversation = _get_conversation(conn, conversation_id)
             history: list[StoredMessage] = []
             for cid, bound in _lineage(conn, conversation):
+                upper = min(_bound(bound), _bound(stop))
                 rows = conn.execute(
                     "SELECT m.position, m.message, r.tool_call_id, r.raw, r.mac"
                     " FROM messages AS m LEFT JOIN records AS r"
                     " ON r.conversation_id = m.conversation_id"
                     " AND r.position = m.position"
-                    " WHERE m.conversation_id = ? AND m.position < ?"
-                    " AND m.position >= ?"
-                    " ORDER BY m.position",
-                    (cid, _bound(bound), start),
+                    " WHERE m.conversation_id = ? AND m.position >= ?"
+                    " AND m.position < ? ORDER BY m.position",
+                    (cid, start, upper),
                 ).fetchall()
+                level: list[tuple[int, dict[str, Any], StoredRecord | None]] = []
                 for position, text, tool_call_id, raw, mac in rows:
                     stored = (
                         None
                         if tool_call_id is None
                         else self._stored_record(cid, tool_call_id, raw, mac)
                     )
-                    history.append(
-                        StoredMessage(position, cid, json.loads(text), stored)
-                    )
+                    level.append((position, json.loads(text), stored))
+                calls = {p: message_call_id(m) for p, m, _ in level}
+                changes = changes_in(conn, self._change_mac, cid, start, upper, calls)
+                history.extend(
+                    StoredMessage(p, cid, m, r, changes.get(p, ())) for p, m, r in level
+                )
         return history
+
+    def turn_messages(self, conversation_id: str, start: int) -> list[StoredMessage]:
+        """The messages of the turn starting at ``start``, up to the next user one."""
+        with self._read() as conn:
+            conversation = _get_conversation(conn, conversation_id)
+            stop: int | None = None
+            for cid, bound in _lineage(conn, conversation):
+                # In position order with LIMIT 1, so the scan stops at the
+                # next user message instead of parsing the rest of the history.
+                row = conn.execute(
+                    "SELECT position FROM messages WHERE conversation_id = ?"
+                    " AND position > ? AND position < ?"
+                    " AND json_extract(message, '$.type') = 'human'"
+                    " ORDER BY position LIMIT 1",
+                    (cid, start, _bound(bound)),
+                ).fetchone()
+                if row is not None:
+                    stop = row[0] if stop is None else min(stop, row[0])
+        return self.messages(conversation_id, start, stop)
+
+    def change(
+        self, conversation_id: str, position: int, seq: int
+    ) -> StoredChange | None:
+        """One change of this history with the text before it, judged again."""
+        with self._read() as conn:
+            conversation = _get_conversation(conn, conversation_id)
+            for cid, bound in _lineage(conn, conversation):
+                if position < _bound(bound):
+                    found = change_with_text(conn, self._change_mac, cid, position, seq)
+                    if found is not None:
+                        return found
+        return None
+
+    def save_verification(
+        self, conversation_id: str, entry_id: str, raw: str, verdict: str
+    ) -> None:
+        """Store (or replace) the record Verify made for an imported entry."""
+        with self._write() as conn:
+            save_verification(
+                conn, self._verified_mac, conversation_id, entry_id, raw, verdict
+            )
+
+    def verification(
+        self, conversation_id: str, entry_id: str
+    ) -> StoredVerification | None:
+        """What Verify stored for ``entry_id`` of this conversation, if anything."""
+        with self._read() as conn:
+            return load_verification(
+                conn, self._verified_mac, conversation_id, entry_id
+            )
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        """A transaction for the store's companion modules (imports).
+
+        They store untrusted data only: no MAC is ever made through this.
+        """
+        with self._write() if write else self._read() as conn:
+            yield conn
 
     def record(self, conversation_id: str, tool_call_id: str) -> StoredRecord | None:
         """The record of ``tool_call_id`` if its message is in this history."""
@@ -296,8 +399,21 @@ class Store:
     def _mac(self, conversation_id: str, tool_call_id: str, raw: str) -> str:
         # Binding the MAC to where the record sits stops a trusted record from
         # being copied behind the store's back into another conversation or call.
-        mac = hmac.new(self._key, _MAC_CONTEXT, hashlib.sha256)
-        for part in (conversation_id, tool_call_id, raw):
+        return self._mac_of(_MAC_CONTEXT, conversation_id, tool_call_id, raw)
+
+    def _change_mac(
+        self, cid: str, tool_call_id: str, seq: int, raw: str, digest: str | None
+    ) -> str:
+        # The digest binds the text before the edit without loading that text.
+        parts = (cid, tool_call_id, str(seq), raw, digest or "")
+        return self._mac_of(_CHANGE_MAC_CONTEXT, *parts)
+
+    def _verified_mac(self, cid: str, entry_id: str, raw: str, verdict: str) -> str:
+        return self._mac_of(_VERIFIED_MAC_CONTEXT, cid, entry_id, raw, verdict)
+
+    def _mac_of(self, context: bytes, *parts: str) -> str:
+        mac = hmac.new(self._key, context, hashlib.sha256)
+        for part in parts:
             data = part.encode("utf-8")
             mac.update(len(data).to_bytes(8, "big"))
             mac.update(data)
@@ -359,12 +475,6 @@ def _iso(moment: datetime) -> str:
 def _bound(bound: int | None) -> int:
     # SQLite integers are 64-bit, so this bound excludes nothing.
     return 2**63 - 1 if bound is None else bound
-
-
-def _tool_call_id(message: dict[str, Any]) -> str | None:
-    data = message.get("data") if message.get("type") == "tool" else None
-    value = data.get("tool_call_id") if isinstance(data, dict) else None
-    return value if isinstance(value, str) else None
 
 
 def _insert_conversation(conn: sqlite3.Connection, c: Conversation) -> None:

@@ -1,0 +1,1 @@
+"""Importing other agents' sessions (Claude Code, Codex) as untrusted conversations."""

@@ -1,0 +1,137 @@
+"""Codex rollouts: prompts, function calls, apply_patch adds, moves and deletes."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from app.core.change_index import turn_changes
+from app.core.changes import Operation
+from app.core.import_store import ImportStore
+from app.core.store import Store
+from app.core.transcript import ToolCallBlock, UserBlock, build_transcript, split_turns
+from app.importers.session import import_transcript
+
+from .transcripts import CODEX_SESSION, CodexRollout
+
+ADD = (
+    "*** Begin Patch\n*** Add File: src/util.py\n"
+    "+def util():\n+    return 1\n*** End Patch"
+)
+MOVE = (
+    "*** Begin Patch\n*** Update File: src/app.py\n*** Move to: src/main.py\n"
+    "@@\n-print('old')\n+print('new')\n*** Delete File: old.txt\n*** End Patch"
+)
+
+
+def rollout(repo: Path) -> CodexRollout:
+    r = CodexRollout(str(repo))
+    r.context()
+    r.environment()
+    r.user("Add a util module")
+    r.reasoning()
+    r.shell("call_ls", "ls", "src\n")
+    r.patch(
+        "call_add",
+        ADD,
+        {
+            str(repo / "src/util.py"): {
+                "type": "add",
+                "content": "def util():\n    return 1\n",
+            }
+        },
+    )
+    r.assistant("Added src/util.py.")
+    r.user("Rename app.py to main.py and drop old.txt")
+    r.patch(
+        "call_move",
+        MOVE,
+        {
+            str(repo / "src/app.py"): {
+                "update": {
+                    "unified_diff": "@@ -1 +1 @@\n-print('old')\n+print('new')\n",
+                    "move_path": str(repo / "src/main.py"),
+                }
+            },
+            str(repo / "old.txt"): {"delete": {}},
+        },
+    )
+    r.patch("call_bad", ADD.replace("util", "broken"), {}, success=False)
+    r.line("world_state", {"something": "new"})
+    r.assistant("Renamed and deleted.")
+    return r
+
+
+def test_a_rollout_becomes_turns_with_tool_cards(store: Store, repo: Path) -> None:
+    path = rollout(repo).write(
+        repo.parent / f"rollout-2026-03-02T09-00-00-{CODEX_SESSION}.jsonl"
+    )
+    summary = import_transcript(store, str(path))
+    blocks = build_transcript(
+        summary.conversation_id, str(repo), store.messages(summary.conversation_id)
+    )
+
+    assert (summary.source, summary.session_id, summary.turns) == (
+        "codex",
+        CODEX_SESSION,
+        2,
+    )
+    assert store.conversation(summary.conversation_id).workspace == str(repo)
+    assert [b.text for b in blocks if isinstance(b, UserBlock)] == [
+        "Add a util module",
+        "Rename app.py to main.py and drop old.txt",
+    ]
+    assert [(b.name, b.state) for b in blocks if isinstance(b, ToolCallBlock)] == [
+        ("exec_command", "finished"),
+        ("apply_patch", "finished"),
+        ("apply_patch", "finished"),
+        ("apply_patch", "error"),
+    ]
+    assert summary.skipped_lines == 1
+
+
+def test_patches_add_move_and_delete_files_in_the_change_index(
+    store: Store, repo: Path
+) -> None:
+    summary = import_transcript(
+        store, str(rollout(repo).write(repo.parent / "r.jsonl"))
+    )
+    first, second = (
+        turn_changes(summary.conversation_id, turn)
+        for turn in split_turns(store.messages(summary.conversation_id))
+    )
+
+    [util] = first.files
+    assert (util.path, util.operation) == (str(repo / "src/util.py"), Operation.CREATED)
+    expected = hashlib.sha256(b"def util():\n    return 1\n").hexdigest()
+    assert util.sha256_after == expected
+    assert [(f.path, f.operation) for f in second.files] == [
+        (str(repo / "src/app.py"), Operation.DELETED),
+        (str(repo / "src/main.py"), Operation.CREATED),
+        (str(repo / "old.txt"), Operation.DELETED),
+    ]
+    moved = second.files[1]
+    assert moved.last.moved_from == str(repo / "src/app.py")
+    assert (moved.lines_added, moved.lines_removed) == (1, 1)
+    assert summary.files == 4  # the failed patch changed nothing
+    cards = [e.path for e in ImportStore(store).files(summary.conversation_id)]
+    assert cards == [str(repo / "src/main.py"), str(repo / "src/util.py")]
+
+
+def test_a_patch_without_its_event_counts_once_its_output_succeeded(
+    store: Store, repo: Path
+) -> None:
+    r = CodexRollout(str(repo))
+    r.user("Add it")
+    r.patch("call_add", ADD, None)
+    r.patch("call_failed", ADD.replace("util", "other"), None, success=False)
+    r.assistant("Added.")
+    summary = import_transcript(store, str(r.write(repo.parent / "r.jsonl")))
+    [turn] = split_turns(store.messages(summary.conversation_id))
+
+    [util] = turn_changes(summary.conversation_id, turn).files
+    assert util.path == "src/util.py"
+    assert util.resolved == str(repo / "src/util.py")
+    assert (
+        util.sha256_after == hashlib.sha256(b"def util():\n    return 1\n").hexdigest()
+    )
