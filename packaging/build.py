@@ -23,6 +23,7 @@ from pathlib import Path
 
 PACKAGING = Path(__file__).resolve().parent
 ROOT = PACKAGING.parent
+APP_ICON = ROOT / "resources" / "icons" / "deliverables.svg"
 sys.path.insert(0, str(PACKAGING))
 
 from bundle_rules import EXCLUDED_MODULES  # noqa: E402  (beside this file)
@@ -255,8 +256,9 @@ def stage_files() -> None:
     icons = STAGE / "icons"
     shutil.rmtree(icons, ignore_errors=True)
     icons.mkdir(parents=True)
-    shutil.copy2(PACKAGING / "icons" / "deliverables.svg", icons)
-    render_icons(PACKAGING / "icons" / "deliverables.svg", icons)
+    # The app's icon is one of its resources; the window uses the same file.
+    shutil.copy2(APP_ICON, icons)
+    render_icons(APP_ICON, icons)
     shutil.copy2(PACKAGING / "nfpm.yaml", STAGE / "nfpm.yaml")
 
 

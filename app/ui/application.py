@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
+
+from app.resources import resource_path
 
 APP_NAME = "Deliverables"
 
@@ -87,8 +89,15 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     app.setOrganizationName("Deliverables")
     app.setDesktopFileName("deliverables")
     app.setStyle("Fusion")
+    app.setWindowIcon(app_icon())
     follow_color_scheme(app)
     return app
+
+
+def app_icon() -> QIcon:
+    """The app's icon, from its resources."""
+    # Our own file, not one from a workspace: safe to hand to Qt's SVG engine.
+    return QIcon(str(resource_path("icons", "deliverables.svg")))
 
 
 def dark_palette() -> QPalette:

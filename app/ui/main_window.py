@@ -23,7 +23,7 @@ from app.core.revalidate import DeliverableRef
 from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
 from app.ui.actions import FileActions
-from app.ui.application import settings_for
+from app.ui.application import app_icon, settings_for
 from app.ui.chat.view import ChatView
 from app.ui.chat_input import ChatInputWidget
 from app.ui.conversations import ConversationListView
@@ -57,6 +57,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self._model_factory = model_factory
         self.setWindowTitle("Deliverables")
+        self.setWindowIcon(app_icon())
         self._store = store
         self._settings = settings_for(data_dir)
         self._model_spec = model_spec or str(self._settings.value("model/spec", ""))

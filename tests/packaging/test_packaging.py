@@ -123,9 +123,12 @@ def test_the_metainfo_validates():
 
 
 def test_every_file_the_packages_install_is_in_the_tree_or_built():
-    built = {"./bundle/deliverables"} | {
+    # The bundle is frozen, the PNG sizes rendered, and the scalable icon
+    # staged from the app's resources.
+    built = {"./bundle/deliverables", "./icons/deliverables.svg"} | {
         f"./icons/{size}/deliverables.png" for size in build.ICON_SIZES
     }
+    assert build.APP_ICON.is_file()
     for item in _nfpm()["contents"]:
         if item.get("type") == "symlink":
             continue

@@ -36,3 +36,12 @@ def test_dark_scheme_gives_a_dark_palette(qapp, monkeypatch):
         assert qapp.palette().color(QPalette.ColorRole.Window).lightness() > 180
     finally:
         qapp.setPalette(original)
+
+
+def test_the_window_icon_is_the_apps_own_resource(qapp):
+    from app.ui.application import app_icon
+
+    icon = app_icon()
+
+    assert not icon.isNull()
+    assert not icon.pixmap(48, 48).isNull()
