@@ -65,7 +65,7 @@ def test_packaged_app_starts_as_fast_as_from_the_virtualenv(
             sys.executable,
             "-c",
             "import sys; from pathlib import Path; from app.core.store import Store;"
-            "from app.agent.demo import play_demo;"
+            "from app.demo.conversation import play_demo;"
             "d = Path(sys.argv[1]); play_demo(Store(d), d / 'demo-workspace')",
             str(data),
         ],
