@@ -55,3 +55,27 @@ def test_json_lines_count_malformed_truncated_and_non_object_lines(
     assert found == [(1, {"type": "a"}), (7, {"type": "b"})]
     assert (stats.lines, stats.skipped, stats.malformed) == (6, 1, 3)
     assert progress[-1] == (path.stat().st_size, path.stat().st_size)
+
+
+def test_lines_the_fast_parser_refuses_mean_what_they_mean_to_python(
+    tmp_path: Path,
+) -> None:
+    # Past 64 bits (orjson would round it to a float), NaN and a lone surrogate
+    # escape (orjson refuses them): Python's parser reads all three as they are.
+    lines = [
+        b'{"n": 1180591620717411303425}',
+        b'{"x": NaN}',
+        b'{"s": "\\ud800 half"}',
+        '{"t": "caf\u00e9 \u2713"}'.encode(),
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    stats = LineStats()
+    with open_verified(str(path)) as opened:
+        found = [value for _, value in json_lines(opened, stats)]
+
+    assert stats.malformed == 0
+    assert found[0] == {"n": 2**70 + 1}
+    assert found[1]["x"] != found[1]["x"]  # NaN
+    assert found[2] == {"s": "\ud800 half"}
+    assert found[3] == {"t": "caf\u00e9 \u2713"}

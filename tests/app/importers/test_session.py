@@ -204,3 +204,24 @@ def test_nothing_a_transcript_names_is_opened_or_run(
     assert secret.read_text() == "top secret"
     relative = next(e for e in entries if e.path == "../../etc/passwd")
     assert relative.resolved == os.path.normpath(os.path.join(repo, "../../etc/passwd"))
+
+
+def test_a_message_the_fast_writer_refuses_is_stored_whole(
+    store: Store, repo: Path
+) -> None:
+    s = ClaudeSession(str(repo))
+    s.user("Count the grains")
+    s.assistant(
+        tool_use("toolu_1", "Count", grains=2**70 + 1, note="caf\u00e9"),
+        text("There are 1180591620717411303425 grains."),
+    )
+    path = s.write(repo.parent / "s.jsonl")
+
+    done = import_transcript(store, str(path))
+
+    stored = [m.message for m in store.messages(done.conversation_id)]
+    calls = [
+        call for m in stored for call in (m.get("data", {}).get("tool_calls") or [])
+    ]
+    assert calls and calls[0]["args"]["grains"] == 2**70 + 1
+    assert calls[0]["args"]["note"] == "caf\u00e9"
