@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 MAX_INNER_GLOBSTARS = 4
@@ -187,6 +187,33 @@ class PathGlob:
 
     def matches(self, parts: Sequence[str]) -> bool:
         return any(match_components(v, parts) for v in self.variants)
+
+    def in_folder(self, folder: Sequence[str]) -> Callable[[str], bool] | None:
+        """This glob for names directly inside ``folder``; ``None`` if none can match.
+
+        A variant without ``**`` matches only paths of its own length, so for
+        one folder it is decided by its last element alone (or never).
+        """
+        last: list[Element] = []
+        spanning: list[tuple[Element, ...]] = []
+        for variant in self.variants:
+            if any(element is ANY for element in variant):
+                spanning.append(variant)
+            elif len(variant) == len(folder) + 1 and all(
+                _matches(element, part)
+                for element, part in zip(variant, folder, strict=False)
+            ):
+                last.append(variant[-1])
+        if not last and not spanning:
+            return None
+        parts = list(folder)
+
+        def matches(name: str) -> bool:
+            return any(_matches(element, name) for element in last) or any(
+                match_components(variant, [*parts, name]) for variant in spanning
+            )
+
+        return matches
 
 
 def compile_path(components: Sequence[str]) -> PathGlob:

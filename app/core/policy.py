@@ -9,7 +9,7 @@ import re
 import sys
 import tomllib
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -269,6 +269,92 @@ class Policy:
                 hits.append(index)
                 break
         return self.rules[min(hits)] if hits else None
+
+    def in_folder(self, folder: str) -> Callable[[str], Rule | None]:
+        """``denying_rule`` for names directly inside ``folder``, many at a time.
+
+        What depends only on the folder (its components, the name rules its
+        own names hit, literal folder rules above it) is worked out once, so
+        a listing of 10,000 entries does not redo it 10,000 times. The answer
+        for each name is exactly ``denying_rule(folder/name)``: a name this
+        shortcut cannot split off cleanly is checked the long way.
+        """
+        compiled = self._compiled
+        base = folder.replace(os.sep, "/").rstrip("/")
+        base_normal = _normalise(base, fold_case=self._fold_case)
+        base_parts = [part for part in base_normal.split("/") if part]
+        base_folded = _normalise(base, fold_case=True)
+        # The first name rule (by position) that one of the folder's names hits.
+        first_name: int | None = None
+        if compiled.any_name is not None:
+            names = [part for part in base_folded.split("/") if part]
+            if any(compiled.any_name.match(name) for name in names):
+                first_name = next(
+                    (
+                        position
+                        for position, (_, regex) in enumerate(compiled.name_rules)
+                        if any(regex.match(name) for name in names)
+                    ),
+                    None,
+                )
+        folder_hits: list[int] = []
+        prefix = ""
+        for part in base_parts:
+            prefix = f"{prefix}/{part}"
+            found = compiled.literal_paths.get(prefix)
+            if found is not None and prefix in compiled.literal_folders:
+                folder_hits.append(found)
+        # Path rules narrowed to this folder; those that can match none dropped.
+        path_rules = [
+            (index, matches)
+            for index, glob in compiled.path_rules
+            if (matches := glob.in_folder(base_parts)) is not None
+        ]
+        normal_head = base_normal + "/"
+        folded_head = base_folded + "/"
+
+        def check(name: str) -> Rule | None:
+            path = f"{base}/{name}"
+            normal = _normalise(path, fold_case=self._fold_case)
+            folded = _normalise(path, fold_case=True)
+            child = normal[len(normal_head) :]
+            child_folded = folded[len(folded_head) :]
+            if (
+                not name
+                or "/" in name
+                or os.sep in name
+                or not normal.startswith(normal_head)
+                or not folded.startswith(folded_head)
+                or not child
+                or "/" in child
+                or "/" in child_folded
+            ):
+                return self.denying_rule(path)
+            hits = list(folder_hits)
+            position = first_name
+            if compiled.any_name is not None and compiled.any_name.match(child_folded):
+                for here, (_, regex) in enumerate(compiled.name_rules):
+                    if position is not None and here >= position:
+                        break
+                    if regex.match(child_folded):
+                        position = here
+                        break
+            if position is not None:
+                hits.append(compiled.name_rules[position][0])
+            found = compiled.literal_paths.get(
+                f"/{'/'.join(base_parts)}/{child}" if base_parts else f"/{child}"
+            )
+            if found is not None:
+                hits.append(found)
+            for index, matches in path_rules:
+                if hits and index > min(hits):
+                    break
+                if matches(child):
+                    hits.append(index)
+                    break
+            return self.rules[min(hits)] if hits else None
+
+        return check
 
 
 def builtin_rules() -> list[Rule]:

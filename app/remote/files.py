@@ -234,11 +234,12 @@ async def list_folder(
     """
     entries: list[RemoteEntry] = []
     sent = 0
+    denying_rule = policy.in_folder(path)
 
     def flag(name: str, identity: RemoteIdentity) -> None:
         nonlocal sent
         child = posixpath.join(path, name)
-        rule = policy.denying_rule(child)
+        rule = denying_rule(name)
         described = None if rule is None else rule.describe()
         entries.append(RemoteEntry(name, child, identity, described))
         if on_batch is not None and len(entries) - sent >= BATCH:

@@ -203,3 +203,78 @@ def test_a_broken_remote_workspace_policy_denies_everything(
     )
     assert policy.problem is not None
     assert policy.denying_rule("/srv/w/anything.txt") is not None
+
+
+@pytest.mark.parametrize("fold_case", [False, True])
+def test_a_folders_checker_answers_exactly_as_the_path_check(fold_case: bool) -> None:
+    import itertools
+    import random
+
+    rules = [
+        *builtin_rules(),
+        Rule("/srv/data/", "user"),
+        Rule("/srv/data/exact.txt", "user"),
+        Rule("/srv/reports/final.pdf", "user"),
+        Rule("**/build/**", "user"),
+        Rule("*.tmp", "user"),
+        Rule("~/notes/private*", "user"),
+        Rule("/srv/**/cache/*.json", "user"),
+        Rule("secret-??.txt", "user"),
+        Rule("Caf\u00e9/", "user"),
+        Rule("/srv/d?ta/*.csv", "user"),
+        Rule("/home/me/.config/deliverables/settings.ini*", "user"),
+        Rule("/srv/a/b**/x.tmp", "user"),
+    ]
+    policy = Policy(rules, home="/home/me", fold_case=fold_case)
+    folders = [
+        "/",
+        "/srv",
+        "/srv/",
+        "/srv/data",
+        "/srv/dota",
+        "/srv/a/bc/d",
+        "/srv/reports",
+        "/srv/a/b/cache",
+        "/srv/build/x",
+        "/home/me",
+        "/home/me/notes",
+        "/home/me/.ssh",
+        "/home/me/.config/deliverables",
+        "/work/Cafe\u0301",  # decomposed: NFC makes it "Café"
+        "/work/CAF\u00c9",
+        "/work/.git",
+        "/work/proj",
+    ]
+    names = [
+        ".env",
+        ".ENV",
+        "id_rsa",
+        "exact.txt",
+        "final.pdf",
+        "FINAL.PDF",
+        "data",
+        "build",
+        "x.tmp",
+        "private-plan.md",
+        "a.json",
+        "secret-01.txt",
+        "secret-1.txt",
+        "server.key",
+        "readme.md",
+        "t.csv",
+        "settings.ini.lock",
+        "\u0301accent-first",
+        "Caf\u00e9",
+        "cafe\u0301",
+        "stra\u00dfe",
+        "..",
+        ".",
+        "",
+        "a/b",
+    ]
+    rng = random.Random(7)
+    alphabet = ["a", "E", ".", "-", "\u0301", "\u00e9", "\u00df", "*", "k", "y"]
+    names += ["".join(rng.choices(alphabet, k=rng.randint(1, 6))) for _ in range(300)]
+    for folder, name in itertools.product(folders, names):
+        expected = policy.denying_rule(f"{folder.rstrip('/')}/{name}")
+        assert policy.in_folder(folder)(name) == expected, (folder, name)
