@@ -1,0 +1,291 @@
+"""A remote workspace's tree: listed over SFTP as folders open, denied files locked.
+
+Listings run on the SSH loop thread (``RemoteWorkspace.list_folder``) and come
+back by a queued signal; a folder shows "Loading…" meanwhile and the window
+never waits. The rows are the local tree's (same roles, icons and refusals);
+only where they come from differs: the remote policy flags denied entries, and
+links are shown but never followed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from concurrent.futures import CancelledError, Future
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QStandardItem
+from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
+
+from app.core.names import display_name
+from app.core.policy import Policy
+from app.core.safeio import SafeOpenError
+from app.remote.errors import RemoteError
+from app.remote.files import Listing, RemoteEntry
+from app.remote.workspace import RemoteWorkspace
+from app.ui.workspace.tree import (
+    NODE_ROLE,
+    PATH_ROLE,
+    RULE_ROLE,
+    FileTreeModel,
+    Node,
+    refusal_for,
+)
+from previewers.widgets import plain_tooltip
+
+LOADING = "Loading…"
+
+
+class _Relay(QObject):
+    listed = Signal(str, object)  # folder path, Future[Listing]
+
+
+class RemoteTreeModel(FileTreeModel):
+    """Rows for one remote workspace; a folder is listed when first expanded.
+
+    Signals:
+        folderListed(str): a folder's listing (or its failure) is shown.
+    """
+
+    folderListed = Signal(str)
+
+    def __init__(
+        self, workspace: RemoteWorkspace, parent: QWidget | None = None
+    ) -> None:
+        # The local policy is never asked: the remote listing flags denied rows.
+        super().__init__(lambda: Policy([]), parent)
+        self.workspace = workspace
+        self._items: dict[str, QStandardItem] = {}
+        self._listing: dict[str, Future[Listing]] = {}
+        self._relay = _Relay(self)
+        self._relay.listed.connect(self._on_listed, Qt.ConnectionType.QueuedConnection)
+        self._set_remote_root()
+
+    def _set_remote_root(self) -> None:
+        root = self.workspace.place.root
+        self._root = root
+        item = QStandardItem(
+            display_name(
+                f"{self.workspace.place.host}:{posixpath.basename(root) or root}"
+            )
+        )
+        item.setEditable(False)
+        item.setDragEnabled(False)
+        item.setData(root, PATH_ROLE)
+        item.setData(Node.FOLDER, NODE_ROLE)
+        item.setIcon(self._icon(Node.EXTERNAL))
+        item.setToolTip(plain_tooltip(f"{self.workspace.address}\n(remote workspace)"))
+        item.appendRow(self._placeholder(LOADING))
+        self._root_item = item
+        self._items[root] = item
+        self.insertRow(0, item)
+
+    def listing_in_progress(self) -> bool:
+        return bool(self._listing)
+
+    def list_folder(self, item: QStandardItem) -> None:
+        if item.data(NODE_ROLE) != Node.FOLDER:
+            return
+        first = item.child(0)
+        if first is None or first.data(NODE_ROLE) != Node.PLACEHOLDER:
+            return
+        if first.text() != LOADING:
+            return  # an earlier error stays shown
+        path = str(item.data(PATH_ROLE))
+        if path in self._listing:
+            return
+        self._items[path] = item
+        future = self.workspace.list_folder(path)
+        self._listing[path] = future
+        future.add_done_callback(lambda done: self._relay.listed.emit(path, done))
+
+    @Slot(str, object)
+    def _on_listed(self, path: str, future: Future[Listing]) -> None:
+        self._listing.pop(path, None)
+        item = self._items.get(path)
+        if item is None:
+            return
+        item.removeRows(0, item.rowCount())
+        try:
+            listing = future.result()
+        except (RemoteError, SafeOpenError) as error:
+            item.appendRow(self._placeholder(f"Cannot list this folder: {error}"))
+            self.folderListed.emit(path)
+            return
+        except CancelledError:
+            item.appendRow(self._placeholder(LOADING))
+            return
+        entries = sorted(
+            listing.entries,
+            key=lambda e: (not e.identity.is_folder, e.name.casefold(), e.name),
+        )
+        self._pending[path] = entries  # type: ignore[assignment]
+        self.list_more(item)
+        if listing.truncated:
+            item.appendRow(
+                self._placeholder("This folder holds more entries than are listed")
+            )
+        self.folderListed.emit(path)
+
+    def _entry_item(self, entry: Any, policy: Policy) -> QStandardItem:
+        assert isinstance(entry, RemoteEntry)
+        identity = entry.identity
+        if identity.is_symlink:
+            node = Node.SYMLINK
+        elif identity.is_folder:
+            node = Node.FOLDER
+        else:
+            node = Node.FILE
+        item = QStandardItem(display_name(entry.name))
+        item.setEditable(False)
+        item.setDragEnabled(False)
+        item.setData(entry.path, PATH_ROLE)
+        item.setData(node, NODE_ROLE)
+        item.setIcon(self._icon(node))
+        tip = entry.path
+        if entry.denied_by is not None:
+            item.setData(entry.denied_by, RULE_ROLE)
+            item.setIcon(self._icon("lock"))
+            item.setForeground(self._dim)
+            tip += f"\nLocked: denied by read-deny rule {entry.denied_by}"
+        elif node is Node.SYMLINK:
+            tip += "\nSymbolic link (never followed)"
+        if entry.name.startswith("."):
+            item.setForeground(self._dim)
+        item.setToolTip(plain_tooltip(tip))
+        if node is Node.FOLDER and entry.denied_by is None:
+            item.appendRow(self._placeholder(LOADING))
+        return item
+
+    def has_more(self, path: str) -> bool:
+        """Whether the listed folder ``path`` has rows behind "Show more"."""
+        return bool(self._pending.get(path))
+
+    def listed_item(self, path: str) -> QStandardItem | None:
+        """The row for ``path`` if its folder has been listed, else ``None``."""
+        parent = self._items.get(posixpath.dirname(path))
+        if path == self._root:
+            return self._root_item
+        if parent is None:
+            return None
+        name = posixpath.basename(path)
+        for row in range(parent.rowCount()):
+            child = parent.child(row)
+            if child is not None and child.data(PATH_ROLE) == posixpath.join(
+                str(parent.data(PATH_ROLE)), name
+            ):
+                return child
+        return None
+
+
+class RemoteTreeView(QTreeView):
+    """The remote tree widget; ``locate`` opens the folders down to a file.
+
+    Signals:
+        openRequested(str): a readable remote file row was activated (its path).
+        refused(str): a locked or link row was activated; the reason.
+        located(str): ``locate`` reached and selected this path.
+    """
+
+    openRequested = Signal(str)
+    refused = Signal(str)
+    located = Signal(str)
+
+    def __init__(
+        self, workspace: RemoteWorkspace, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.tree_model = RemoteTreeModel(workspace, self)
+        self.setModel(self.tree_model)
+        self.setHeaderHidden(True)
+        self.setUniformRowHeights(True)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setAccessibleName("Remote workspace files")
+        self._target: str | None = None
+        self.expanded.connect(self._on_expanded)
+        self.activated.connect(self._on_activated)
+        self.tree_model.folderListed.connect(self._continue_locate)
+        root = self.tree_model.root_item
+        if root is not None:
+            self.expand(root.index())
+
+    def locate(self, path: str) -> bool:
+        """Open the folders down to ``path`` (listing them as needed), select it.
+
+        False when ``path`` is not inside the workspace; otherwise the tree
+        gets there as listings arrive and says so with ``located``.
+        """
+        root = self.tree_model.root
+        if root is None:
+            return False
+        normal = posixpath.normpath(path)
+        if normal != root and not normal.startswith(root.rstrip("/") + "/"):
+            return False
+        self._target = normal
+        self._continue_locate("")
+        return True
+
+    @Slot(str)
+    def _continue_locate(self, _listed: str) -> None:
+        target = self._target
+        root = self.tree_model.root
+        if target is None or root is None:
+            return
+        relative = posixpath.relpath(target, root)
+        parts = [] if relative == "." else relative.split("/")
+        here = root
+        item = self.tree_model.root_item
+        for part in parts:
+            if item is None:
+                break
+            self.expand(item.index())
+            self.tree_model.list_folder(item)
+            child = self.tree_model.listed_item(posixpath.join(here, part))
+            if child is None:
+                first = item.child(0)
+                if first is not None and first.text() == LOADING:
+                    return  # wait for this folder's listing
+                while child is None and self.tree_model.has_more(here):
+                    self.tree_model.list_more(item)
+                    child = self.tree_model.listed_item(posixpath.join(here, part))
+                if child is None:
+                    self._target = None
+                    return  # not there (any more)
+            here, item = posixpath.join(here, part), child
+        self._target = None
+        if item is not None:
+            index = item.index()
+            self.setCurrentIndex(index)
+            self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+            self.located.emit(target)
+
+    def selected_path(self) -> str | None:
+        index = self.currentIndex()
+        return index.data(PATH_ROLE) if index.isValid() else None
+
+    @Slot(QModelIndex)
+    def _on_expanded(self, index: QModelIndex) -> None:
+        item = self.tree_model.itemFromIndex(index)
+        if item is not None:
+            self.tree_model.list_folder(item)
+
+    @Slot(QModelIndex)
+    def _on_activated(self, index: QModelIndex) -> None:
+        item = self.tree_model.itemFromIndex(index)
+        if item is None:
+            return
+        node = item.data(NODE_ROLE)
+        if node == Node.MORE:
+            parent = item.parent()
+            if parent is not None:
+                self.tree_model.list_more(parent)
+            return
+        if node not in (Node.FILE, Node.SYMLINK):
+            return
+        reason = refusal_for(item)
+        if reason is not None:
+            self.refused.emit(reason)
+            return
+        self.openRequested.emit(item.data(PATH_ROLE))
