@@ -11,6 +11,7 @@ thread pool and comes back as an immutable result; a result that arrives after
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -26,6 +27,7 @@ from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 
 T = TypeVar("T")
+_log = logging.getLogger(__name__)
 
 
 class PreviewReleasedError(RuntimeError):
@@ -149,10 +151,29 @@ class _LoadTask(QRunnable):
         self._relay.finished.emit(self._ticket, result)
 
 
+UNEXPECTED_FAILURE = "it is damaged, or uses something this viewer does not support"
+"""The reason shown when a job fails in a way no reader foresaw."""
+
+
 def _error_text(error: BaseException) -> str:
+    """The failure as a reason a person understands; never an exception's name.
+
+    The readers' own errors carry such a reason; anything a library raised
+    that no reader turned into one is logged and named only in general words.
+    """
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
-    return str(error) or type(error).__name__
+    if isinstance(error, MemoryError):
+        return "there is not enough memory to show it"
+    if isinstance(error, RecursionError):
+        return "it is nested too deeply to read"
+    if type(error).__module__.startswith(_OWN_PACKAGES) and str(error):
+        return str(error)
+    _log.warning("a preview's job failed unexpectedly", exc_info=error)
+    return UNEXPECTED_FAILURE
+
+
+_OWN_PACKAGES = ("app.", "previewers.")
 
 
 class PreviewWidget(QWidget):

@@ -5,12 +5,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from app.core.safeio import VerifiedFile, open_verified
+from app.formats.image_facts import ImageDataError
 from previewers.source import PreviewSource
 from previewers.text.widget import CodePreviewWidget
-from previewers.widget import PreviewWidget
+from previewers.widget import UNEXPECTED_FAILURE, PreviewWidget
 
 
 def test_release_closes_the_file_and_is_idempotent(
@@ -98,3 +100,51 @@ def test_refusal_and_failure_say_different_things(qtbot: QtBot, tmp_path: Path) 
         "a.txt is not previewed here: it is larger than 64 MiB",
         "Could not load a.txt: the data is corrupt",
     ]
+
+
+class _FailingPreviewWidget(PreviewWidget):
+    """Its load raises whatever it is given."""
+
+    def __init__(
+        self, source: PreviewSource, file: VerifiedFile, error: BaseException
+    ) -> None:
+        super().__init__(source, file)
+
+        def job(opened: VerifiedFile, cancelled: threading.Event) -> None:
+            raise error
+
+        self.run_in_background(job, lambda _result: self.mark_loaded())
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (TypeError("function takes at most 3 arguments (4 given)"), UNEXPECTED_FAILURE),
+        (KeyError("Token.Punctuation.Indicator"), UNEXPECTED_FAILURE),
+        (ValueError(""), UNEXPECTED_FAILURE),
+        (MemoryError(), "there is not enough memory to show it"),
+        (
+            RecursionError("maximum recursion depth exceeded"),
+            "it is nested too deeply to read",
+        ),
+        (
+            ImageDataError("The PNG data is damaged or truncated"),
+            "The PNG data is damaged or truncated",
+        ),
+    ],
+)
+def test_a_failed_job_reaches_the_user_as_a_sentence(
+    qtbot: QtBot, tmp_path: Path, error: BaseException, reason: str
+) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("x\n")
+    file = open_verified(str(path))
+    preview = _FailingPreviewWidget(
+        PreviewSource.from_file(str(path), file), file, error
+    )
+    qtbot.addWidget(preview)
+    with qtbot.waitSignal(preview.failed) as blocker:
+        pass
+    assert blocker.args == [reason]
+    assert type(error).__name__ not in preview.message_text()
+    preview.release()
