@@ -318,8 +318,8 @@ class WebPreviewWidget(PreviewWidget):
 
     # -- loading ---------------------------------------------------------------------
 
-    def _bind_job(self, file: VerifiedFile, _cancelled: threading.Event) -> BoundPage:
-        bundle = self._spec.bind(file)
+    def _bind_job(self, file: VerifiedFile, cancelled: threading.Event) -> BoundPage:
+        bundle = self._spec.bind(file, cancelled.is_set)
         return BoundPage(bundle, source_of(bundle, self._spec.source_key))
 
     @Slot(object)
