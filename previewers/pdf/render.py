@@ -591,7 +591,11 @@ class PdfSession:
         def task() -> None:
             document = _worker.documents.pop(self.id, None)
             process = _worker.process
-            if document is not None and document.generation == process.generation:
+            if (
+                document is not None
+                and process.running  # a killed worker holds nothing to close
+                and document.generation == process.generation
+            ):
                 with contextlib.suppress(WorkerError):
                     process.call({"op": "close", "session": self.id}, budget=5.0)
 

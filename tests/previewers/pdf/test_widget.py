@@ -612,6 +612,8 @@ def test_closing_a_preview_kills_the_render_it_was_waiting_for(
     assert pid is not None
     preview.release()
     qtbot.waitUntil(lambda: _gone(pid), timeout=30000)
+    qtbot.waitUntil(lambda: preview.session.id not in pdf_render._worker.documents)
+    assert not pdf_render.worker_process().running  # none started just to close
     # The render thread is free again for every other preview.
     other = _open(qtbot, open_preview, _make_pdf(tmp_path / "other.pdf"))
     _drawn(qtbot, other)
