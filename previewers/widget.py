@@ -11,6 +11,7 @@ thread pool and comes back as an immutable result; a result that arrives after
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -18,7 +19,15 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import shiboken6
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
+from PySide6.QtCore import (
+    QCoreApplication,
+    QObject,
+    QRunnable,
+    Qt,
+    QThreadPool,
+    Signal,
+    Slot,
+)
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.core.safeio import VerifiedFile
@@ -26,6 +35,7 @@ from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 
 T = TypeVar("T")
+_log = logging.getLogger(__name__)
 
 
 class PreviewReleasedError(RuntimeError):
@@ -114,11 +124,28 @@ _relay: _ResultRelay | None = None
 _tickets = itertools.count(1)
 
 
+_running: weakref.WeakSet[threading.Event] = weakref.WeakSet()
+"""The cancellation events of open previews, all set when the app quits."""
+
+
 def _get_relay() -> _ResultRelay:
     global _relay  # one relay for the whole process, made on first use
     if _relay is None:
         _relay = _ResultRelay()
+        application = QCoreApplication.instance()
+        if application is not None:
+            application.aboutToQuit.connect(cancel_all_jobs)
     return _relay
+
+
+def cancel_all_jobs() -> None:
+    """Ask every preview's background jobs to stop (the app is quitting).
+
+    The pool waits for its running jobs before the app can end, so each one
+    that polls its ``cancelled`` event ends soon, and none delivers a result.
+    """
+    for event in list(_running):
+        event.set()
 
 
 class _LoadTask(QRunnable):
@@ -138,21 +165,52 @@ class _LoadTask(QRunnable):
         self._relay = relay
 
     def run(self) -> None:
+        if self._cancelled.is_set():
+            return  # closed (or quitting) before the work started
         try:
             with self._shared.borrow() as file:
                 result = self._job(file, self._cancelled)
         except PreviewReleasedError:
             return  # released before the work started: nobody waits for it
         except Exception as error:  # the message reaches the user as a failure
-            self._relay.errored.emit(self._ticket, _error_text(error))
+            self._send(self._relay.errored, _error_text(error))
             return
-        self._relay.finished.emit(self._ticket, result)
+        self._send(self._relay.finished, result)
+
+    def _send(self, signal: Any, value: object) -> None:
+        # A cancelled job's result has nobody to go to; at quit the relay may
+        # already be gone, and emitting on it would raise.
+        if self._cancelled.is_set() or not shiboken6.isValid(self._relay):
+            return
+        try:
+            signal.emit(self._ticket, value)
+        except RuntimeError:  # the relay was deleted just now, at quit
+            return
+
+
+UNEXPECTED_FAILURE = "it is damaged, or uses something this viewer does not support"
+"""The reason shown when a job fails in a way no reader foresaw."""
 
 
 def _error_text(error: BaseException) -> str:
+    """The failure as a reason a person understands; never an exception's name.
+
+    The readers' own errors carry such a reason; anything a library raised
+    that no reader turned into one is logged and named only in general words.
+    """
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
-    return str(error) or type(error).__name__
+    if isinstance(error, MemoryError):
+        return "there is not enough memory to show it"
+    if isinstance(error, RecursionError):
+        return "it is nested too deeply to read"
+    if type(error).__module__.startswith(_OWN_PACKAGES) and str(error):
+        return str(error)
+    _log.warning("a preview's job failed unexpectedly", exc_info=error)
+    return UNEXPECTED_FAILURE
+
+
+_OWN_PACKAGES = ("app.", "previewers.")
 
 
 class PreviewWidget(QWidget):
@@ -187,6 +245,7 @@ class PreviewWidget(QWidget):
         """Where the preview is shown: root, policy and colour scheme."""
         self._shared = _SharedFile(file)
         self._cancelled = threading.Event()
+        _running.add(self._cancelled)
         self._released = False
         self._loaded = False
         self._settled = False

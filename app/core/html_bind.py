@@ -27,6 +27,7 @@ import html
 import os
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import quote, unquote
@@ -52,6 +53,16 @@ MAX_LISTED = 200
 
 class BindError(ValueError):
     """The document itself cannot be previewed; the message says why."""
+
+
+class BindCancelledError(BindError):
+    """Binding stopped because nobody waits for it any more."""
+
+
+# Text the parser takes at a time, with a check for cancellation between: a
+# construct still open at a chunk's end is scanned again with the next one, so
+# chunks are few and large.
+SCAN_CHUNK = 1 << 20
 
 
 # Past this many references the rest of the page is not examined: binding
@@ -253,9 +264,21 @@ class _Collector(HTMLParser):
             detail = "inline scripts do not run; only script files next to the page"
             self._note("inline <script>", "inline_script", detail)
 
-    def scan(self, text: str) -> None:
+    def scan(self, text: str, cancelled: Callable[[], bool] = lambda: False) -> None:
+        """Collect from ``text``, a chunk at a time, until done or ``cancelled()``.
+
+        A start tag needs a ``>`` to end it, so nothing after the last one can
+        be a tag: that tail is left out, because the parser would otherwise
+        rescan it from every ``<`` in it (``<a `` 10,000 times took 17 s).
+        """
+        end = text.rfind(">") + 1
+        if "<" in text[end:]:
+            text = text[:end]
         try:
-            self.feed(text)
+            for start in range(0, len(text), SCAN_CHUNK):
+                if cancelled():
+                    raise BindCancelledError("the preview was closed")
+                self.feed(text[start : start + SCAN_CHUNK])
             self.close()
         except AssertionError:
             # WORKAROUND(CPython's _markupbase asserts on broken marked sections
@@ -263,6 +286,64 @@ class _Collector(HTMLParser):
             self._note("(rest of the page)", "unparsed", "the HTML stops parsing here")
         if self.skipped:
             self._note(f"{self.skipped} more", "too_many", "not examined")
+
+
+# The codecs that read the character sets of the Encoding standard. A label
+# naming any other codec ("hex", "base64", "rot13", "idna", "utf-7") is
+# unknown, as it is to a browser, and the page is read as if it named none.
+_WEB_CODECS = frozenset(
+    codecs.lookup(name).name
+    for name in [
+        "utf-8",
+        "cp866",
+        *(f"iso8859-{n}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)),
+        "ascii",
+        "koi8-r",
+        "koi8-u",
+        "mac-roman",
+        "cp874",
+        *(f"cp{n}" for n in range(1250, 1259)),
+        "mac-cyrillic",
+        "gb2312",
+        "gbk",
+        "gb18030",
+        "big5",
+        "euc-jp",
+        "iso2022-jp",
+        "shift-jis",
+        "euc-kr",
+    ]
+)
+
+
+def _declared_charset(data: bytes) -> str:
+    """The label of the page's ``<meta charset>`` ("" if none), lower case."""
+    declared = _META_CHARSET.search(data[:1024])
+    return declared.group(1).decode("ascii").lower() if declared else ""
+
+
+def _web_charset(label: str) -> str:
+    """``label`` if it names a character set of the web ("" otherwise).
+
+    UTF-16 labels count as none: the standard reads such a page as UTF-8.
+    """
+    if not label or label.startswith("utf-16"):
+        return ""
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return ""
+    return label if name in _WEB_CODECS else ""
+
+
+def unknown_charset(data: bytes) -> str:
+    """The page's declared charset label if no browser knows it ("" otherwise)."""
+    if find_bom(data[:3]) is not None:
+        return ""
+    label = _declared_charset(data)
+    if label and not label.startswith("utf-16") and not _web_charset(label):
+        return label
+    return ""
 
 
 def decode_html(data: bytes) -> tuple[str, str]:
@@ -277,15 +358,9 @@ def decode_html(data: bytes) -> tuple[str, str]:
     if bom is not None:
         label = bom.codec.replace("-le", "le").replace("-be", "be")  # HTML's names
         return data[len(bom.mark) :].decode(bom.codec, "replace"), label
-    declared = _META_CHARSET.search(data[:1024])
-    if declared:
-        label = declared.group(1).decode("ascii").lower()
-        try:
-            codecs.lookup(label)
-        except LookupError:
-            label = ""
-        if label and not label.startswith("utf-16"):  # the standard reads utf-8
-            return data.decode(label, "replace"), label
+    label = _web_charset(_declared_charset(data))
+    if label:
+        return data.decode(label, "replace"), label
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
@@ -470,13 +545,18 @@ def _locate(
 
 
 def bind_html(
-    html_file: VerifiedFile, html_path: str, workspace_root: str, policy: Policy
+    html_file: VerifiedFile,
+    html_path: str,
+    workspace_root: str,
+    policy: Policy,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> Bundle:
     """Snapshot the document read through ``html_file`` and its direct dependencies.
 
     Dependencies must stay inside the workspace root (an external document:
     inside its own folder). What cannot be bound is listed with a reason.
-    Raises ``BindError`` when the document itself cannot be served.
+    Raises ``BindError`` when the document itself cannot be served, and
+    ``BindCancelledError`` soon after ``cancelled()`` turns true.
     """
     root, segments = _locate(html_file, html_path, workspace_root)
     rule = policy.denying_rule(os.path.join(root, *segments))
@@ -491,10 +571,18 @@ def bind_html(
         raise BindError(skip.detail) from None
     text, charset = decode_html(document)
     collector = _Collector()
-    collector.scan(text)
+    collector.scan(text, cancelled)
     binder = _Binder(root, policy, MAX_BUNDLE_BYTES - len(document))
+    unknown = unknown_charset(document)
+    if unknown:
+        detail = (
+            f"the page names an unknown character set ({unknown}); read as {charset}"
+        )
+        binder.leave_out(f"<meta charset={unknown}>", "charset", detail)
     base = segments[:-1]
     for reference in collector.references:
+        if cancelled():
+            raise BindCancelledError("the preview was closed")
         binder.add(reference, base)
     for note in collector.notes:
         binder.leave_out(note.reference, note.reason, note.detail)

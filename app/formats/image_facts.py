@@ -164,38 +164,81 @@ def _open_header(stream: IO[bytes], fmt: ImageFormat) -> ImageFile:
         raise ImageDataError(f"The file does not start like a {fmt.label} image")
     try:
         return factory(stream, "")
-    except (
-        SyntaxError,
-        IndexError,
-        TypeError,
-        ValueError,
-        EOFError,
-        OSError,
-        struct.error,
-    ) as error:
+    except _DAMAGED as error:
         raise ImageDataError(
             f"The {fmt.label} header is damaged or truncated"
         ) from error
+    except MemoryError as error:  # a header that claims huge tables
+        raise ImageDataError(
+            f"The {fmt.label} header asks for more memory than this viewer gives"
+        ) from error
+
+
+# What a damaged header or data stream raises inside Pillow's plugins and
+# decoders: fuzzed files reach TypeError and struct.error, not only OSError.
+_DAMAGED = (
+    SyntaxError,
+    IndexError,
+    TypeError,
+    ValueError,
+    EOFError,
+    OSError,
+    KeyError,
+    ZeroDivisionError,
+    struct.error,
+)
 
 
 def _orientation(image: ImageFile) -> int:
+    """The EXIF orientation from the bytes the header parse kept; decodes nothing.
+
+    ``getexif()`` is not used: for PNG it decodes every pixel first, looking
+    for an eXIf chunk after the image data.
+    """
+    from PIL import Image
+
     try:
-        value = image.getexif().get(EXIF_ORIENTATION_TAG, 1)
-    except (SyntaxError, ValueError, OSError, IndexError):  # a broken EXIF block
+        if image.format == "TIFF":
+            value = image.tag_v2.get(EXIF_ORIENTATION_TAG, 1)  # type: ignore[attr-defined]
+        else:
+            raw = image.info.get("exif")
+            if not isinstance(raw, bytes) or not raw:
+                return 1
+            exif = Image.Exif()
+            exif.load(raw)
+            value = exif.get(EXIF_ORIENTATION_TAG, 1)
+    except _DAMAGED:  # a broken EXIF block
         return 1
     return value if isinstance(value, int) and 1 <= value <= 8 else 1
 
 
+def _checked_size(image: ImageFile, fmt: ImageFormat) -> tuple[int, int]:
+    width, height = image.width, image.height
+    if width <= 0 or height <= 0:
+        raise ImageDataError(
+            f"The {fmt.label} header says the image is {width}\u00d7{height} "
+            "pixels: it has no pixels to show"
+        )
+    return width, height
+
+
 def read_facts(stream: IO[bytes], fmt: ImageFormat) -> ImageFacts:
-    """Dimensions, frames and orientation from the header, decoding nothing."""
+    """Dimensions, frames and orientation from the header, decoding nothing.
+
+    An image over ``MAX_PIXELS`` is described by its size alone: nothing
+    more of it is read, so a refusal costs a header parse.
+    """
     image = _open_header(stream, fmt)
+    width, height = _checked_size(image, fmt)
+    if pixel_refusal(ImageFacts(fmt, width, height)) is not None:
+        return ImageFacts(fmt, width, height)
     frames = 1
     if fmt.animatable:
         try:
             frames = max(1, int(getattr(image, "n_frames", 1)))
-        except (EOFError, OSError, ValueError, SyntaxError):
+        except _DAMAGED:
             frames = 1  # a cut-off animation still shows its first frame
-    return ImageFacts(fmt, image.width, image.height, frames, _orientation(image))
+    return ImageFacts(fmt, width, height, frames, _orientation(image))
 
 
 @dataclass(frozen=True)
@@ -232,10 +275,11 @@ def decode_scaled(
     from PIL import Image, ImageOps
 
     image = _open_header(io.BytesIO(data), fmt)
-    facts = ImageFacts(fmt, image.width, image.height, 1, _orientation(image))
-    refusal = pixel_refusal(facts)
+    width, height = _checked_size(image, fmt)
+    refusal = pixel_refusal(ImageFacts(fmt, width, height))
     if refusal is not None:
-        raise ImageDataError(refusal)
+        raise ImageDataError(refusal)  # before anything is decoded
+    facts = ImageFacts(fmt, width, height, 1, _orientation(image))
     full = facts.display_size
     target = fit_within(full, bound) if bound is not None else full
     # Decoding works in stored orientation; a quarter turn swaps the bound.
@@ -249,8 +293,12 @@ def decode_scaled(
             image.load()
         shown = ImageOps.exif_transpose(shown)
         rgba = _to_rgba(shown)
-    except (OSError, SyntaxError, ValueError, EOFError) as error:
+    except _DAMAGED as error:
         raise ImageDataError(f"The {fmt.label} data is damaged or truncated") from error
+    except MemoryError as error:
+        raise ImageDataError(
+            f"There is not enough memory to decode this {fmt.label} image"
+        ) from error
     return DecodedImage(rgba.tobytes(), rgba.width, rgba.height, *full)
 
 

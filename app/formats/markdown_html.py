@@ -14,12 +14,24 @@ from __future__ import annotations
 import html
 import importlib
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 IMAGE_SCHEME = "mdimg"
 """The scheme of image sources in the HTML: ``mdimg:<index into images>``."""
+MAX_IMAGES = 64
+"""Images past this many are written as their alt text, not as ``<img>``."""
+MAX_INLINE_NESTING = 16
+"""Emphasis, strong and strikethrough nest this deep; deeper markers stay text.
+A rich-text view's HTML import is quadratic in inline nesting: 20,000 nested
+``<em>`` took it 30 s."""
+MAX_HIGHLIGHT_CODE = 200_000
+"""Fenced code longer than this (in characters) is not coloured."""
+RENDER_BUDGET_S = 10.0
+"""A render that takes longer stops; the caller shows the text instead."""
 
 # Fence language -> (pygments module, lexer class).
 _LEXERS: dict[str, tuple[str, str]] = {
@@ -59,6 +71,10 @@ _LIGHT_STYLE, _DARK_STYLE = "default", "monokai"
 _TASK_DONE, _TASK_OPEN = "\u2611\u00a0", "\u2610\u00a0"
 
 
+class RenderStoppedError(Exception):
+    """A render stopped early: over its time budget, or no longer wanted."""
+
+
 @dataclass(frozen=True)
 class Heading:
     """One heading of the outline: level 1-6, its text and the anchor it sets."""
@@ -82,15 +98,28 @@ class RenderedMarkdown:
     links: tuple[str, ...]
     images: tuple[str, ...]
     image_alts: tuple[str, ...] = ()
+    images_left_out: int = 0
+    """Images past ``MAX_IMAGES``, written as text."""
 
 
-def slugify(text: str, used: set[str]) -> str:
-    """A GitHub-like anchor for a heading, unique among ``used`` (which grows)."""
+def slugify(
+    text: str, used: set[str], next_numbers: dict[str, int] | None = None
+) -> str:
+    """A GitHub-like anchor for a heading, unique among ``used`` (which grows).
+
+    ``next_numbers`` remembers, per base, the number to try next, so that many
+    equal headings cost linear time rather than quadratic.
+    """
     base = re.sub(r"[^\w\- ]", "", text.lower()).strip().replace(" ", "-") or "section"
-    slug, number = base, 1
-    while slug in used:
+    numbers = next_numbers if next_numbers is not None else {}
+    slug, number = base, numbers.get(base, 1)
+    if slug in used:
         slug = f"{base}-{number}"
+    while slug in used:
         number += 1
+        slug = f"{base}-{number}"
+    if slug != base:
+        numbers[base] = number + 1
     used.add(slug)
     return slug
 
@@ -114,7 +143,12 @@ def _formatter(dark: bool) -> Any:
 
 
 def highlight_code(code: str, language: str, *, dark: bool = False) -> str:
-    """``code`` as HTML spans coloured for ``language``; unknown ones stay plain."""
+    """``code`` as HTML spans coloured for ``language``; unknown ones stay plain.
+
+    Code over ``MAX_HIGHLIGHT_CODE`` characters stays plain too.
+    """
+    if len(code) > MAX_HIGHLIGHT_CODE:
+        return html.escape(code)
     lexer = _lexer(language) if language else None
     if lexer is None:
         return html.escape(code)
@@ -125,22 +159,86 @@ def highlight_code(code: str, language: str, *, dark: bool = False) -> str:
 class _Collector:
     """What one render saw: headings, links and images, filled by render rules."""
 
-    def __init__(self, headings: list[Heading], dark: bool) -> None:
+    def __init__(self, headings: list[Heading], dark: bool, guard: _Guard) -> None:
         self.headings = headings
         self.dark = dark
+        self.guard = guard
         self.links: list[str] = []
         self.images: list[str] = []
         self.alts: list[str] = []
+        self.images_left_out = 0
+        self.inline_shown: list[bool] = []  # per open emphasis: written as a tag
+        self.inline_depth = 0
+
+
+class _Guard:
+    """Stops a render past its deadline or once it is no longer wanted.
+
+    Checked from a block rule and an inline rule placed first in their
+    rulers, so a long parse stops within a line or a few hundred characters.
+    """
+
+    def __init__(self, deadline: float | None, cancelled: Callable[[], bool]) -> None:
+        self._deadline = deadline
+        self._cancelled = cancelled
+        self._calls = 0
+
+    def check(self) -> None:
+        self._calls += 1
+        if self._calls % 256:
+            return
+        if self._cancelled():
+            raise RenderStoppedError("the preview was closed")
+        if self._deadline is not None and time.perf_counter() > self._deadline:
+            raise RenderStoppedError("it is too complex to render in time")
+
+
+def _guard_block(state: Any, start: int, end: int, silent: bool) -> bool:
+    guard = state.env.get("guard")
+    if guard is not None:
+        guard.check()
+    return False
+
+
+def _guard_inline(state: Any, silent: bool) -> bool:
+    guard = state.env.get("guard")
+    if guard is not None:
+        guard.check()
+    return False
 
 
 def _render_heading_open(
     self: Any, tokens: Any, idx: int, options: Any, env: Any
 ) -> str:
+    # No named anchor: a rich-text view's HTML import is quadratic in their
+    # number (20,000 took it 13 s). The outline and "#anchor" links find a
+    # heading by its place among the headings instead.
+    return f"<{tokens[idx].tag}>"
+
+
+def _render_inline_open(
+    self: Any, tokens: Any, idx: int, options: Any, env: Any
+) -> str:
     collector: _Collector = env["collector"]
     token = tokens[idx]
-    heading = collector.headings[int(token.meta["heading"])]
-    # An empty named anchor is what QTextBrowser.scrollToAnchor looks for.
-    return f'<{token.tag}><a name="{html.escape(heading.anchor)}"></a>'
+    shown = collector.inline_depth < MAX_INLINE_NESTING
+    collector.inline_shown.append(shown)
+    if not shown:
+        return html.escape(str(token.markup))
+    collector.inline_depth += 1
+    return f"<{token.tag}>"
+
+
+def _render_inline_close(
+    self: Any, tokens: Any, idx: int, options: Any, env: Any
+) -> str:
+    collector: _Collector = env["collector"]
+    token = tokens[idx]
+    shown = collector.inline_shown.pop() if collector.inline_shown else True
+    if not shown:
+        return html.escape(str(token.markup))
+    collector.inline_depth = max(0, collector.inline_depth - 1)
+    return f"</{token.tag}>"
 
 
 def _render_link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
@@ -155,6 +253,9 @@ def _render_image(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> s
     token = tokens[idx]
     alt = "".join(child.content for child in token.children or [])
     number = len(collector.images)
+    if number >= MAX_IMAGES:
+        collector.images_left_out += 1
+        return html.escape(f"[{alt or 'image'}]")
     collector.images.append(str(token.attrGet("src") or ""))
     collector.alts.append(alt)
     return f'<img src="{IMAGE_SCHEME}:{number}" alt="{html.escape(alt)}">'
@@ -164,6 +265,7 @@ def _render_fence(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> s
     collector: _Collector = env["collector"]
     token = tokens[idx]
     language = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
+    collector.guard.check()
     code = highlight_code(token.content, language, dark=collector.dark)
     return f"<pre>{code}</pre>\n"
 
@@ -199,6 +301,19 @@ def _parser() -> Any:
     parser.add_render_rule("html_inline", _render_html_inline)
     parser.add_render_rule("html_block", _render_html_inline)
     parser.add_render_rule("table_open", _render_table_open)
+    for kind in ("em", "strong", "s"):
+        parser.add_render_rule(f"{kind}_open", _render_inline_open)
+        parser.add_render_rule(f"{kind}_close", _render_inline_close)
+    # Also asked as a terminator, so it runs on every line of a long paragraph.
+    parser.block.ruler.before(
+        parser.block.ruler.get_all_rules()[0],
+        "guard",
+        _guard_block,
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    )
+    parser.inline.ruler.before(
+        parser.inline.ruler.get_all_rules()[0], "guard", _guard_inline
+    )
     return parser
 
 
@@ -206,6 +321,7 @@ def _outline(tokens: Any) -> list[Heading]:
     """Headings in order; each heading_open token learns its index in ``meta``."""
     headings: list[Heading] = []
     used: set[str] = set()
+    next_numbers: dict[str, int] = {}
     for position, token in enumerate(tokens):
         if token.type != "heading_open":
             continue
@@ -216,16 +332,29 @@ def _outline(tokens: Any) -> list[Heading]:
             if child.type in ("text", "code_inline")
         ).strip()
         token.meta = {**(token.meta or {}), "heading": len(headings)}
-        headings.append(Heading(int(token.tag[1]), text, slugify(text, used)))
+        slug = slugify(text, used, next_numbers)
+        headings.append(Heading(int(token.tag[1]), text, slug))
     return headings
 
 
-def render_markdown(text: str, *, dark: bool = False) -> RenderedMarkdown:
-    """Render ``text``; ``dark`` picks code colours for a dark background."""
+def render_markdown(
+    text: str,
+    *,
+    dark: bool = False,
+    budget: float | None = RENDER_BUDGET_S,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> RenderedMarkdown:
+    """Render ``text``; ``dark`` picks code colours for a dark background.
+
+    Raises ``RenderStoppedError`` past ``budget`` seconds (``None``: no limit)
+    or once ``cancelled()`` says so.
+    """
     parser = _parser()
-    env: dict[str, Any] = {}
+    deadline = None if budget is None else time.perf_counter() + budget
+    guard = _Guard(deadline, cancelled)
+    env: dict[str, Any] = {"guard": guard}
     tokens = parser.parse(text, env)
-    collector = _Collector(_outline(tokens), dark)
+    collector = _Collector(_outline(tokens), dark, guard)
     env["collector"] = collector
     body = parser.renderer.render(tokens, parser.options, env)
     return RenderedMarkdown(
@@ -234,6 +363,7 @@ def render_markdown(text: str, *, dark: bool = False) -> RenderedMarkdown:
         tuple(collector.links),
         tuple(collector.images),
         tuple(collector.alts),
+        collector.images_left_out,
     )
 
 

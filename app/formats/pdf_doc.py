@@ -25,6 +25,17 @@ MAX_PDF_BYTES = 256 << 20
 MAX_BITMAP_PIXELS = 16_000_000
 """A rendered page never has more pixels than this, whatever the zoom."""
 
+MAX_PAGE_IMAGE_PIXELS = 100_000_000
+"""The images one page draws, in pixels as their headers claim; a page of more
+is refused before MuPDF decodes any (a 30,000 x 30,000 image is 900 million)."""
+
+MAX_OUTLINE_ENTRIES = 50_000
+"""Outline entries past this many are left out (and counted)."""
+MAX_TITLE_CHARS = 500
+MAX_WORDS = 50_000
+"""Words of one page kept for selection; a page of more keeps its first ones."""
+MAX_MATCHES = 10_000
+
 Box = tuple[float, float, float, float]
 """x0, y0, x1, y1 in PDF points, origin at the page's top left."""
 
@@ -33,6 +44,10 @@ _RELATIVE_NAMES = {"NextPage": 1, "PrevPage": -1}
 
 class PdfError(Exception):
     """The PDF could not be opened or read; ``str()`` is the user-facing reason."""
+
+
+class PageTooLargeError(PdfError):
+    """A page's images would need more memory than a page is given."""
 
 
 class WrongThreadError(RuntimeError):
@@ -76,6 +91,8 @@ class DocumentInfo:
     outline: tuple[OutlineEntry, ...]
     title: str
     embedded_files: int
+    outline_left_out: int = 0
+    """Entries past ``MAX_OUTLINE_ENTRIES``, not in ``outline``."""
 
 
 @dataclass(frozen=True)
@@ -223,12 +240,40 @@ class PageLayout:
         return max(bisect.bisect_right(self.tops, y + self.gap) - 1, 0)
 
 
+def _live(item: Any) -> bool:
+    """Whether an outline item is there (PyMuPDF ends chains with empty items)."""
+    if item is None:
+        return False
+    this = getattr(item, "this", None)
+    return this is None or bool(getattr(this, "m_internal", True))
+
+
 def _pymupdf() -> Any:
     # Imported on first use because it is heavy; typed Any because its API is
     # unannotated, which would otherwise fail strict type checking.
     import pymupdf
 
     return pymupdf
+
+
+def quiet_mupdf() -> None:
+    """Import PyMuPDF and keep MuPDF's own messages off standard error."""
+    tools = _pymupdf().TOOLS
+    tools.mupdf_display_errors(False)
+    tools.mupdf_display_warnings(False)
+
+
+def _check_images(page: Any) -> None:
+    """Refuse a page whose images claim more pixels than a page may decode."""
+    pixels = 0
+    for image in page.get_images(full=True):
+        width, height = int(image[2]), int(image[3])
+        pixels += max(width, 0) * max(height, 0)
+        if pixels > MAX_PAGE_IMAGE_PIXELS:
+            raise PageTooLargeError(
+                f"its images have {pixels / 1e6:,.0f} million pixels, more than "
+                f"the {MAX_PAGE_IMAGE_PIXELS / 1e6:,.0f} million a page may decode"
+            )
 
 
 class PdfDocument:
@@ -277,26 +322,62 @@ class PdfDocument:
         for number in range(count):
             rect = self._doc.load_page(number).rect
             sizes.append((float(rect.width), float(rect.height)))
-        outline = []
-        for item in self._doc.get_toc(simple=False):
-            level, title, page = int(item[0]), str(item[1]), int(item[2]) - 1
-            dest = item[3] if len(item) > 3 and isinstance(item[3], dict) else {}
-            if int(dest.get("kind", 1)) not in (1, 4) or not 0 <= page < count:
-                page = -1
-            outline.append(OutlineEntry(level, title, page, _link_y(dest)))
+        outline, left_out = self._outline(count)
         metadata = self._doc.metadata or {}
         return DocumentInfo(
             tuple(sizes),
             tuple(outline),
-            str(metadata.get("title") or ""),
+            str(metadata.get("title") or "")[:MAX_TITLE_CHARS],
             int(self._doc.embfile_count()),
+            left_out,
         )
+
+    def _outline(self, count: int) -> tuple[list[OutlineEntry], int]:
+        """The outline in reading order, walked without recursion.
+
+        ``get_toc`` recurses once per level, so an outline 1,000 levels deep
+        raised ``RecursionError``; entries past ``MAX_OUTLINE_ENTRIES`` are
+        counted, not kept.
+        """
+        entries: list[OutlineEntry] = []
+        left_out = 0
+        stack: list[tuple[Any, int]] = [(self._doc.outline, 1)]
+        while stack:
+            item, level = stack.pop()
+            if not _live(item):
+                continue
+            if len(entries) >= MAX_OUTLINE_ENTRIES:
+                left_out += 1
+            else:
+                entries.append(self._outline_entry(item, level, count))
+            stack.append((item.next, level))
+            stack.append((item.down, level + 1))  # popped first: children next
+            if left_out > 10 * MAX_OUTLINE_ENTRIES:
+                break  # counting a hostile outline has a limit too
+        return entries, left_out
+
+    def _outline_entry(self, item: Any, level: int, count: int) -> OutlineEntry:
+        title = str(item.title or " ")[:MAX_TITLE_CHARS]
+        page, y = -1, None
+        if not item.is_external and item.uri:
+            page = int(item.page)
+            if page == -1:  # a named destination: as get_toc resolves it
+                page = int(self._doc.resolve_link(item.uri)[0])
+            dest = getattr(item, "dest", None)
+            kind = int(getattr(dest, "kind", 1)) if dest is not None else 1
+            point = getattr(dest, "lt", None) if dest is not None else None
+            if point is not None and float(point.y) > 0:
+                y = float(point.y)
+            if kind not in (1, 4) or not 0 <= page < count:
+                page, y = -1, None
+        return OutlineEntry(level, title, page, y)
 
     def render(self, page: int, scale: float) -> Bitmap:
         """Draw ``page`` at ``scale`` pixels per point (clamped), opaque RGB."""
         self._check()
         pymupdf = _pymupdf()
         loaded = self._doc.load_page(page)
+        _check_images(loaded)
         scale = clamp_scale(loaded.rect.width, loaded.rect.height, scale)
         pixmap = loaded.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
         return Bitmap(
@@ -323,7 +404,7 @@ class PdfDocument:
                 int(w[5]),
                 int(w[6]),
             )
-            for w in self._doc.load_page(page).get_text("words")
+            for w in self._doc.load_page(page).get_text("words")[:MAX_WORDS]
         )
 
     def search(self, page: int, text: str) -> tuple[Box, ...]:
@@ -331,7 +412,7 @@ class PdfDocument:
         self._check()
         return tuple(
             (float(r.x0), float(r.y0), float(r.x1), float(r.y1))
-            for r in self._doc.load_page(page).search_for(text)
+            for r in self._doc.load_page(page).search_for(text)[:MAX_MATCHES]
         )
 
     def close(self) -> None:

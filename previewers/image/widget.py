@@ -180,13 +180,16 @@ class ImagePreviewWidget(PreviewWidget):
 
     def _on_facts_ready(self, facts: ImageFacts) -> None:
         self._facts = facts
+        refusal = pixel_refusal(facts)
+        if refusal is not None:
+            # Before the canvas takes the size: a header may claim sizes no
+            # scene (or QSize) can hold.
+            self._update_info()
+            self.mark_refused(refusal)
+            return
         width, height = facts.display_size
         self.view.set_image_size(width, height)
         self._update_info()
-        refusal = pixel_refusal(facts)
-        if refusal is not None:
-            self.mark_refused(refusal)
-            return
         if facts.animated:
             self.run_in_background(_read_all, self._on_animation_read)
         else:

@@ -11,10 +11,11 @@ local file itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, Qt, QUrl
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize, Qt, QUrl
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -30,14 +31,20 @@ from app.core.filetype import HEAD_SIZE, detect
 from app.core.paths import image_target
 from app.core.policy import Policy
 from app.core.safeio import SafeOpenError, open_verified
-from app.formats.image_facts import format_for_mime
-from app.formats.markdown_html import image_number
+from app.formats.image_facts import (
+    ImageDataError,
+    ImageFormat,
+    format_for_mime,
+    pixel_refusal,
+    read_facts,
+)
+from app.formats.markdown_html import MAX_IMAGES, image_number
 
 MARKDOWN_LIMIT = 4 * 1024 * 1024
 """Larger Markdown files are left to the text previewer (rendering would stall)."""
 IMAGE_BYTES_LIMIT = 8 * 1024 * 1024
 IMAGE_PIXEL_LIMIT = 40_000_000
-IMAGE_COUNT_LIMIT = 64
+IMAGE_COUNT_LIMIT = MAX_IMAGES
 MAX_IMAGE_WIDTH = 720
 # The raster formats a document's image may have, by the MIME type the
 # file-type service gives its bytes.
@@ -55,28 +62,36 @@ class LoadedImage:
     reason: str = ""
 
 
-def image_format(head: bytes) -> bytes | None:
-    """The Qt format name for these magic bytes, or None if not an allowed raster."""
+def image_format(head: bytes) -> ImageFormat | None:
+    """The format for these magic bytes, or None if not an allowed raster."""
     found = format_for_mime(detect(head).mime)
-    return found.decoder if found is not None and found.mime in _FORMATS else None
+    return found if found is not None and found.mime in _FORMATS else None
 
 
-def _decode(data: bytes, fmt: bytes) -> QImage | str:
+def _decode(data: bytes, fmt: ImageFormat) -> QImage | str:
+    """The image at most ``MAX_IMAGE_WIDTH`` wide, or why it is not shown.
+
+    The header is measured first, with the image previewer's reader and
+    limits: nothing is decoded for an image over ``IMAGE_PIXEL_LIMIT``.
+    """
+    try:
+        facts = read_facts(io.BytesIO(data), fmt)
+    except ImageDataError as error:
+        return str(error)
+    if pixel_refusal(facts, IMAGE_PIXEL_LIMIT) is not None:
+        return "the image has too many pixels"
     buffer = QBuffer()
     buffer.setData(QByteArray(data))
     buffer.open(QIODevice.OpenModeFlag.ReadOnly)
-    reader = QImageReader(buffer, fmt)
+    reader = QImageReader(buffer, fmt.decoder)
     reader.setDecideFormatFromContent(False)
-    size = reader.size()
-    if size.width() * size.height() > IMAGE_PIXEL_LIMIT:
-        return "the image has too many pixels"
+    if facts.width > MAX_IMAGE_WIDTH:
+        # Decoded small where the format allows it (JPEG's DCT scaling).
+        height = max(1, round(facts.height * MAX_IMAGE_WIDTH / facts.width))
+        reader.setScaledSize(QSize(MAX_IMAGE_WIDTH, height))
     image = reader.read()
     if image.isNull():
         return "the image cannot be decoded"
-    if image.width() > MAX_IMAGE_WIDTH:
-        image = image.scaledToWidth(
-            MAX_IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation
-        )
     return image
 
 
@@ -110,12 +125,18 @@ def load_image(src: str, folder: str, root: str, policy: Policy) -> LoadedImage:
 
 
 def load_images(
-    sources: Sequence[str], folder: str, root: str, policy: Policy
+    sources: Sequence[str],
+    folder: str,
+    root: str,
+    policy: Policy,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> tuple[LoadedImage, ...]:
     """Every image of a document, at most ``IMAGE_COUNT_LIMIT`` of them read."""
     loaded = []
     for number, src in enumerate(sources):
-        if number >= IMAGE_COUNT_LIMIT:
+        if cancelled():
+            loaded.append(LoadedImage(src, None, "the preview was closed"))
+        elif number >= IMAGE_COUNT_LIMIT:
             loaded.append(LoadedImage(src, None, "too many images in one document"))
         else:
             loaded.append(load_image(src, folder, root, policy))

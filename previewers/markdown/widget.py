@@ -10,20 +10,19 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, QUrl, Slot
+from PySide6.QtCore import QModelIndex, QStringListModel, Qt, QUrl, Slot
 from PySide6.QtGui import (
     QDesktopServices,
     QFont,
     QFontDatabase,
+    QTextCursor,
     QTextDocument,
 )
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QMessageBox,
     QPlainTextEdit,
     QSplitter,
@@ -34,42 +33,20 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.safeio import VerifiedFile
-from app.formats.encoding import decode, detect_encoding
-from app.formats.markdown_html import RenderedMarkdown, render_markdown
+from app.formats.markdown_html import RenderedMarkdown
 from previewers.context import STANDALONE, PreviewContext
+from previewers.markdown.build import MarkdownJob, MarkdownLoad, build
 from previewers.markdown.document import (
+    IMAGE_COUNT_LIMIT,
     MARKDOWN_LIMIT,
-    LoadedImage,
     MarkdownDocument,
     MarkdownTextView,
-    load_images,
-    style_sheet,
 )
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
 from previewers.widgets import ask_plain_question
 
 _WEB_SCHEMES = frozenset({"http", "https"})
-
-
-@dataclass(frozen=True)
-class MarkdownLoad:
-    """The decoded text, its rendering, its images and what to tell the user."""
-
-    text: str
-    rendered: RenderedMarkdown
-    images: tuple[LoadedImage, ...]
-    notices: tuple[str, ...]
-
-
-def decode_markdown(data: bytes) -> tuple[str, tuple[str, ...]]:
-    """Text from bytes (a BOM picks the encoding, else UTF-8) and any notice."""
-    encoding = detect_encoding(data)
-    text, invalid = decode(data[len(encoding.bom) :], encoding)
-    if invalid:
-        codec = encoding.codec.upper()
-        return text, (f"Some bytes are not valid {codec}; shown as \ufffd.",)
-    return text, ()
 
 
 def ask_with_message_box(parent: QWidget, url: str) -> bool:
@@ -110,6 +87,7 @@ class MarkdownPreviewWidget(PreviewWidget):
         self.tell: Callable[[QWidget, str], None] = tell_with_message_box
         self.open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
         self.rendered: RenderedMarkdown | None = None
+        self._heading_positions: tuple[int, ...] = ()
         container = QWidget(self)
         layout = QVBoxLayout(container)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -127,12 +105,17 @@ class MarkdownPreviewWidget(PreviewWidget):
         self.source_button.toggled.connect(self._on_source_button_toggled)
         bar.addWidget(self.notice, 1)
         bar.addWidget(self.source_button)
-        self.outline = QListWidget(container)
+        # A list model, not one item per heading: a file may have 50,000.
+        self.outline_model = QStringListModel(container)
+        self.outline = QListView(container)
+        self.outline.setModel(self.outline_model)
+        self.outline.setUniformItemSizes(True)
+        self.outline.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
         self.outline.setAccessibleName("Outline")
         self.outline.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.outline.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.outline.itemActivated.connect(self._on_outline_item_activated)
-        self.outline.itemClicked.connect(self._on_outline_item_activated)
+        self.outline.activated.connect(self._on_outline_activated)
+        self.outline.clicked.connect(self._on_outline_activated)
         self.view = MarkdownTextView(container)
         self.view.setAccessibleName(f"Rendered {source.name}")
         self.document = MarkdownDocument(self.palette(), self.view)
@@ -158,44 +141,52 @@ class MarkdownPreviewWidget(PreviewWidget):
         layout.addWidget(self.splitter, 1)
         self.set_content(container)
         # Asked here, on the GUI thread; the worker only reads what it is given.
-        root = self.context.reading_root(source.path)
-        policy = self.context.policy()
-        folder = os.path.dirname(os.path.abspath(source.path))
-        dark = self.is_dark()
+        job = MarkdownJob(
+            folder=os.path.dirname(os.path.abspath(source.path)),
+            root=self.context.reading_root(source.path),
+            policy=self.context.policy(),
+            dark=self.is_dark(),
+            palette=self.palette(),
+        )
 
-        def job(file: VerifiedFile, cancelled: threading.Event) -> MarkdownLoad:
-            text, notices = decode_markdown(file.read(MARKDOWN_LIMIT + 1, 0))
-            rendered = render_markdown(text, dark=dark)
-            images = (
-                ()
-                if cancelled.is_set()
-                else load_images(rendered.images, folder, root, policy)
-            )
-            return MarkdownLoad(text, rendered, images, notices)
+        def load(file: VerifiedFile, cancelled: threading.Event) -> MarkdownLoad:
+            return build(file.read(MARKDOWN_LIMIT + 1, 0), job, cancelled)
 
-        self.run_in_background(job, self._on_loader_finished)
+        self.run_in_background(load, self._on_loader_finished)
 
     # -- loading -------------------------------------------------------------------
 
     @Slot(object)
     def _on_loader_finished(self, result: MarkdownLoad) -> None:
+        # The documents were built on the worker; here they only change views.
+        result.source.setParent(self.source_text)
+        self.source_text.setDocument(result.source)
+        notices = list(result.notices)
+        if result.rendered is None or result.document is None:
+            self.show_source(True)
+            self.source_button.setEnabled(False)
+            self.notice.setText(" ".join(notices))
+            self.mark_loaded()
+            return
+        old, self.document = self.document, result.document
         self.rendered = result.rendered
-        self.document.set_images(result.images, result.rendered.image_alts)
-        self.document.setDefaultStyleSheet(style_sheet(self.palette()))
-        self.document.setHtml(result.rendered.html)
-        self.source_text.setPlainText(result.text)
-        for heading in result.rendered.headings:
-            item = QListWidgetItem("    " * (heading.level - 1) + heading.text)
-            item.setData(Qt.ItemDataRole.UserRole, heading.anchor)
-            item.setToolTip("")
-            self.outline.addItem(item)
+        self._heading_positions = result.heading_positions
+        result.document.setParent(self.view)
+        self.view.setDocument(result.document)
+        old.deleteLater()
+        self.outline_model.setStringList(
+            [
+                "    " * (heading.level - 1) + heading.text
+                for heading in result.rendered.headings
+            ]
+        )
         self.outline.setVisible(len(result.rendered.headings) > 1)
         skipped = sum(1 for image in result.images if image.image is None)
-        notices = list(result.notices)
+        skipped += result.rendered.images_left_out
         if skipped:
             notices.append(
                 f"{skipped} image(s) not shown: only images inside the workspace "
-                "that the read policy allows are loaded."
+                f"that the read policy allows are loaded, at most {IMAGE_COUNT_LIMIT}."
             )
         self.notice.setText(" ".join(notices))
         self.mark_loaded()
@@ -210,9 +201,19 @@ class MarkdownPreviewWidget(PreviewWidget):
         return self.notice.text()
 
     def headings(self) -> list[str]:
-        return [
-            self.outline.item(n).text().strip() for n in range(self.outline.count())
-        ]
+        return [line.strip() for line in self.outline_model.stringList()]
+
+    def scroll_to_heading(self, number: int) -> None:
+        """Put heading ``number`` (from 0, in document order) at the top."""
+        if not 0 <= number < len(self._heading_positions):
+            return
+        block = self.document.findBlock(self._heading_positions[number])
+        cursor = QTextCursor(block)
+        self.view.setTextCursor(cursor)
+        layout = self.document.documentLayout()
+        self.view.verticalScrollBar().setValue(
+            int(layout.blockBoundingRect(block).top())
+        )
 
     def show_source(self, on: bool) -> None:
         self.source_button.setChecked(on)
@@ -255,15 +256,19 @@ class MarkdownPreviewWidget(PreviewWidget):
         self.stack.setCurrentWidget(self.source_text if on else self.view)
         self.source_button.setText("Show rendered" if on else "Show source")
 
-    @Slot(QListWidgetItem)
-    def _on_outline_item_activated(self, item: QListWidgetItem) -> None:
+    @Slot(QModelIndex)
+    def _on_outline_activated(self, index: QModelIndex) -> None:
         self.show_source(False)
-        self.view.scrollToAnchor(str(item.data(Qt.ItemDataRole.UserRole)))
+        self.scroll_to_heading(index.row())
 
     @Slot(QUrl)
     def _on_view_anchor_clicked(self, url: QUrl) -> None:
         if not url.scheme() and not url.path() and url.hasFragment():
-            self.view.scrollToAnchor(url.fragment())
+            anchors = (
+                [h.anchor for h in self.rendered.headings] if self.rendered else []
+            )
+            if url.fragment() in anchors:
+                self.scroll_to_heading(anchors.index(url.fragment()))
             return
         shown = url.toString()
         if url.scheme().lower() not in _WEB_SCHEMES:

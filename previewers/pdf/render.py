@@ -1,19 +1,27 @@
-"""The one thread that makes every PyMuPDF call, for all open PDF previews.
+"""The one thread that asks the PDF worker process for everything PDF previews need.
 
-PyMuPDF is not thread-safe, and two previews on two threads would be two
-threads inside MuPDF at once. So every document of every preview lives on one
-worker thread, started with the first session and ended when the last one
-closes. Work comes in three lanes, served in this order: short requests
-(open, unlock, words, close), page renders (replaced wholesale by each newer
-wish, so pages scrolled past are never drawn) and background chunks (search).
-Results reach the GUI thread through one process-wide relay, by session; a
-session that closed gets nothing.
+PyMuPDF runs in a worker process (``app.formats.pdf_worker``): MuPDF cannot be
+interrupted, holds the interpreter lock while it draws, and some pages keep it
+busy for minutes. This thread talks to that process for every open preview,
+one request at a time, each within a budget (``OPEN_BUDGET_S``,
+``RENDER_BUDGET_S``, ``TEXT_BUDGET_S``); past it the process is killed, the
+page says it is too complex, and the next request starts a fresh process in
+which the open documents are opened again from the bytes kept here. Work comes
+in three lanes, served in this order: short requests (open, unlock, words,
+close), page renders (replaced wholesale by each newer wish, so pages scrolled
+past are never drawn) and background chunks (search). Results reach the GUI
+thread through one process-wide relay, by session; a session that closed gets
+nothing. The thread and the process start with the first session; the process
+ends ``IDLE_S`` after the last session closes.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import itertools
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -21,18 +29,46 @@ from dataclasses import dataclass
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QImage
 
-from app.formats.pdf_doc import Box, DocumentInfo, PdfDocument, PdfError, PdfLink, Word
+from app.formats.pdf_doc import MAX_BITMAP_PIXELS, Box, DocumentInfo, PdfLink, Word
+from app.formats.pdf_process import (
+    BudgetExceededError,
+    PdfWorkerProcess,
+    RequestFailedError,
+    WorkerCrashedError,
+    WorkerError,
+    WorkerStartError,
+)
+from app.formats.pdf_wire import (
+    WireError,
+    decode_boxes,
+    decode_info,
+    decode_links,
+    decode_words,
+)
+from previewers.pdf.outline import OutlineTree
 
 SEARCH_CHUNK = 16
 """Pages searched per background step; renders may run between steps."""
+OPEN_BUDGET_S = 30.0
+"""Opening a document and reading its pages and outline."""
+RENDER_BUDGET_S = 10.0
+"""Drawing one page; a page that takes longer is too complex to show."""
+TEXT_BUDGET_S = 10.0
+"""The words of one page, or a search of one page."""
+IDLE_S = 60.0
+"""The worker process ends this long after the last PDF preview closed."""
+TOO_COMPLEX = "this page is too complex to render"
+RENDERER_STOPPED = "the PDF renderer stopped on this page"
+TOO_LARGE = "this page needs more memory than the viewer gives a page"
 
 
 @dataclass(frozen=True)
 class Opened:
     info: DocumentInfo
+    outline: OutlineTree  # the outline's shape, worked out on the render thread
 
 
 @dataclass(frozen=True)
@@ -70,8 +106,11 @@ class PageRendered:
 
 @dataclass(frozen=True)
 class PageFailed:
+    """A page that could not be drawn; ``notice`` is for the notice bar, if any."""
+
     request: RenderRequest
     reason: str
+    notice: str = ""
 
 
 @dataclass(frozen=True)
@@ -126,8 +165,17 @@ class _Relay(QObject):
         callback(result)
 
 
+@dataclass
+class _Document:
+    """What reopens a session's document in a fresh worker process."""
+
+    data: bytes
+    password: str = ""
+    generation: int = 0  # the worker process it is open in; 0: none
+
+
 class _Worker:
-    """The render thread's queues and documents (one per process)."""
+    """The render thread's queues and its worker process (one per app)."""
 
     def __init__(self) -> None:
         self.condition = threading.Condition()
@@ -136,10 +184,15 @@ class _Worker:
         self.background: deque[tuple[int, _Task]] = deque()
         self.sessions: set[int] = set()
         self.thread: threading.Thread | None = None
-        self.documents: dict[int, PdfDocument] = {}  # touched only by the thread
+        self.current: int | None = None  # the session whose task is running
+        self.stopped = False  # the app is quitting: no more work, no process
+        # Touched only by the thread:
+        self.process = PdfWorkerProcess()
+        self.documents: dict[int, _Document] = {}
 
     def start_session(self, session: int) -> None:
         with self.condition:
+            self.stopped = False
             self.sessions.add(session)
             if self.thread is None:
                 # Daemon: a preview never released must not keep the app alive.
@@ -147,26 +200,81 @@ class _Worker:
                     target=self._run, name="pdf-render", daemon=True
                 )
                 self.thread.start()
+            self.condition.notify()
+
+    def _next(self) -> tuple[int, _Task] | None:
+        """The next task, or None when the thread should end (no sessions)."""
+        with self.condition:
+            idle_since: float | None = None
+            self.current = None
+            while not (self.urgent or self.renders or self.background):
+                if self.stopped:
+                    self.thread = None
+                    return None
+                if self.sessions:
+                    idle_since = None
+                    self.condition.wait()
+                    continue
+                now = time.monotonic()
+                idle_since = now if idle_since is None else idle_since
+                if now - idle_since >= IDLE_S or not self.process.running:
+                    self.thread = None
+                    return None
+                self.condition.wait(IDLE_S - (now - idle_since))
+            if self.urgent:
+                found = self.urgent.popleft()
+            elif self.renders:
+                found = self.renders.pop(next(iter(self.renders)))
+            else:
+                found = self.background.popleft()
+            self.current = found[0]
+            return found
 
     def _run(self) -> None:
         while True:
-            with self.condition:
-                while not (self.urgent or self.renders or self.background):
-                    if not self.sessions:
-                        self.thread = None
-                        return
-                    self.condition.wait()
-                if self.urgent:
-                    session, task = self.urgent.popleft()
-                elif self.renders:
-                    key = next(iter(self.renders))
-                    session, task = self.renders.pop(key)
-                else:
-                    session, task = self.background.popleft()
+            found = self._next()
+            if found is None:
+                self.process.kill()
+                return
+            session, task = found
             try:
                 task()
             except Exception as error:  # the thread must outlive any one document
                 _report_failure(session, error)
+
+    def ask(
+        self,
+        session: int,
+        request: dict[str, Any],
+        *,
+        budget: float,
+        payload: bytes = b"",
+    ) -> tuple[dict[str, Any], bytes]:
+        """Ask the worker about ``session``'s document, opening it there first."""
+        document = self.documents.get(session)
+        if document is None:
+            raise RequestFailedError("the document is not open", "closed")
+        if document.generation != self.process.generation or not self.process.running:
+            self.reopen(session, document)
+        request = {**request, "session": session}
+        return self.process.call(request, payload, budget=budget)
+
+    def reopen(self, session: int, document: _Document) -> bool:
+        """Open the document in the running worker; whether it needs a password.
+
+        A worker started after a kill holds no documents: each is opened again
+        from its bytes, and unlocked with the password that worked before.
+        """
+        header, _ = self.process.call(
+            {"op": "open", "session": session}, document.data, budget=OPEN_BUDGET_S
+        )
+        document.generation = self.process.generation
+        if header.get("needs_password") and document.password:
+            request = {"op": "authenticate", "session": session}
+            header, _ = self.process.call(
+                {**request, "password": document.password}, budget=OPEN_BUDGET_S
+            )
+        return bool(header.get("needs_password"))
 
     def put(self, lane: deque[tuple[int, _Task]], session: int, task: _Task) -> None:
         with self.condition:
@@ -191,7 +299,27 @@ class _Worker:
                 del self.renders[key]
             self.urgent.append((session, close))
             self.sessions.discard(session)
+            if self.current == session:
+                # Its page may keep MuPDF busy for the whole budget: the
+                # worker is killed now, and the next request starts another.
+                self.process.interrupt()
             self.condition.notify()
+
+    def stop(self) -> None:
+        """Drop every task and kill the worker process (the app is quitting)."""
+        with self.condition:
+            self.urgent.clear()
+            self.renders.clear()
+            self.background.clear()
+            self.sessions.clear()
+            self.stopped = True
+            thread = self.thread
+            self.process.interrupt()
+            self.condition.notify()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(5)
+        if thread is None or not thread.is_alive():
+            self.process.kill()  # reaped, its pipes closed
 
 
 _worker = _Worker()
@@ -201,11 +329,24 @@ _ids = itertools.count(1)
 
 def _report_failure(session: int, error: Exception) -> None:
     relay = _relay
-    if relay is not None:
-        reason = str(error) or type(error).__name__
+    if relay is not None and not _worker.stopped and shiboken6.isValid(relay):
+        reason = str(error) if isinstance(error, WorkerError) else "it is damaged"
         relay.delivered.emit(
             session, TaskFailed(f"the PDF could not be read ({reason})")
         )
+
+
+def stop_rendering() -> None:
+    """End the render thread and the worker process; safe to repeat.
+
+    Runs when the app quits (``aboutToQuit``, and at exit), so that no worker
+    outlives the app, even one busy inside MuPDF.
+    """
+    _worker.stop()
+
+
+def _on_application_about_to_quit() -> None:
+    stop_rendering()
 
 
 def render_thread() -> threading.Thread | None:
@@ -213,17 +354,63 @@ def render_thread() -> threading.Thread | None:
     return _worker.thread
 
 
-def _to_image(document: PdfDocument, request: RenderRequest) -> QImage:
-    bitmap = document.render(request.page, request.scale)
-    image = QImage(
-        bitmap.samples,
-        bitmap.width,
-        bitmap.height,
-        bitmap.stride,
-        QImage.Format.Format_RGB888,
-    )
+def worker_process() -> PdfWorkerProcess:
+    """The worker process the render thread asks (it may not be running)."""
+    return _worker.process
+
+
+def _to_image(header: dict[str, Any], samples: bytes) -> QImage:
+    """The page bitmap the worker sent, checked before Qt reads a byte of it."""
+    width, height, stride = (header.get(k) for k in ("width", "height", "stride"))
+    if not (
+        isinstance(width, int)
+        and isinstance(height, int)
+        and isinstance(stride, int)
+        and width > 0
+        and height > 0
+        and width * height <= MAX_BITMAP_PIXELS
+        and width * 3 <= stride
+        and stride * height <= len(samples)
+    ):
+        raise WireError("the PDF worker sent a page bitmap of the wrong size")
+    image = QImage(samples, width, height, stride, QImage.Format.Format_RGB888)
     # A converted copy owns its pixels (the samples go away) and paints fastest.
     return image.convertToFormat(QImage.Format.Format_RGB32)
+
+
+def _page_failure(request: RenderRequest, error: Exception) -> PageFailed:
+    if isinstance(error, BudgetExceededError):
+        notice = (
+            f"Page {request.page + 1} is too complex to render within "
+            f"{RENDER_BUDGET_S:.0f} seconds; the rest of the document is shown."
+        )
+        return PageFailed(request, TOO_COMPLEX, notice)
+    if isinstance(error, WorkerCrashedError):
+        notice = f"The PDF renderer stopped on page {request.page + 1} and restarted."
+        return PageFailed(request, RENDERER_STOPPED, notice)
+    if isinstance(error, RequestFailedError) and error.kind == "memory":
+        notice = (
+            f"Page {request.page + 1} needs more memory than the viewer gives "
+            "a page; the rest of the document is shown."
+        )
+        return PageFailed(request, TOO_LARGE, notice)
+    if isinstance(error, WorkerError):
+        return PageFailed(request, str(error) or "it is damaged")
+    return PageFailed(request, "it is damaged")
+
+
+def _opened(info: DocumentInfo) -> Opened:
+    return Opened(info, OutlineTree.of(info.outline))
+
+
+def _open_failure(error: Exception) -> str:
+    if isinstance(error, BudgetExceededError):
+        return "the PDF is too complex to open in time"
+    if isinstance(error, WorkerCrashedError):
+        return "the PDF renderer stopped while opening it"
+    if isinstance(error, WorkerStartError | RequestFailedError):
+        return str(error)
+    return "the PDF is damaged"
 
 
 class PdfSession:
@@ -237,6 +424,10 @@ class PdfSession:
         global _relay  # one relay for the process, made on the GUI thread
         if _relay is None:
             _relay = _Relay()
+            application = QCoreApplication.instance()
+            if application is not None:
+                application.aboutToQuit.connect(_on_application_about_to_quit)
+            atexit.register(stop_rendering)
         self.id = next(_ids)
         self._relay = _relay
         self._closed = False
@@ -249,40 +440,45 @@ class PdfSession:
         return self._closed
 
     def _emit(self, result: object) -> None:
+        if _worker.stopped or not shiboken6.isValid(self._relay):
+            return  # the app is quitting: nobody is listening
         self._relay.delivered.emit(self.id, result)
-
-    def _document(self) -> PdfDocument | None:
-        return _worker.documents.get(self.id)
 
     def open(self, data: bytes) -> None:
         """Open ``data``; answers ``Opened``, ``PasswordNeeded`` or ``OpenFailed``."""
 
         def task() -> None:
+            document = _worker.documents[self.id] = _Document(data)
             try:
-                document = PdfDocument.open(data)
-            except PdfError as error:
-                self._emit(OpenFailed(str(error)))
-                return
-            _worker.documents[self.id] = document
-            self._answer_open(document, wrong=False)
+                if _worker.reopen(self.id, document):
+                    self._emit(PasswordNeeded(False))
+                    return
+                header, _ = _worker.ask(self.id, {"op": "info"}, budget=OPEN_BUDGET_S)
+                self._emit(_opened(decode_info(header)))
+            except (WorkerError, WireError, ValueError, TypeError, IndexError) as error:
+                self._emit(OpenFailed(_open_failure(error)))
 
         self._put(task)
 
-    def _answer_open(self, document: PdfDocument, *, wrong: bool) -> None:
-        try:
-            if document.needs_password:
-                self._emit(PasswordNeeded(wrong))
-            else:
-                self._emit(Opened(document.info()))
-        except Exception as error:  # any MuPDF failure: the file is unreadable
-            self._emit(OpenFailed(f"the PDF is damaged ({error})"))
-
     def authenticate(self, password: str) -> None:
         def task() -> None:
-            document = self._document()
-            if document is not None:
-                document.authenticate(password)
-                self._answer_open(document, wrong=True)
+            document = _worker.documents.get(self.id)
+            if document is None:
+                return
+            try:
+                header, _ = _worker.ask(
+                    self.id,
+                    {"op": "authenticate", "password": password},
+                    budget=OPEN_BUDGET_S,
+                )
+                if header.get("needs_password"):
+                    self._emit(PasswordNeeded(True))
+                    return
+                document.password = password  # to open it again after a restart
+                info, _ = _worker.ask(self.id, {"op": "info"}, budget=OPEN_BUDGET_S)
+                self._emit(_opened(decode_info(info)))
+            except (WorkerError, WireError, ValueError, TypeError, IndexError) as error:
+                self._emit(OpenFailed(_open_failure(error)))
 
         self._put(task)
 
@@ -295,14 +491,18 @@ class PdfSession:
 
     def _render_task(self, request: RenderRequest) -> _Task:
         def task() -> None:
-            document = self._document()
-            if document is None:
+            if self.id not in _worker.documents:
                 return
             try:
-                image = _to_image(document, request)
-                links = document.links(request.page)
-            except Exception as error:  # any MuPDF failure is shown on the page
-                self._emit(PageFailed(request, str(error) or "it is damaged"))
+                header, samples = _worker.ask(
+                    self.id,
+                    {"op": "render", "page": request.page, "scale": request.scale},
+                    budget=RENDER_BUDGET_S,
+                )
+                image = _to_image(header, samples)
+                links = decode_links(header.get("links"))
+            except (WorkerError, WireError, ValueError, TypeError, IndexError) as error:
+                self._emit(_page_failure(request, error))
                 return
             self._emit(PageRendered(request, image, links))
 
@@ -310,15 +510,22 @@ class PdfSession:
 
     def words(self, page: int) -> None:
         def task() -> None:
-            document = self._document()
-            if document is None:
+            if self.id not in _worker.documents:
                 return
             try:
-                words = document.words(page)
-            except Exception as error:  # a damaged page: no selectable text
+                header, _ = _worker.ask(
+                    self.id, {"op": "words", "page": page}, budget=TEXT_BUDGET_S
+                )
+                words = decode_words(header.get("words"))
+            except (WorkerError, WireError, ValueError, TypeError, IndexError) as error:
+                reason = (
+                    "it is too complex"
+                    if isinstance(error, BudgetExceededError)
+                    else "it is damaged"
+                )
                 self._emit(WordsReady(page, ()))
                 self._emit(
-                    TaskFailed(f"The text of page {page + 1} is unreadable: {error}")
+                    TaskFailed(f"The text of page {page + 1} is unreadable: {reason}")
                 )
                 return
             self._emit(WordsReady(page, words))
@@ -342,8 +549,7 @@ class PdfSession:
         self, search_id: int, text: str, count: int, first: int, done: int
     ) -> None:
         def task() -> None:
-            document = self._document()
-            if document is None or search_id != self._search_id:
+            if self.id not in _worker.documents or search_id != self._search_id:
                 return
             matches: list[tuple[int, Box]] = []
             skipped = 0
@@ -351,9 +557,14 @@ class PdfSession:
             for offset in range(done, done + size):
                 page = (first + offset) % count
                 try:
-                    found = document.search(page, text)
-                except Exception:  # a damaged page: counted, and the search goes on
-                    skipped += 1
+                    header, _ = _worker.ask(
+                        self.id,
+                        {"op": "search", "page": page, "text": text},
+                        budget=TEXT_BUDGET_S,
+                    )
+                    found = decode_boxes(header.get("boxes"))
+                except (WorkerError, WireError, ValueError, TypeError, IndexError):
+                    skipped += 1  # a damaged page: counted, and the search goes on
                     found = ()
                 matches.extend((page, box) for box in found)
             finished = done + size >= count
@@ -379,7 +590,13 @@ class PdfSession:
 
         def task() -> None:
             document = _worker.documents.pop(self.id, None)
-            if document is not None:
-                document.close()
+            process = _worker.process
+            if (
+                document is not None
+                and process.running  # a killed worker holds nothing to close
+                and document.generation == process.generation
+            ):
+                with contextlib.suppress(WorkerError):
+                    process.call({"op": "close", "session": self.id}, budget=5.0)
 
         _worker.end_session(self.id, task)

@@ -17,8 +17,6 @@ from PySide6.QtGui import (
     QIntValidator,
     QKeySequence,
     QShortcut,
-    QStandardItem,
-    QStandardItemModel,
 )
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -43,6 +41,7 @@ from app.formats.pdf_doc import (
     is_pdf,
 )
 from previewers.context import STANDALONE, PreviewContext
+from previewers.pdf.outline import OutlineTree, PdfOutlineModel
 from previewers.pdf.pages import (
     BLOCKED_NOTICE,
     FIT_PAGE,
@@ -64,9 +63,6 @@ from previewers.pdf.render import (
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
 from previewers.widgets import FindBarWidget, ask_plain_question
-
-_PAGE_ROLE = Qt.ItemDataRole.UserRole + 1
-_Y_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
 def ask_to_open_url(parent: QWidget, url: str) -> bool:
@@ -221,7 +217,8 @@ class PdfPreviewWidget(PreviewWidget):
         self.outline.setAccessibleName("Outline")
         self.outline.setHeaderHidden(True)
         self.outline.setEditTriggers(QTreeView.EditTrigger.NoEditTriggers)
-        self.outline_model = QStandardItemModel(self.outline)
+        self.outline.setUniformRowHeights(True)  # no size asked of every row
+        self.outline_model = PdfOutlineModel(parent=self.outline)
         self.outline.setModel(self.outline_model)
         self.outline.hide()
         self.pages = PdfPagesView(container)
@@ -292,13 +289,15 @@ class PdfPreviewWidget(PreviewWidget):
             self.mark_loaded()
         elif isinstance(result, PageFailed):
             self.pages.add_failure(result)
+            if result.notice:
+                self._notify(result.notice)
             self.mark_loaded()
         elif isinstance(result, WordsReady):
             self.pages.add_words(result)
         elif isinstance(result, SearchFound):
             self._add_matches(result)
         elif isinstance(result, Opened):
-            self._show_document(result.info)
+            self._show_document(result.info, result.outline)
         elif isinstance(result, PasswordNeeded):
             self.stack.setCurrentWidget(self.password)
             self.password.error.setText("Wrong password." if result.wrong else "")
@@ -311,7 +310,7 @@ class PdfPreviewWidget(PreviewWidget):
             else:
                 self.mark_failed(result.reason)
 
-    def _show_document(self, info: DocumentInfo) -> None:
+    def _show_document(self, info: DocumentInfo, outline: OutlineTree) -> None:
         self.info = info
         self.stack.setCurrentWidget(self.splitter)
         count = len(info.page_sizes)
@@ -319,7 +318,7 @@ class PdfPreviewWidget(PreviewWidget):
         validator = self.page_field.validator()
         if isinstance(validator, QIntValidator):
             validator.setTop(count)
-        self._fill_outline(info)
+        self._fill_outline(info, outline)
         if info.embedded_files:
             plural = "s" if info.embedded_files > 1 else ""
             self._notify(
@@ -329,22 +328,18 @@ class PdfPreviewWidget(PreviewWidget):
         self.toolbar.show()
         self.pages.set_document(self.session, info)
 
-    def _fill_outline(self, info: DocumentInfo) -> None:
-        root = self.outline_model.invisibleRootItem()
-        parents: list[QStandardItem] = [root]
-        for entry in info.outline:
-            item = QStandardItem(entry.title)
-            item.setEditable(False)
-            item.setData(entry.page, _PAGE_ROLE)
-            item.setData(entry.y, _Y_ROLE)
-            level = min(max(entry.level, 1), len(parents))
-            del parents[level:]
-            parents[-1].appendRow(item)
-            parents.append(item)
+    def _fill_outline(self, info: DocumentInfo, outline: OutlineTree) -> None:
+        self.outline_model.set_tree(outline)
+        if info.outline_left_out:
+            self._notify(
+                f"The outline shows its first {len(info.outline):,} entries; "
+                f"{info.outline_left_out:,} more are left out."
+            )
         has_outline = bool(info.outline)
         self.outline_button.setVisible(has_outline)
         self.outline_button.setChecked(has_outline)
-        self.outline.expandToDepth(0)
+        for index in self.outline_model.open_rows():
+            self.outline.expand(index)
 
     def _notify(self, text: str) -> None:
         self.notice.setText(text)
@@ -401,12 +396,11 @@ class PdfPreviewWidget(PreviewWidget):
 
     @Slot()
     def _on_outline_activated(self) -> None:
-        item = self.outline_model.itemFromIndex(self.outline.currentIndex())
-        if item is None:
+        entry = self.outline_model.entry(self.outline.currentIndex())
+        if entry is None:
             return
-        page = item.data(_PAGE_ROLE)
-        if isinstance(page, int) and page >= 0:
-            self.go_to_page(page, item.data(_Y_ROLE))
+        if entry.page >= 0:
+            self.go_to_page(entry.page, entry.y)
         else:
             self._notify(f"{BLOCKED_NOTICE}.")
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import importlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -33,6 +34,11 @@ from pygments.token import Token, _TokenType  # type: ignore[import-untyped]
 
 MAX_HIGHLIGHT_CHARS = 20_000
 """Lines longer than this stay plain (lexing them would stall the view)."""
+WINDOW_BUDGET_S = 0.1
+"""A window that takes longer to lex turns highlighting off for the file: the
+window is lexed on the GUI thread, where a slow lexer would freeze the view."""
+SCAN_BUDGET_S = 10.0
+"""The whole-text checkpoint scan (on a worker) gives up after this long."""
 CHECKPOINT_LINES = 32
 # A window this far past the last known checkpoint starts in the root state
 # instead: lexing the gap would cost more than a frame.
@@ -149,7 +155,7 @@ class StylePalette:
     def look(self, token: _TokenType) -> TokenLook:
         look = self._looks.get(token)
         if look is None:
-            found: dict[str, Any] = self.style.style_for_token(token)
+            found = _style_for(self.style, token)
             color = found.get("color") or ""
             look = TokenLook(
                 f"#{color}" if color else "",
@@ -159,6 +165,24 @@ class StylePalette:
             )
             self._looks[token] = look
         return look
+
+
+def _style_for(style: StyleMeta, token: _TokenType) -> dict[str, Any]:
+    """The style's entry for ``token``, or for its nearest parent that has one.
+
+    A style knows only the token types that existed when it was defined; types
+    lexers make up later (``Token.Literal.Scalar.Plain`` in YAML) are missing
+    and ``style_for_token`` raises ``KeyError`` for them.
+    """
+    while True:
+        try:
+            found: dict[str, Any] = style.style_for_token(token)
+        except KeyError:
+            if token.parent is None:
+                return {}
+            token = token.parent
+        else:
+            return found
 
 
 LIGHT_STYLE = "default"
@@ -202,6 +226,10 @@ class WindowHighlighter:
         self._states: list[State] = [ROOT]
         self._long: dict[int, int] = {}
         self._long_starts: list[int] = []
+        self.too_slow = False
+        """A window took over ``WINDOW_BUDGET_S``: every window is plain now."""
+        self.on_too_slow: Callable[[], None] | None = None
+        """Called once, on the thread that highlights, when ``too_slow`` is set."""
 
     def add_checkpoints(
         self,
@@ -241,8 +269,11 @@ class WindowHighlighter:
 
         Returns the spans and whether they are exact (lexed from a true
         checkpoint). ``exact=False`` never looks back: the window starts in
-        the root state, as for a paged file without a scan.
+        the root state, as for a paged file without a scan. Once a window has
+        taken over ``WINDOW_BUDGET_S``, every window comes back without spans.
         """
+        if self.too_slow:
+            return [[] for _ in lines], True
         start, state = (first, ROOT)
         exact_result = not self.resumable
         if exact and self.resumable:
@@ -264,10 +295,27 @@ class WindowHighlighter:
         # Every line start becomes a checkpoint: scrolling on by a few lines
         # then lexes only the new ones.
         window = [*lead, *lines]
-        found = _lex(self.lexer, window, state, start, len(lead), every=1)
+        deadline = time.perf_counter() + WINDOW_BUDGET_S
+        found = _lex(
+            self.lexer,
+            window,
+            state,
+            start,
+            len(lead),
+            lambda: time.perf_counter() > deadline,
+            every=1,
+        )
+        if time.perf_counter() > deadline:
+            self._give_up()
+            return [[] for _ in lines], True
         if exact_result:
             self.add_checkpoints(found.checkpoints, found.long_tokens)
         return found.spans, exact_result
+
+    def _give_up(self) -> None:
+        self.too_slow = True
+        if self.on_too_slow is not None:
+            self.on_too_slow()
 
     def _lead_lines(self, first: int, start: int) -> Sequence[str] | None:
         if self.lead_source is None:
@@ -287,6 +335,7 @@ class LexPass:
     spans: list[list[Span]]
     checkpoints: list[tuple[int, State]]
     long_tokens: list[tuple[int, int]]
+    too_slow: bool = False
 
 
 def _lex(
@@ -386,8 +435,20 @@ def _current_state(tokens: Any) -> State | None:
 def scan_checkpoints(
     name: str, lines: Sequence[str], cancelled: Callable[[], bool]
 ) -> LexPass:
-    """Lex a whole text once (on a worker) for its checkpoints and long tokens."""
+    """Lex a whole text once (on a worker) for its checkpoints and long tokens.
+
+    Gives up after ``SCAN_BUDGET_S`` (``too_slow``): a lexer that slow would
+    also be too slow for the windows shown on screen.
+    """
     lexer = lexer_for_name(name)
     if lexer is None or not _resumable(lexer):
         return LexPass([], [], [])
-    return _lex(lexer, lines, ROOT, 0, len(lines), cancelled)
+    deadline = time.perf_counter() + SCAN_BUDGET_S
+
+    def stop() -> bool:
+        return cancelled() or time.perf_counter() > deadline
+
+    found = _lex(lexer, lines, ROOT, 0, len(lines), stop)
+    if time.perf_counter() > deadline:
+        return LexPass([], [], [], too_slow=True)
+    return found

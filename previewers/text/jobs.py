@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.core.safeio import VerifiedFile
 from app.formats.text_pages import Page, PagedText
@@ -14,11 +14,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class FirstPage:
-    """The first page of a file and what the view needs to know about it."""
+    """The first page of a file and what the view needs to know about it.
+
+    ``lexer`` is the pygments lexer for the file's name, made here because
+    building one compiles its rules (a quarter second for some languages).
+    """
 
     page: Page
     encoding: str
     size: int
+    lexer: Any = None
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,10 @@ class Progress:
         self.share = done / total if total else 1.0
 
 
-def read_first_page(file: VerifiedFile, path: str) -> FirstPage:
+def read_first_page(file: VerifiedFile, path: str, name: str = "") -> FirstPage:
+    from previewers.text.highlight import lexer_for_name
+
     paged = PagedText(file, path=path)
     page = paged.first_page()
-    return FirstPage(page, paged.encoding.name, paged.size)
+    lexer = lexer_for_name(name) if name else None
+    return FirstPage(page, paged.encoding.name, paged.size, lexer)

@@ -39,8 +39,10 @@ from previewers.text.jobs import (
 from previewers.widget import PreviewWidget
 
 if TYPE_CHECKING:
+    from pygments.lexer import Lexer  # type: ignore[import-untyped]
+
     from app.formats.line_index import LineIndex
-    from previewers.text.highlight import LexPass
+    from previewers.text.highlight import LexPass, WindowHighlighter
     from previewers.text.paged_view import PagedTextView
     from previewers.text.view import CodeTextView, TextNoticeWidget
 
@@ -55,6 +57,9 @@ OVERSIZE_NOTICE = (
     "text without a tree."
 )
 """The notice for JSON that comes here because the tree will not take it."""
+TOO_SLOW_NOTICE = (
+    "Highlighting is off for this file: its language's lexer is too slow on it."
+)
 _MIN_POINTS, _MAX_POINTS = 6.0, 72.0
 
 
@@ -93,6 +98,8 @@ class CodePreviewWidget(PreviewWidget):
         self._facts = ""
         self.scan_done = False
         """Whether the lexer checkpoints of a whole-file text have arrived."""
+        self.highlighting_stopped = False
+        """Whether highlighting was turned off because the lexer is too slow."""
         container = QWidget(self)
         self._body = QVBoxLayout(container)
         self._body.setContentsMargins(0, 0, 0, 0)
@@ -127,9 +134,9 @@ class CodePreviewWidget(PreviewWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(100)
         self._timer.timeout.connect(self._on_timer_timeout)
-        path = source.path
+        path, name = source.path, source.name
         self.run_in_background(
-            lambda opened, _cancelled: read_first_page(opened, path),
+            lambda opened, _cancelled: read_first_page(opened, path, name),
             self._on_first_page_read,
         )
 
@@ -161,7 +168,6 @@ class CodePreviewWidget(PreviewWidget):
 
     @Slot(object)
     def _on_first_page_read(self, first: FirstPage) -> None:
-        from previewers.text.highlight import WindowHighlighter, lexer_for_name
         from previewers.text.paged_view import TokenFormats
 
         page = first.page
@@ -172,7 +178,7 @@ class CodePreviewWidget(PreviewWidget):
             self.notice.add(
                 f"Some bytes are not valid {first.encoding} and are shown as \ufffd."
             )
-        lexer = lexer_for_name(self._source.name)
+        lexer = first.lexer
         formats = TokenFormats(self.is_dark()) if lexer else None
         language = lexer.name if lexer is not None else "Plain text"
         self._facts = f"{language} · {first.encoding} · {human_size(first.size)}"
@@ -180,18 +186,37 @@ class CodePreviewWidget(PreviewWidget):
         if page.is_last and not long_line:
             self._show_whole(page.text)
             if lexer is not None and formats is not None and self.code_view:
-                self.code_view.set_highlighter(WindowHighlighter(lexer), formats)
+                self.code_view.set_highlighter(self._highlighter(lexer), formats)
                 self._scan_checkpoints()
         else:
             self._show_paged(page)
             if lexer is not None and formats is not None and self.paged_view:
-                self.paged_view.highlighter = WindowHighlighter(lexer)
+                self.paged_view.highlighter = self._highlighter(lexer)
                 self.paged_view.formats = formats
                 self.paged_view.set_source(self.paged_view.source())
             if not page.is_last:
                 self._build_index()
         self._update_status()
         self.mark_loaded()
+
+    def _highlighter(self, lexer: Lexer) -> WindowHighlighter:
+        from previewers.text.highlight import WindowHighlighter
+
+        highlighter = WindowHighlighter(lexer)
+        highlighter.on_too_slow = self._on_highlighter_too_slow
+        return highlighter
+
+    def _on_highlighter_too_slow(self) -> None:
+        # Called while a view lays out its lines: the notice waits for the loop.
+        QTimer.singleShot(0, self, self._show_too_slow_notice)
+
+    @Slot()
+    def _show_too_slow_notice(self) -> None:
+        self.highlighting_stopped = True
+        self.notice.add(TOO_SLOW_NOTICE)
+        view = self.code_view or self.paged_view
+        if view is not None:
+            view.viewport().update()
 
     def _swap_placeholder(self, view: QWidget) -> None:
         self._body.replaceWidget(self._placeholder, view)
@@ -241,7 +266,10 @@ class CodePreviewWidget(PreviewWidget):
     @Slot(object)
     def _on_checkpoints_scanned(self, scan: LexPass) -> None:
         view = self.code_view
-        if view is not None and view.highlighter is not None:
+        if scan.too_slow and view is not None and view.highlighter is not None:
+            view.highlighter.too_slow = True
+            self._show_too_slow_notice()
+        elif view is not None and view.highlighter is not None:
             view.highlighter.adopt(scan)
             view.rehighlight_visible()
         self.scan_done = True

@@ -74,12 +74,13 @@ def _on_application_about_to_quit() -> None:
 class PageSpec:
     """How to turn one opened file into a page, and how to present it.
 
-    ``bind`` runs on a worker thread; ``what`` names the files in messages
+    ``bind(file, cancelled)`` runs on a worker thread and stops soon after
+    ``cancelled()`` turns true; ``what`` names the files in messages
     ("web pages"); ``source_key`` is the resource whose bytes "Source" shows
     (``None``: the entry document); ``offer_source`` is False for binary files.
     """
 
-    bind: Callable[[VerifiedFile], Bundle]
+    bind: Callable[[VerifiedFile, Callable[[], bool]], Bundle]
     what: str
     javascript: bool
     source_key: str | None = None
@@ -93,8 +94,8 @@ def html_spec(path: str, workspace_root: str, policy: Policy) -> PageSpec:
     GUI thread; the binding runs on a worker.
     """
 
-    def bind(file: VerifiedFile) -> Bundle:
-        return bind_html(file, path, workspace_root, policy)
+    def bind(file: VerifiedFile, cancelled: Callable[[], bool]) -> Bundle:
+        return bind_html(file, path, workspace_root, policy, cancelled)
 
     return PageSpec(bind, "web pages", javascript=True)
 
@@ -106,8 +107,8 @@ def image_spec(path: str, mime: str) -> PageSpec:
     the name says.
     """
 
-    def bind(file: VerifiedFile) -> Bundle:
-        return bind_image_page(file, path, content_type=mime)
+    def bind(file: VerifiedFile, cancelled: Callable[[], bool]) -> Bundle:
+        return bind_image_page(file, path, content_type=mime)  # one read: quick
 
     svg = mime == SVG_MIME
     what = "SVG images" if svg else "images in the built-in browser"

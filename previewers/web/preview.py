@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QUrl, Slot
+from PySide6.QtCore import Qt, QTimer, QUrl, Slot
 from PySide6.QtGui import QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -53,6 +54,13 @@ ISOLATED_LABEL = "Isolated preview — no access to your files or the network"
 SANDBOX_OFF_MESSAGE = "The preview's sandbox is not active, so the page was closed."
 ROOT_REASON = "need the browser sandbox, which cannot run as the administrator (root)."
 MIN_ZOOM, MAX_ZOOM, ZOOM_STEP = 0.25, 5.0, 1.2
+RENDERER_ENDED_MESSAGE = "The page's renderer {}, so the page is not shown."
+LOAD_BUDGET_S = 20.0
+"""A page that has not finished loading this long after it started is stopped."""
+LOAD_TIMEOUT_MESSAGE = (
+    "The page did not finish loading within {seconds:.0f} seconds (a script on it "
+    "may never end), so it was stopped."
+)
 
 
 def engine_refusal() -> str | None:
@@ -203,6 +211,13 @@ class WebPreviewWidget(PreviewWidget):
         self.view: SandboxedWebView | None = None
         self._zoom = 1.0
         self.sandbox_detail = ""
+        # A load past its budget is stopped by ending its renderer; a renderer
+        # that ended has its message shown, whatever the load then reports.
+        self._load_timer = QTimer(self)
+        self._load_timer.setSingleShot(True)
+        self._load_timer.timeout.connect(self._on_load_timer_timeout)
+        self._timed_out = False
+        self._renderer_ended = False
 
         container = QWidget(self)
         layout = QVBoxLayout(container)
@@ -314,12 +329,12 @@ class WebPreviewWidget(PreviewWidget):
         self.stopped_label.clear()
         if not self.showing_source():
             self.stack.setCurrentWidget(self.page_holder)
-        self.page.load_entry()
+        self._load()
 
     # -- loading ---------------------------------------------------------------------
 
-    def _bind_job(self, file: VerifiedFile, _cancelled: threading.Event) -> BoundPage:
-        bundle = self._spec.bind(file)
+    def _bind_job(self, file: VerifiedFile, cancelled: threading.Event) -> BoundPage:
+        bundle = self._spec.bind(file, cancelled.is_set)
         return BoundPage(bundle, source_of(bundle, self._spec.source_key))
 
     @Slot(object)
@@ -356,7 +371,45 @@ class WebPreviewWidget(PreviewWidget):
         page.renderProcessTerminated.connect(self._on_page_render_process_terminated)
         self.page, self._profile = page, profile
         self._interceptor, self.view = interceptor, view
-        page.load_entry()
+        self._load()
+
+    def _load(self) -> None:
+        if self.page is None:
+            return
+        self._timed_out = self._renderer_ended = False
+        self.page.load_entry()
+        self._load_timer.start(int(LOAD_BUDGET_S * 1000))
+
+    @Slot()
+    def _on_load_timer_timeout(self) -> None:
+        page = self.page
+        if page is None or self._renderer_ended:
+            return
+        self._timed_out = True
+        pid = page.renderProcessPid()
+        if pid > 0:
+            # A script that never ends keeps the renderer busy and deaf to a
+            # stop; ending the renderer ends the script (its termination
+            # shows the message).
+            try:
+                os.kill(pid, signal.SIGKILL)
+                return
+            except OSError:
+                pass
+        from PySide6.QtWebEngineCore import QWebEnginePage
+
+        page.triggerAction(QWebEnginePage.WebAction.Stop)
+        self._stop_on_renderer_end(self._timeout_message())
+
+    def _timeout_message(self) -> str:
+        return LOAD_TIMEOUT_MESSAGE.format(seconds=LOAD_BUDGET_S)
+
+    def _stop_on_renderer_end(self, message: str) -> None:
+        self._load_timer.stop()
+        self._renderer_ended = True
+        self._show_stopped(message, reload=True)
+        if not self.is_settled():
+            self.mark_failed(message)
 
     @Slot(object)
     def _on_page_loading_changed(self, info: QWebEngineLoadingInfo) -> None:
@@ -376,11 +429,21 @@ class WebPreviewWidget(PreviewWidget):
         # document stays and is what counts.
         if _without_fragment(page.url()) != entry:
             return
+        self._load_timer.stop()
+        if self._renderer_ended:
+            return  # the renderer's end was shown and is the outcome
         failed = (
             status is QWebEngineLoadingInfo.LoadStatus.LoadFailedStatus
             and _without_fragment(info.url()) == entry
         )
-        sandbox = web_sandbox.check_renderer_sandbox(page.renderProcessPid())
+        pid = page.renderProcessPid()
+        if failed and pid <= 0:
+            # The renderer is gone (it crashed or ran out of memory) before
+            # its end was reported: nothing is shown, and Reload starts a
+            # renderer that is checked again.
+            self._stop_on_renderer_end(RENDERER_ENDED_MESSAGE.format("stopped"))
+            return
+        sandbox = web_sandbox.check_renderer_sandbox(pid)
         self.sandbox_detail = sandbox.detail
         if not sandbox.active:
             _log.error("renderer sandbox inactive (%s); page closed", sandbox.detail)
@@ -409,10 +472,11 @@ class WebPreviewWidget(PreviewWidget):
                 "was stopped"
             ),
         }.get(status, "stopped")  # type: ignore[call-overload]
-        message = f"The page's renderer {words}, so the page is not shown."
-        self._show_stopped(message, reload=True)
-        if not self.is_settled():
-            self.mark_failed(message)
+        if self._timed_out:
+            message = self._timeout_message()
+        else:
+            message = RENDERER_ENDED_MESSAGE.format(words)
+        self._stop_on_renderer_end(message)
 
     @Slot(str)
     def _on_interceptor_blocked(self, url: str) -> None:
@@ -466,6 +530,7 @@ class WebPreviewWidget(PreviewWidget):
 
     def _close_page(self) -> None:
         """Revoke the URL, then delete the page before its profile."""
+        self._load_timer.stop()
         if self.publication is not None:
             self.publication.revoke()
         page, profile, view = self.page, self._profile, self.view

@@ -14,9 +14,13 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.core.safeio import open_verified
+from app.formats.pdf_process import PdfWorkerProcess
 from previewers.pdf import PDF_PREVIEWER
+from previewers.pdf import render as pdf_render
 from previewers.pdf.widget import PdfPreviewWidget
 from previewers.source import PreviewSource
+from tests.app.formats.test_pdf_process import busy_pdf, huge_image_pdf
+from tests.previewers.conftest import StallMeter
 
 pytestmark = pytest.mark.benchmark
 
@@ -116,4 +120,76 @@ def test_text_page_at_150_percent_beside_mutool(
         f"{_ms(max(one - startup, 0))} minus its {_ms(startup)} start-up "
         f"(whole process, file parse and PNM write); {own} "
         f"(ms resolution) vs PyMuPDF {_ms(ours)}"
+    )
+
+
+def test_worker_restart_beside_a_render_in_a_warm_worker(report: list[str]) -> None:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Restart", fontsize=18)
+    data = doc.tobytes()
+    doc.close()
+    worker = PdfWorkerProcess()
+    render = {"op": "render", "session": 1, "page": 0, "scale": 1.0}
+    try:
+        worker.call({"op": "open", "session": 1}, data, budget=60)
+        warm, restart = [], []
+        for _ in range(RUNS // 3):
+            started = time.perf_counter()
+            worker.call(render, budget=60)
+            warm.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            worker.kill()  # as after a page past its budget
+            worker.call({"op": "open", "session": 1}, data, budget=60)
+            worker.call(render, budget=60)
+            restart.append(time.perf_counter() - started)
+    finally:
+        worker.kill()
+    anchor, again = statistics.median(warm), statistics.median(restart)
+    report.append(
+        f"pdf: kill + restart the worker + reopen + first render {_ms(again)} vs "
+        f"a render in the warm worker {_ms(anchor)} (ratio {again / anchor:.0f})"
+    )
+
+
+def test_gui_thread_stalls_opening_pathological_pdfs(
+    qtbot: QtBot, tmp_path: Path, report: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pdf_render, "RENDER_BUDGET_S", 2.0)
+    outline = pymupdf.open()
+    outline.new_page()
+    outline.set_toc([[1, f"Chapter {n}", 1] for n in range(20_000)])
+    deep = pymupdf.open()
+    deep.new_page()
+    deep.set_toc([[level + 1, f"Level {level}", 1] for level in range(1000)])
+    samples = {
+        "ordinary 500 pages": _long_pdf(tmp_path / "long.pdf").read_bytes(),
+        "3 million operators": busy_pdf(3_000_000),
+        "30,000 x 30,000 image": huge_image_pdf(30_000),
+        "20,000 outline entries": outline.tobytes(),
+        "1,000-level outline": deep.tobytes(),
+    }
+    stalls: dict[str, float] = {}
+    for name, data in samples.items():
+        path = tmp_path / "sample.pdf"
+        path.write_bytes(data)
+        file = open_verified(str(path))
+        with StallMeter() as meter:
+            preview = PDF_PREVIEWER.create(
+                PreviewSource.from_file(str(path), file), file, None
+            )
+            assert isinstance(preview, PdfPreviewWidget)
+            preview.resize(900, 700)
+            preview.show()
+            qtbot.waitUntil(
+                lambda p=preview: p.pages.has_image(0) or 0 in p.pages.failures,
+                timeout=60000,
+            )
+        stalls[name] = meter.longest
+        preview.release()
+        preview.deleteLater()
+    anchor = stalls.pop("ordinary 500 pages")
+    figures = ", ".join(f"{name} {_ms(value)}" for name, value in stalls.items())
+    report.append(
+        f"pdf: longest GUI-thread stall until the first page is drawn or refused: "
+        f"{figures}; an ordinary 500-page PDF {_ms(anchor)} (target < 100 ms)"
     )

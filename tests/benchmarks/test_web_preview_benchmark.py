@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -130,4 +131,52 @@ def test_first_paint_of_an_html_preview_cold_and_warm(
         f"  baseline plain-text preview of the same file: {text:.1f} ms; "
         f"warm HTML / text = {warm_painted / max(text, 0.001):.0f}x, "
         f"cold / warm = {cold_painted / max(warm_painted, 0.001):.1f}x"
+    )
+
+
+def test_gui_thread_stalls_opening_pathological_pages(
+    qtbot: Any, tmp_path: Path, report: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.core.safeio import open_verified
+    from previewers.context import PreviewContext
+    from previewers.source import PreviewSource
+    from previewers.web import HTML_PREVIEWER
+    from previewers.web import preview as web_preview
+    from tests.previewers.conftest import StallMeter
+
+    monkeypatch.setattr(web_preview, "LOAD_BUDGET_S", 3.0)
+    (tmp_path / "loop.js").write_text("for (;;) {}\n")
+    ordinary = "<p>Revenue grew in every region <b>again</b>.</p>\n" * 1200
+    pages = {
+        "engine start": ordinary,
+        "ordinary": ordinary,
+        "'<a ' x 10,000": "<a " * 10_000,
+        "60 KB of '<a x=\"'": '<a x="' * 10_000,
+        "a script that never ends": '<script src="loop.js"></script><p>never',
+        "charset=hex": '<meta charset="hex"><p>café',
+    }
+    context = PreviewContext(root=str(tmp_path))
+    stalls = {}
+    for number, (name, text) in enumerate(pages.items()):
+        path = tmp_path / f"page{number}.html"
+        path.write_text(text)
+        file = open_verified(str(path))
+        with StallMeter() as meter:
+            source = PreviewSource.from_file(str(path), file)
+            widget = HTML_PREVIEWER.create(source, file, None, context=context)
+            widget.resize(800, 600)
+            widget.show()
+            qtbot.waitUntil(widget.is_settled, timeout=60000)
+        stalls[name] = meter.longest * 1000
+        widget.release()
+        widget.deleteLater()
+    from previewers.web import sandbox as web_sandbox
+
+    qtbot.waitUntil(lambda: web_sandbox.retiring_count() == 0)
+    start, anchor = stalls.pop("engine start"), stalls.pop("ordinary")
+    figures = ", ".join(f"{name} {ms:.0f} ms" for name, ms in stalls.items())
+    report.append(
+        f"HTML preview, longest GUI-thread stall until settled: {figures}; an "
+        f"ordinary 58 KiB page {anchor:.0f} ms ({start:.0f} ms when it starts "
+        "the engine)"
     )

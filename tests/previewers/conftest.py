@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QTimer
 
 from app.core.safeio import open_verified
 from previewers.context import STANDALONE, PreviewContext
@@ -37,3 +39,32 @@ def open_preview(qtbot: object) -> Iterator[OpenPreview]:
     for preview in made:
         preview.release()
         preview.deleteLater()
+
+
+class StallMeter:
+    """The longest the GUI thread went without serving a 10 ms timer.
+
+    Use as a context manager around a wait that runs the event loop; after
+    it, ``longest`` is the biggest gap between two ticks, in seconds.
+    """
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self._last = 0.0
+        self._timer = QTimer()
+        self._timer.setInterval(10)
+        self._timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.longest = max(self.longest, now - self._last)
+        self._last = now
+
+    def __enter__(self) -> StallMeter:
+        self._last = time.perf_counter()
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.stop()
+        self._tick()

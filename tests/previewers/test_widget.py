@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from app.core.safeio import VerifiedFile, open_verified
+from app.formats.image_facts import ImageDataError
 from previewers.source import PreviewSource
 from previewers.text.widget import CodePreviewWidget
-from previewers.widget import PreviewWidget
+from previewers.widget import UNEXPECTED_FAILURE, PreviewWidget, cancel_all_jobs
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_release_closes_the_file_and_is_idempotent(
@@ -98,3 +105,119 @@ def test_refusal_and_failure_say_different_things(qtbot: QtBot, tmp_path: Path) 
         "a.txt is not previewed here: it is larger than 64 MiB",
         "Could not load a.txt: the data is corrupt",
     ]
+
+
+class _FailingPreviewWidget(PreviewWidget):
+    """Its load raises whatever it is given."""
+
+    def __init__(
+        self, source: PreviewSource, file: VerifiedFile, error: BaseException
+    ) -> None:
+        super().__init__(source, file)
+
+        def job(opened: VerifiedFile, cancelled: threading.Event) -> None:
+            raise error
+
+        self.run_in_background(job, lambda _result: self.mark_loaded())
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (TypeError("function takes at most 3 arguments (4 given)"), UNEXPECTED_FAILURE),
+        (KeyError("Token.Punctuation.Indicator"), UNEXPECTED_FAILURE),
+        (ValueError(""), UNEXPECTED_FAILURE),
+        (MemoryError(), "there is not enough memory to show it"),
+        (
+            RecursionError("maximum recursion depth exceeded"),
+            "it is nested too deeply to read",
+        ),
+        (
+            ImageDataError("The PNG data is damaged or truncated"),
+            "The PNG data is damaged or truncated",
+        ),
+    ],
+)
+def test_a_failed_job_reaches_the_user_as_a_sentence(
+    qtbot: QtBot, tmp_path: Path, error: BaseException, reason: str
+) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("x\n")
+    file = open_verified(str(path))
+    preview = _FailingPreviewWidget(
+        PreviewSource.from_file(str(path), file), file, error
+    )
+    qtbot.addWidget(preview)
+    with qtbot.waitSignal(preview.failed) as blocker:
+        pass
+    assert blocker.args == [reason]
+    assert type(error).__name__ not in preview.message_text()
+    preview.release()
+
+
+def _until_cancelled(opened: object, cancelled: threading.Event) -> str:
+    cancelled.wait(120)  # a job that ends only when asked to (or a hang guard)
+    return "finished"
+
+
+def test_quitting_cancels_every_job_and_none_delivers(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("text\n")
+    results: list[object] = []
+    previews = []
+    for _ in range(2):
+        file = open_verified(str(path))
+        preview = CodePreviewWidget(PreviewSource.from_file(str(path), file), file)
+        qtbot.addWidget(preview)
+        preview.run_in_background(_until_cancelled, results.append)
+        previews.append((preview, file))
+    cancel_all_jobs()
+    for preview, file in previews:
+        preview.release()
+        qtbot.waitUntil(lambda file=file: file.fd == -1, timeout=30000)
+    qtbot.wait(50)
+    assert results == []
+
+
+QUIT_PROBE = """
+import sys, threading
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from app.core.safeio import open_verified
+from previewers.source import PreviewSource
+from previewers.text.widget import CodePreviewWidget
+app = QApplication([])
+file = open_verified(sys.argv[1])
+preview = CodePreviewWidget(PreviewSource.from_file(sys.argv[1], file), file)
+started = threading.Event()
+def job(opened, cancelled):
+    started.set()
+    cancelled.wait(600)
+    return "late"
+for _ in range(4):  # more jobs than the pool has threads
+    preview.run_in_background(job, print)
+started.wait(30)
+QTimer.singleShot(0, app.quit)
+app.exec()
+print("quit")
+"""
+
+
+def test_quitting_with_jobs_running_ends_cleanly(tmp_path: Path) -> None:
+    # Jobs still running at quit are cancelled; the pool then lets the app end,
+    # and none emits on a relay that is being deleted.
+    path = tmp_path / "a.txt"
+    path.write_text("text\n")
+    result = subprocess.run(
+        [sys.executable, "-c", QUIT_PROBE, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["quit"]
+    assert "Error" not in result.stderr

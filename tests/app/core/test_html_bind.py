@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import threading
 from pathlib import Path
 
 import pytest
 
 from app.core.html_bind import (
     MAX_LISTED,
+    SCAN_CHUNK,
+    BindCancelledError,
     BindError,
     bind_html,
     bind_image_page,
@@ -19,6 +22,7 @@ from app.core.html_bind import (
     decode_html,
     resolve_reference,
     srcset_urls,
+    unknown_charset,
     wrap_image_page,
 )
 from app.core.manifest import Bundle, LeftOut, content_type_for, is_canonical_key
@@ -405,3 +409,57 @@ def test_a_symlinked_parent_folder_is_left_out(tmp_path):
     os.symlink(tmp_path / "real", tmp_path / "linked")
     _page(tmp_path, '<img src="linked/a.png">')
     assert _reasons(_bind(tmp_path)) == {"linked/a.png": "symlink"}
+
+
+@pytest.mark.parametrize(
+    "label", ["hex", "base64", "rot13", "zlib", "idna", "utf-7", "unicode_escape"]
+)
+def test_a_charset_that_is_no_text_encoding_of_the_web_is_unknown(tmp_path, label):
+    page = f'<meta charset="{label}"><img src="caf\xe9.png">'.encode()
+    assert decode_html(page) == (page.decode(), "utf-8")
+    assert unknown_charset(page) == label
+    (tmp_path / "café.png").write_bytes(b"png")
+    (tmp_path / "index.html").write_bytes(page)
+    bundle = _bind(tmp_path)
+    assert bundle.entry.content_type == "text/html; charset=utf-8"
+    assert "café.png" in bundle.resources
+    assert _reasons(bundle) == {f"<meta charset={label}>": "charset"}
+    assert unknown_charset(b'<meta charset="shift_jis">') == ""
+    assert unknown_charset(b'<meta charset="nonsense">') == "nonsense"
+
+
+# Markup on which the parser rescanned the rest of the page from every "<":
+# 10,000 unclosed "<a " took 17 s, so 100,000 would take half an hour.
+PATHOLOGICAL = {
+    "unclosed-tags": "<a " * 100_000,
+    "unclosed-names": "<a" * 100_000,
+    "unclosed-quotes": "<a x='" * 100_000,
+    "then-an-image": "<a " * 100_000 + "<img src=a.png>" + "<a " * 100_000,
+}
+
+
+@pytest.mark.parametrize("markup", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
+def test_binding_unclosed_markup_takes_one_pass(tmp_path, markup):
+    (tmp_path / "a.png").write_bytes(b"png")
+    (tmp_path / "index.html").write_text(markup)
+    done: list[Bundle] = []
+    worker = threading.Thread(target=lambda: done.append(_bind(tmp_path)), daemon=True)
+    worker.start()
+    worker.join(120)  # a hang guard only: one pass takes a fraction of a second
+    assert done, "binding did not finish"
+    assert done[0].entry.data == markup.encode()
+
+
+def test_binding_stops_when_cancelled(tmp_path):
+    (tmp_path / "a.png").write_bytes(b"png")
+    (tmp_path / "index.html").write_text("<img src=a.png>" * (SCAN_CHUNK // 5))
+    asked: list[int] = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return len(asked) > 1  # after the first chunk
+
+    path = tmp_path / "index.html"
+    with open_verified(str(path)) as opened, pytest.raises(BindCancelledError):
+        bind_html(opened, str(path), str(tmp_path), POLICY, cancelled)
+    assert len(asked) == 2

@@ -163,3 +163,66 @@ def test_megapixels_reads_naturally() -> None:
     assert megapixels(24_000_000) == "24 MP"
     assert megapixels(400_000) == "0.4 MP"
     assert megapixels(9_600) == "<0.1 MP"
+
+
+def test_the_facts_read_exif_without_decoding_a_pixel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from PIL import ImageFile
+
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    data = encoded(Image.new("RGB", (40, 20)), "PNG", exif=exif.tobytes())
+
+    def no_decoding(self: object) -> None:
+        raise AssertionError("the facts decoded the pixels")
+
+    monkeypatch.setattr(ImageFile.ImageFile, "load", no_decoding)
+    facts = read_facts(io.BytesIO(data), PNG)
+    assert (facts.width, facts.height, facts.orientation) == (40, 20, 6)
+    # Without an eXIf chunk before the pixels, Pillow's getexif() decodes them
+    # all looking for one further on.
+    plain = encoded(Image.new("RGB", (40, 20)), "PNG")
+    assert read_facts(io.BytesIO(plain), PNG).orientation == 1
+
+
+def test_a_bomb_is_refused_from_its_header_before_its_exif_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.formats import image_facts
+
+    read: list[object] = []
+    monkeypatch.setattr(image_facts, "_orientation", lambda image: read.append(1))
+    facts = read_facts(io.BytesIO(png_header(20000, 20000)), PNG)
+    assert pixel_refusal(facts) is not None and read == []
+    with pytest.raises(ImageDataError, match="20000\u00d720000"):
+        decode_scaled(png_header(20000, 20000), PNG, (100, 100))
+    assert read == []
+
+
+@pytest.mark.parametrize(("width", "height"), [(0, 0), (0, 10)])
+def test_a_header_without_pixels_says_so(width: int, height: int) -> None:
+    with pytest.raises(ImageDataError, match=r"no pixels|damaged"):
+        read_facts(io.BytesIO(png_header(width, height)), PNG)
+
+
+def test_a_tall_sliver_header_is_refused_without_running_out_of_memory() -> None:
+    facts = read_facts(io.BytesIO(png_header(1, 2147483647)), PNG)
+    assert pixel_refusal(facts) is not None
+    with pytest.raises(ImageDataError, match="more than the 89 MP"):
+        decode_scaled(png_header(1, 2147483647), PNG, (100, 100))
+
+
+@pytest.mark.parametrize("error", [TypeError("takes at most 3 arguments"), KeyError(1)])
+def test_a_decoder_failing_oddly_on_fuzzed_data_says_the_data_is_damaged(
+    monkeypatch: pytest.MonkeyPatch, error: Exception
+) -> None:
+    from PIL import ImageFile
+
+    def broken(self: object) -> None:
+        raise error
+
+    data = encoded(Image.new("RGB", (40, 20)), "PNG")
+    monkeypatch.setattr(ImageFile.ImageFile, "load", broken)
+    with pytest.raises(ImageDataError, match=r"^The PNG data is damaged or truncated$"):
+        decode_scaled(data, PNG, (40, 20))

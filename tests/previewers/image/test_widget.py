@@ -281,3 +281,40 @@ def test_importing_the_previewers_loads_no_heavy_library() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def bmp_header(path: Path, width: int, height: int) -> Path:
+    info = struct.pack("<IiiHHIIiiII", 40, width, height, 1, 24, 0, 0, 0, 0, 0, 0)
+    path.write_bytes(b"BM" + struct.pack("<IHHI", 0, 0, 0, 54) + info)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "width", "height"),
+    [
+        ("badwidth.bmp", -5, 10),  # read as 4294967291 wide: past what QSize holds
+        ("sliver.bmp", 1, -(2**31)),
+        ("huge.bmp", 100_000, 100_000),
+    ],
+)
+def test_a_header_claiming_an_impossible_size_is_refused(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    name: str,
+    width: int,
+    height: int,
+) -> None:
+    preview = opened(qtbot, open_preview, bmp_header(tmp_path / name, width, height))
+    assert not preview.is_loaded()
+    assert "more than the 89 MP this viewer decodes" in preview.message_text()
+    assert preview.view.image_size().isEmpty()
+
+
+def test_a_png_claiming_no_pixels_fails_with_a_sentence(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = opened(qtbot, open_preview, bomb_png(tmp_path / "empty.png", 0, 0))
+    assert preview.message_text() == (
+        "Could not load empty.png: The PNG header is damaged or truncated"
+    )

@@ -247,3 +247,73 @@ def test_importing_the_previewers_loads_no_heavy_module() -> None:
         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_the_documents_are_built_off_the_gui_thread(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from PySide6.QtGui import QTextDocument
+
+    from previewers.markdown.document import MarkdownDocument
+
+    threads: list[bool] = []
+    set_html, set_plain = MarkdownDocument.setHtml, QTextDocument.setPlainText
+
+    def html_recorded(self: MarkdownDocument, html: str) -> None:
+        threads.append(threading.current_thread() is threading.main_thread())
+        set_html(self, html)
+
+    def plain_recorded(self: QTextDocument, text: str) -> None:
+        threads.append(threading.current_thread() is threading.main_thread())
+        set_plain(self, text)
+
+    monkeypatch.setattr(MarkdownDocument, "setHtml", html_recorded)
+    monkeypatch.setattr(QTextDocument, "setPlainText", plain_recorded)
+    path = tmp_path / "soup.md"
+    path.write_text("*a **b " * 2000 + "c** d* " * 2000 + "\n\n# End\n")
+    preview = _open(qtbot, open_preview, path)
+    assert threads == [False, False]
+    assert preview.document.thread() is preview.thread()
+    assert preview.view.document() is preview.document
+    assert preview.source_text.toPlainText().startswith("*a **b")
+    assert preview.headings() == ["End"]
+
+
+def test_a_render_over_its_budget_shows_the_text_with_a_notice(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.formats import markdown_html
+
+    monkeypatch.setattr(markdown_html, "RENDER_BUDGET_S", 0.0)
+    path = tmp_path / "comment.md"
+    path.write_text("<!--" + "a\n" * 20_000)
+    preview = _open(qtbot, open_preview, path)
+    assert preview.stack.currentWidget() is preview.source_text
+    assert not preview.source_button.isEnabled()
+    assert "too complex to render in time" in preview.notice_text()
+    assert preview.source_text.toPlainText().startswith("<!--a\n")
+
+
+def test_the_outline_scrolls_to_its_heading(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "long.md"
+    body = "\n\n".join(f"para {n}" for n in range(200))
+    path.write_text(f"# Same\n\n{body}\n\n# Same\n\n{body}\n")
+    preview = _open(qtbot, open_preview, path)
+    preview.resize(600, 400)
+    preview.show()
+    assert preview.headings() == ["Same", "Same"]
+    preview.outline.clicked.emit(preview.outline_model.index(1))
+    bar = preview.view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.value() > 0)
+    cursor = preview.view.textCursor()
+    assert cursor.block().text() == "Same" and cursor.blockNumber() > 100

@@ -2,29 +2,32 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pymupdf
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QModelIndex, QPointF, Qt
 from PySide6.QtGui import QGuiApplication, QMouseEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.core.safeio import open_verified
+from app.formats.pdf_process import worker_command
 from previewers import registry
 from previewers.pdf import PDF_PREVIEWER
 from previewers.pdf import pages as pdf_pages
 from previewers.pdf import render as pdf_render
+from previewers.pdf.outline import BATCH
 from previewers.pdf.pages import PdfPageWidget
 from previewers.pdf.widget import PdfPreviewWidget
 from previewers.source import PreviewSource
-from previewers.widget import PreviewWidget
+from tests.app.formats.test_pdf_process import busy_pdf, huge_image_pdf
 from tests.previewers.conftest import OpenPreview
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -266,7 +269,7 @@ def test_page_field_and_outline_jump(
     assert 4 in preview.pages.visible_pages()
     assert preview.page_field.text() == "5"
     model = preview.outline_model
-    assert [model.item(r).text() for r in range(model.rowCount())] == [
+    assert [model.index(r, 0).data() for r in range(model.rowCount())] == [
         "Opening",
         "Ending",
     ]
@@ -326,15 +329,24 @@ def test_drag_selects_words_and_ctrl_c_copies_them(
 
 @pytest.fixture
 def no_outside_effects(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
-    """Record anything that would open a URL or start a process."""
+    """Record anything that would open a URL or start a process.
+
+    The PDF worker process is the one process a preview starts itself.
+    """
     calls: list[object] = []
+    popen = subprocess.Popen
 
     def record(*args: Any, **kwargs: Any) -> bool:
         calls.append(args)
         return True
 
+    def start(*args: Any, **kwargs: Any) -> Any:
+        if args and args[0] == worker_command():
+            return popen(*args, **kwargs)
+        return record(*args, **kwargs)
+
     monkeypatch.setattr("PySide6.QtGui.QDesktopServices.openUrl", record)
-    monkeypatch.setattr(subprocess, "Popen", record)
+    monkeypatch.setattr(subprocess, "Popen", start)
     monkeypatch.setattr("os.system", record)
     monkeypatch.setattr(pymupdf.Document, "embfile_get", record)
     yield calls
@@ -449,31 +461,15 @@ def test_non_pdf_given_to_the_widget_is_refused(qtbot: QtBot, tmp_path: Path) ->
     preview.release()
 
 
-# -- the one render thread -------------------------------------------------------
+# -- the render thread and the worker process -------------------------------------
 
 
-def test_every_pymupdf_call_runs_on_one_thread_that_stops_on_release(
+def test_the_render_thread_and_its_worker_process_end_after_the_last_preview(
     qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    threads: set[int] = set()
-    called: list[str] = []
-
-    def spy(cls: type, name: str) -> None:
-        original: Callable[..., Any] = getattr(cls, name)
-
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            threads.add(threading.get_ident())
-            called.append(name)
-            return original(*args, **kwargs)
-
-        monkeypatch.setattr(cls, name, wrapper)
-
+    monkeypatch.setattr(pdf_render, "IDLE_S", 0.2)
     paths = [_make_pdf(tmp_path / f"doc{index}.pdf", pages=4) for index in range(2)]
-    for name in ("get_pixmap", "get_links", "get_text", "search_for"):
-        spy(pymupdf.Page, name)
-    for name in ("load_page", "close", "get_toc", "authenticate"):
-        spy(pymupdf.Document, name)
-    previews: list[PreviewWidget] = []
+    previews: list[PdfPreviewWidget] = []
     for path in paths:
         file = open_verified(str(path))
         preview = PDF_PREVIEWER.create(
@@ -485,19 +481,255 @@ def test_every_pymupdf_call_runs_on_one_thread_that_stops_on_release(
         preview.show()
         previews.append(preview)
     for preview in previews:
-        assert isinstance(preview, PdfPreviewWidget)
         qtbot.waitUntil(preview.is_loaded, timeout=10000)
         _drawn(qtbot, preview)
         preview.find_next("fox")
     for preview in previews:
-        assert isinstance(preview, PdfPreviewWidget)
         qtbot.waitUntil(lambda p=preview: p.find_bar.status.text() == "1 of 4")
     worker = pdf_render.render_thread()
-    assert worker is not None
+    process = pdf_render.worker_process()
+    assert worker is not None and process.running
+    assert threading.get_ident() != worker.ident
     for preview in previews:
         preview.release()
-    qtbot.waitUntil(lambda: pdf_render.render_thread() is None)
-    assert not worker.is_alive() or pdf_render.render_thread() is None
-    assert threads == {worker.ident}
-    assert called.count("close") == 2  # each document closed on the thread
-    assert threading.get_ident() not in threads
+    qtbot.waitUntil(lambda: pdf_render.render_thread() is None, timeout=10000)
+    assert not process.running
+
+
+PROBE = """
+import sys
+from PySide6.QtWidgets import QApplication
+from app.core.safeio import open_verified
+from previewers.pdf import PDF_PREVIEWER
+from previewers.source import PreviewSource
+app = QApplication([])
+previews = []
+for path in sys.argv[1:]:
+    file = open_verified(path)
+    preview = PDF_PREVIEWER.create(PreviewSource.from_file(path, file), file, None)
+    preview.resize(600, 500)
+    preview.show()
+    previews.append(preview)
+def drawn():
+    return all(p.pages.visible_pages() and p.pages.has_image(0) for p in previews)
+while not drawn():
+    app.processEvents()
+for preview in previews:
+    preview.release()
+print("pymupdf" in sys.modules, "fitz" in sys.modules)
+"""
+
+
+def test_pdf_previews_never_load_pymupdf_into_the_app(tmp_path: Path) -> None:
+    # Every PyMuPDF call runs in the worker process, on its one thread
+    # (tests/app/formats/test_pdf_worker.py): the app never imports it.
+    paths = [str(_make_pdf(tmp_path / f"doc{index}.pdf")) for index in range(2)]
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, *paths],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.stdout.split() == ["False", "False"]
+
+
+# -- pathological documents: budgets, kills, restarts -----------------------------
+
+
+def _busy_first_page(path: Path) -> Path:
+    """Three pages; the first has three million path operators."""
+    doc = pymupdf.open("pdf", busy_pdf(3_000_000))
+    for number in (2, 3):
+        doc.new_page().insert_text((72, 72), f"Quiet page {number}", fontsize=18)
+    doc.save(str(path))
+    doc.close()
+    return path
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _open_busy(open_preview: OpenPreview, path: Path) -> PdfPreviewWidget:
+    """Open the busy PDF without waiting for its first page."""
+    preview = open_preview(_busy_first_page(path))
+    assert isinstance(preview, PdfPreviewWidget)
+    preview.resize(800, 600)
+    preview.show()
+    return preview
+
+
+def _render_in_flight(preview: PdfPreviewWidget) -> bool:
+    """Whether the worker is busy with this preview (opened: with its pages)."""
+    return (
+        preview.info is not None
+        and pdf_render._worker.current == preview.session.id
+        and pdf_render.worker_process().pid() is not None
+    )
+
+
+def test_a_page_too_complex_to_render_says_so_and_the_rest_stays_usable(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pdf_render, "RENDER_BUDGET_S", 2.0)
+    preview = _open_busy(open_preview, tmp_path / "busy.pdf")
+    qtbot.waitUntil(lambda: _render_in_flight(preview), timeout=30000)
+    pid = pdf_render.worker_process().pid()
+    assert pid is not None
+    qtbot.waitUntil(
+        lambda: preview.pages.failures.get(0) == pdf_render.TOO_COMPLEX,
+        timeout=60000,
+    )
+    assert "Page 1 is too complex to render" in preview.notice_text()
+    assert _gone(pid)  # killed, not left inside MuPDF
+    # A fresh worker opens the document again and draws the other pages.
+    preview.go_to_page(2)
+    qtbot.waitUntil(lambda: preview.pages.has_image(2), timeout=30000)
+    assert pdf_render.worker_process().pid() not in (None, pid)
+
+
+def test_closing_a_preview_kills_the_render_it_was_waiting_for(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A budget no test waits for: only the kill on close can end this render.
+    monkeypatch.setattr(pdf_render, "RENDER_BUDGET_S", 3600.0)
+    preview = _open_busy(open_preview, tmp_path / "busy.pdf")
+    qtbot.waitUntil(lambda: _render_in_flight(preview), timeout=30000)
+    pid = pdf_render.worker_process().pid()
+    assert pid is not None
+    preview.release()
+    qtbot.waitUntil(lambda: _gone(pid), timeout=30000)
+    qtbot.waitUntil(lambda: preview.session.id not in pdf_render._worker.documents)
+    assert not pdf_render.worker_process().running  # none started just to close
+    # The render thread is free again for every other preview.
+    other = _open(qtbot, open_preview, _make_pdf(tmp_path / "other.pdf"))
+    _drawn(qtbot, other)
+
+
+def test_a_page_whose_images_need_too_much_memory_says_so(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "huge-image.pdf"
+    doc = pymupdf.open("pdf", huge_image_pdf(30_000))
+    doc.new_page().insert_text((72, 72), "After the image", fontsize=18)
+    doc.save(str(path))
+    doc.close()
+    before = _resident_bytes()
+    preview = _open(qtbot, open_preview, path)
+    qtbot.waitUntil(
+        lambda: preview.pages.failures.get(0) == pdf_render.TOO_LARGE,
+        timeout=30000,
+    )
+    assert "Page 1 needs more memory than the viewer gives a page" in (
+        preview.notice_text()
+    )
+    preview.go_to_page(1)
+    qtbot.waitUntil(lambda: preview.pages.has_image(1), timeout=30000)
+    growth = _resident_bytes() - before
+    assert growth < 200 << 20  # the image is never decoded, here or there
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.parametrize(
+    ("toc", "top_rows"),
+    [
+        ([[1, f"Chapter {n}", 1] for n in range(20_000)], 20_000),
+        ([[level + 1, f"Level {level}", 1] for level in range(1000)], 1),
+    ],
+    ids=["20000-entries", "1000-levels"],
+)
+def test_huge_and_deep_outlines_open_and_walk_without_recursion(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    toc: list[list[Any]],
+    top_rows: int,
+) -> None:
+    path = tmp_path / "outline.pdf"
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Outlined", fontsize=18)
+    doc.set_toc(toc)
+    doc.save(str(path))
+    doc.close()
+    preview = _open(qtbot, open_preview, path)
+    _drawn(qtbot, preview)
+    model = preview.outline_model
+    # Rows are made known a batch at a time, as the view asks for them.
+    assert min(top_rows, BATCH) <= model.rowCount() < max(top_rows, 2 * BATCH)
+    while model.canFetchMore(QModelIndex()):
+        model.fetchMore(QModelIndex())
+    assert model.rowCount() == top_rows
+    assert model.index(top_rows - 1, 0).data() == toc[top_rows - 1][1]
+    index = model.index(0, 0)
+    depth = 1
+    while model.rowCount(index):
+        index = model.index(0, 0, index)
+        depth += 1
+    assert depth == len(toc) // top_rows
+    assert index.data() == (toc[-1][1] if top_rows == 1 else toc[0][1])
+    assert "left out" not in preview.notice_text()
+
+
+PROBE_QUIT = """
+import os, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from app.core.safeio import open_verified
+from previewers.pdf import PDF_PREVIEWER, render
+from previewers.source import PreviewSource
+app = QApplication([])
+file = open_verified(sys.argv[1])
+preview = PDF_PREVIEWER.create(PreviewSource.from_file(sys.argv[1], file), file, None)
+preview.resize(600, 500)
+preview.show()
+def rendering():  # the first page's render is in the worker
+    return (
+        preview.info is not None
+        and render._worker.current == preview.session.id
+        and render.worker_process().pid() is not None
+    )
+while not rendering():
+    app.processEvents()
+pid = render.worker_process().pid()
+QTimer.singleShot(0, app.quit)
+app.exec()
+try:
+    os.kill(pid, 0)
+    print("alive")
+except ProcessLookupError:
+    print("gone")
+"""
+
+
+def test_quitting_the_app_ends_its_worker_process_even_inside_a_render(
+    tmp_path: Path,
+) -> None:
+    path = _busy_first_page(tmp_path / "busy.pdf")
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE_QUIT, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.stdout.split() == ["gone"]
+    assert "Traceback" not in result.stderr

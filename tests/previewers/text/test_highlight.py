@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from pygments.token import Token
 
 from previewers.text.highlight import (
+    DARK_STYLE,
+    LIGHT_STYLE,
     MAX_HIGHLIGHT_CHARS,
+    StylePalette,
     WindowHighlighter,
     lexer_for_name,
     lexer_path,
@@ -52,3 +56,42 @@ def test_very_long_lines_stay_plain() -> None:
     long_line = "x = 1 " * (MAX_HIGHLIGHT_CHARS // 5)
     spans, _ = WindowHighlighter(lexer).highlight([long_line, "y = 2"], 0)
     assert spans[0] == [] and spans[1]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("a.yaml", "key: &a [&a [&a b]]\nc:\n  - d\n  - e: f\n"),
+        ("CMakeLists.txt", "project(x)\nadd_executable(x main.c)\n"),
+        ("c.scss", "$a: true;\n$b: false;\n"),
+        ("d.rb", "a.+(b)\n"),
+    ],
+)
+@pytest.mark.parametrize("style", [LIGHT_STYLE, DARK_STYLE])
+def test_every_token_a_lexer_makes_has_a_look(name: str, text: str, style: str) -> None:
+    # Styles list only the token types that existed when they were written;
+    # newer ones (Token.Punctuation.Indicator) take their parent's look.
+    lexer = lexer_for_name(name)
+    assert lexer is not None
+    spans, _ = WindowHighlighter(lexer).highlight(text.split("\n"), 0)
+    palette = StylePalette(style)
+    tokens = {span.token for line in spans for span in line}
+    assert tokens
+    looks = [palette.look(token) for token in tokens]
+    assert all(isinstance(look.color, str) for look in looks)
+
+
+def test_a_missing_token_type_looks_like_its_parent() -> None:
+    palette = StylePalette(LIGHT_STYLE)
+    child = Token.Keyword.Constant.SomethingNoStyleKnows
+    assert palette.look(child) == palette.look(Token.Keyword.Constant)
+
+
+def test_a_scan_past_its_budget_says_the_lexer_is_too_slow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from previewers.text import highlight
+
+    monkeypatch.setattr(highlight, "SCAN_BUDGET_S", 0.0)
+    found = scan_checkpoints("a.py", ["x = 1"] * 100, lambda: False)
+    assert found.too_slow and found.checkpoints == []

@@ -306,3 +306,34 @@ def test_preview_reads_the_opened_file_not_the_path(
 def _write(path: Path, text: str) -> str:
     path.write_text(text)
     return path.name
+
+
+def test_a_lexer_too_slow_for_the_screen_turns_highlighting_off_with_a_notice(
+    qtbot: QtBot,
+    tmp_path: Path,
+    open_preview: OpenPreview,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from previewers.text import highlight
+
+    monkeypatch.setattr(highlight, "WINDOW_BUDGET_S", 0.0)
+    path = tmp_path / "slow.py"
+    path.write_text("def f():\n    return 1\n" * 20)
+    preview = _loaded(qtbot, open_preview(path))
+    qtbot.waitUntil(lambda: preview.highlighting_stopped)
+    assert preview.notice_text().startswith("Highlighting is off for this file")
+    view = preview.code_view
+    assert view is not None and view.highlighter is not None
+    assert view.highlighter.highlight(["def g(): pass"], 0) == ([[]], True)
+
+
+def test_yaml_with_token_types_the_style_lacks_loads_with_its_status(
+    qtbot: QtBot, tmp_path: Path, open_preview: OpenPreview
+) -> None:
+    path = tmp_path / "anchors.yaml"
+    path.write_text("key: " + "&a [" * 50 + "]" * 50 + "\nc:\n  - d\n")
+    preview = _loaded(qtbot, open_preview(path))
+    qtbot.waitUntil(lambda: preview.scan_done)
+    preview.repaint()
+    assert "lines" in preview.status.text()
+    assert not preview.highlighting_stopped

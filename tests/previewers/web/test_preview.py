@@ -258,3 +258,122 @@ def test_a_page_that_cannot_be_bound_fails_with_the_reason(opened, site, monkeyp
     widget = opened("report/.env.html")
     assert not widget.is_loaded()
     assert "denied by read-deny rule" in widget.message_text()
+
+
+def _looping_page(site: Path) -> str:
+    """A page whose script never ends: its load never finishes by itself."""
+    (site / "report" / "loop.js").write_text("for (;;) {}\n")
+    (site / "report" / "loop.html").write_text(
+        '<!DOCTYPE html><title>Loop</title><script src="loop.js"></script><p>never'
+    )
+    return "report/loop.html"
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_a_page_whose_script_never_ends_is_stopped_after_its_budget(
+    opened, site, monkeypatch
+):
+    monkeypatch.setattr(web_preview, "LOAD_BUDGET_S", 3.0)
+    widget = opened(_looping_page(site))
+    assert not widget.is_loaded()
+    assert widget.stopped_text() == web_preview.LOAD_TIMEOUT_MESSAGE.format(seconds=3)
+    assert "did not finish loading within 3 seconds" in widget.stopped_text()
+    assert not widget.reload_button.isHidden()
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_a_renderer_that_dies_while_loading_ends_on_its_own_message(
+    qtbot, site, table, monkeypatch
+):
+    # As when a renderer runs out of memory: it ends before the load does.
+    monkeypatch.setattr(web_preview, "LOAD_BUDGET_S", 3600.0)
+    path = site / _looping_page(site)
+    file = open_verified(str(path))
+    source = PreviewSource.from_file(str(path), file)
+    context = PreviewContext(root=str(site / "report"))
+    widget = registry.choose(source).create(source, file, None, context=context)
+    try:
+        widget.show()
+        qtbot.waitUntil(
+            lambda: widget.page is not None and widget.page.renderProcessPid() > 0,
+            timeout=20000,
+        )
+        os.kill(widget.page.renderProcessPid(), 9)
+        qtbot.waitUntil(widget.is_settled, timeout=20000)
+        qtbot.wait(500)  # the load's own end, if it comes, changes nothing
+        assert widget.stopped_text() == (
+            "The page's renderer was stopped, so the page is not shown."
+        )
+        assert widget.stopped_text() != web_preview.SANDBOX_OFF_MESSAGE
+        assert not widget.reload_button.isHidden()
+    finally:
+        widget.release()
+        widget.deleteLater()
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+@pytest.mark.parametrize("label", ["hex", "base64", "rot13", "zlib", "idna"])
+def test_a_page_naming_a_charset_that_is_no_text_encoding_loads(opened, site, label):
+    (site / "report" / "odd.html").write_text(
+        f'<!DOCTYPE html><meta charset="{label}"><title>Odd</title><p>café</p>'
+    )
+    widget = opened("report/odd.html")
+    assert widget.is_loaded()
+    assert any(f"<meta charset={label}>" in line for line in widget.info_bar.lines())
+    widget.source_button.click()
+    assert "<p>café</p>" in widget.source_text()
+
+
+OOM_PROBE = """
+import sys, time
+from PySide6.QtWidgets import QApplication
+from previewers.web import sandbox
+switches = sandbox.chromium_flags
+# A small script heap, so that the page's renderer runs out of memory soon.
+sandbox.chromium_flags = lambda *ports: [
+    *switches(*ports), "--js-flags=--max-old-space-size=24"
+]
+from app.core.safeio import open_verified
+from previewers.context import PreviewContext
+from previewers.source import PreviewSource
+from previewers.web import HTML_PREVIEWER
+app = QApplication([])
+path = sys.argv[1]
+file = open_verified(path)
+source = PreviewSource.from_file(path, file)
+context = PreviewContext(root=sys.argv[2])
+widget = HTML_PREVIEWER.create(source, file, None, context=context)
+widget.show()
+end = time.monotonic() + 60
+while not widget.is_settled() and time.monotonic() < end:
+    app.processEvents()
+    time.sleep(0.01)
+end = time.monotonic() + 1  # whatever the load reports after the crash
+while time.monotonic() < end:
+    app.processEvents()
+    time.sleep(0.01)
+print(widget.stopped_text())
+"""
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_a_renderer_out_of_memory_ends_on_the_crash_not_the_sandbox(site):
+    (site / "report" / "oom.js").write_text(
+        "var kept = []; for (;;) { kept.push(new Array(100000).fill(1.5)); }\n"
+    )
+    page = site / "report" / "oom.html"
+    page.write_text('<!DOCTYPE html><script src="oom.js"></script><p>never')
+    result = subprocess.run(
+        [sys.executable, "-c", OOM_PROBE, str(page), str(site / "report")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[3],
+    )
+    stopped = result.stdout.strip()
+    assert stopped.startswith("The page's renderer "), result.stderr[-2000:]
+    assert stopped.endswith(", so the page is not shown.")
