@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -54,12 +55,27 @@ def _view(preview: CodePreviewWidget) -> PagedTextView:
 
 
 def test_first_page_shows_then_the_index_covers_the_whole_file(
-    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The index waits until the first page has been looked at: however fast
+    # it is, the first page must have been shown without it.
+    looked = threading.Event()
+    build = LineIndex.build
+
+    def held_build(*args: Any, **kwargs: Any) -> LineIndex:
+        looked.wait(timeout=20)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(LineIndex, "build", held_build)
     preview = _opened(qtbot, open_preview(_log(tmp_path / "big.log")), indexed=False)
     view = _view(preview)
     assert view.shown_lines()[0] == "000000 entry of the big log"
     first_page_lines = view.source().total
+    assert not preview.is_indexed()
+    looked.set()
     assert 0 < first_page_lines < LINES
     qtbot.waitUntil(preview.is_indexed, timeout=20_000)
     assert preview.line_count() == LINES
