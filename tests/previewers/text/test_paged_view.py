@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,54 @@ def test_find_across_pages_shows_the_match_line(
     assert "117321 entry of the big log" in _view(preview).shown_lines()
     preview.find_next("no such text")
     qtbot.waitUntil(lambda: preview.find_status() == "No matches", timeout=20_000)
+
+
+def test_find_counts_the_matches_of_the_whole_file_without_waiting(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = _opened(qtbot, open_preview(_log(tmp_path / "big.log")))
+    preview.focus_find()
+    preview.find_next("7 ENTRY")
+    # 12,000 lines end in 7: one match each.
+    qtbot.waitUntil(lambda: preview.match_count_text() == "12,000 matches")
+    assert preview.find_status() == "Line 8"
+    assert not preview.find_bar.cancel.isVisible()
+    preview.find_next("117321 entry")
+    qtbot.waitUntil(lambda: preview.match_count_text() == "1 match")
+    preview.find_next("no such text")
+    qtbot.waitUntil(lambda: preview.match_count_text() == "0 matches")
+
+
+def test_cancel_stops_the_search_and_the_count(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    preview = _opened(qtbot, open_preview(_log(tmp_path / "big.log")))
+    counting = threading.Event()
+    count = LineIndex.count
+
+    def slow_count(self: LineIndex, needle: str, **kwargs: Any) -> int:
+        counting.set()
+        polled = kwargs["cancelled"]
+        while not polled():  # stands for a count over a very large file
+            time.sleep(0.01)
+        return count(self, needle, **kwargs)
+
+    monkeypatch.setattr(LineIndex, "count", slow_count)
+    preview.focus_find()
+    preview.find_next("entry")
+    qtbot.waitUntil(counting.is_set)
+    qtbot.waitUntil(lambda: preview.find_status() == "Line 1")
+    assert preview.match_count_text().startswith("Counting…")
+    assert preview.find_bar.cancel.isVisible()
+    preview.find_bar.cancel.click()
+    assert preview.find_status() == "Find cancelled"
+    assert preview.match_count_text() == ""
+    assert not preview.find_bar.cancel.isVisible()
+    qtbot.wait(100)  # the cancelled count's outcome changes nothing
+    assert preview.match_count_text() == ""
 
 
 def test_find_before_the_index_waits_for_it(
