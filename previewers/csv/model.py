@@ -130,6 +130,10 @@ class CsvTableModel(QAbstractTableModel):
         """The data row number (0-based, in the file) shown at table row ``row``."""
         return self._order[row] if self._order is not None else row
 
+    def view_row(self, file_row: int) -> int:
+        """The table row that shows data row ``file_row``; undoes ``file_row``."""
+        return self._order.index(file_row) if self._order is not None else file_row
+
     def row_at(self, row: int) -> Row | None:
         number = self.file_row(row)
         if self._fetcher is None:

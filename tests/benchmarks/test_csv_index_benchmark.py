@@ -109,3 +109,24 @@ def test_csv_first_screen_index_and_scroll(big_csv: Path, report: list[str]) -> 
         f"csv rows(n, 60): p50 {ms(statistics.median(scroll))}, "
         f"p95 {ms(scroll[int(len(scroll) * 0.95) - 1])} (target <= 8 ms)"
     )
+
+
+def test_csv_find_with_no_match_against_grep(big_csv: Path, report: list[str]) -> None:
+    need_commands("grep")
+    needle = "Zq-not-in-the-table"
+    with open_verified(str(big_csv)) as opened:
+        index = CsvIndex.build(CsvFile(opened, name=big_csv.name))
+        for case_sensitive, flags in ((False, "-ciF"), (True, "-cF")):
+            ours, anchor = [], []
+            for _ in range(2):
+                began = time.perf_counter()
+                assert index.find(needle, case_sensitive=case_sensitive) is None
+                ours.append(time.perf_counter() - began)
+                elapsed, printed = run_command("grep", flags, needle, str(big_csv))
+                anchor.append(elapsed)
+                assert printed.strip() == "0"
+            kind = "case-sensitive" if case_sensitive else "ignoring case"
+            report.append(
+                f"csv find, no match, 1 GiB, {kind}: "
+                f"{versus(ours, anchor, f'grep {flags}')} (target <= 3x)"
+            )

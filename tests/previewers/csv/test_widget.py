@@ -298,3 +298,34 @@ def test_display_text_is_made_once_per_row_and_other_roles_cost_nothing(
         Qt.ItemDataRole.DecorationRole,
     ):
         assert model.index(7, 0).data(role) is None
+
+
+def test_find_selects_the_next_cell_and_wraps(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = _open(qtbot, open_preview, _people(tmp_path, 3000))
+    preview.focus_find()
+    assert not preview.find_bar.isHidden()
+    preview.find_next("PERSON 2999")
+    qtbot.waitUntil(lambda: preview.find_status() == "Row 3,000, column 1")
+    current = preview.view.currentIndex()
+    assert (current.row(), current.column()) == (2999, 0)
+    preview.find_next("person 12")  # wraps to the first match from the top
+    qtbot.waitUntil(lambda: preview.find_status() == "Row 13, column 1")
+    preview.find_next("person 12")
+    qtbot.waitUntil(lambda: preview.find_status() == "Row 121, column 1")
+    preview.find_next("person 12", backward=True)
+    qtbot.waitUntil(lambda: preview.find_status() == "Row 13, column 1")
+    preview.find_next("no such cell")
+    qtbot.waitUntil(lambda: preview.find_status() == "No matches")
+
+
+def test_find_in_a_sorted_table_selects_the_row_where_it_is_shown(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = _open(qtbot, open_preview, _people(tmp_path, 6))
+    preview.view.horizontalHeader().sectionClicked.emit(1)
+    qtbot.waitUntil(lambda: "Sorting" not in preview.status_text())
+    preview.find_next("person 3")
+    qtbot.waitUntil(lambda: preview.find_status().startswith("Row 4,"))
+    assert preview.cell(preview.view.currentIndex().row(), 0) == "person 3"
