@@ -19,7 +19,14 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QModelRoleData,
+    QModelRoleDataSpan,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QColor, QPalette
 
 from app.formats.csv_index import Row
@@ -197,6 +204,28 @@ class CsvTableModel(QAbstractTableModel):
         if role == FULL_TEXT_ROLE:
             return text
         return self._tooltip(row, text)
+
+    def multiData(
+        self,
+        index: _Index,
+        roleDataSpan: QModelRoleDataSpan | QModelRoleData,  # noqa: N803
+    ) -> None:
+        """Every role a cell is painted with, in one call rather than one per role.
+
+        The view's delegate asks for seven roles or so per cell; the default
+        implementation would call ``data`` once for each, crossing into Python
+        each time. Roles the model does not serve stay unset.
+        """
+        if isinstance(roleDataSpan, QModelRoleData):
+            items: Any = (roleDataSpan,)
+        else:
+            # The binding indexes a span, though its stubs do not say so.
+            span: Any = roleDataSpan
+            items = (span[slot] for slot in range(span.size()))
+        for item in items:
+            role = item.role()
+            if role in _SERVED:
+                item.setData(self.data(index, role))
 
     def _full_text(self, row: Row, column: int) -> str:
         text = row.cells[column] if column < len(row.cells) else ""

@@ -329,3 +329,34 @@ def test_find_in_a_sorted_table_selects_the_row_where_it_is_shown(
     preview.find_next("person 3")
     qtbot.waitUntil(lambda: preview.find_status().startswith("Row 4,"))
     assert preview.cell(preview.view.currentIndex().row(), 0) == "person 3"
+
+
+def test_a_painted_cell_asks_the_model_once_for_the_roles_it_serves(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b\n1,2\n3\n4,5,6\n")
+    preview = _open(qtbot, open_preview, path)
+    model = preview.model
+    assert model is not None
+    asked: list[int] = []
+    data = csv_model.CsvTableModel.data
+
+    def counted(self: Any, index: Any, role: int = 0) -> Any:
+        asked.append(role)
+        return data(self, index, role)
+
+    monkeypatch.setattr(csv_model.CsvTableModel, "data", counted)
+    preview.resize(500, 300)
+    preview.show()
+    qtbot.waitExposed(preview)
+    preview.view.viewport().grab()
+    # Font, alignment, colours, check state... are never asked one by one.
+    assert asked and set(asked) <= set(csv_model._SERVED)
+    assert int(Qt.ItemDataRole.DisplayRole) in asked
+    tint = int(Qt.ItemDataRole.BackgroundRole)
+    ragged = model.index(1, 0)
+    assert data(model, ragged, tint) is not None  # the flagged row keeps its tint
