@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelRoleData, Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
@@ -343,20 +343,33 @@ def test_a_painted_cell_asks_the_model_once_for_the_roles_it_serves(
     model = preview.model
     assert model is not None
     asked: list[int] = []
+    cells: list[tuple[int, int]] = []
     data = csv_model.CsvTableModel.data
+    multi_data = csv_model.CsvTableModel.multiData
 
     def counted(self: Any, index: Any, role: int = 0) -> Any:
         asked.append(role)
         return data(self, index, role)
 
+    def counted_cells(self: Any, index: Any, span: Any) -> None:
+        cells.append((index.row(), index.column()))
+        multi_data(self, index, span)
+
     monkeypatch.setattr(csv_model.CsvTableModel, "data", counted)
+    monkeypatch.setattr(csv_model.CsvTableModel, "multiData", counted_cells)
     preview.resize(500, 300)
     preview.show()
     qtbot.waitExposed(preview)
     preview.view.viewport().grab()
-    # Font, alignment, colours, check state... are never asked one by one.
-    assert asked and set(asked) <= set(csv_model._SERVED)
-    assert int(Qt.ItemDataRole.DisplayRole) in asked
-    tint = int(Qt.ItemDataRole.BackgroundRole)
+    # One call per painted cell; font, alignment, colours, check state...
+    # are never asked one by one.
+    assert (0, 0) in cells and (2, 1) in cells
+    assert set(asked) <= set(csv_model._SERVED)
+    assert int(Qt.ItemDataRole.DisplayRole) not in asked
+    # What one call sets is what ``data`` says role by role.
     ragged = model.index(1, 0)
-    assert data(model, ragged, tint) is not None  # the flagged row keeps its tint
+    for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole):
+        item = QModelRoleData(int(role))
+        model.multiData(ragged, item)
+        assert item.data() == data(model, ragged, int(role)) is not None
+    assert model.headerData(1, Qt.Orientation.Vertical).startswith("\u26a0")
