@@ -421,13 +421,13 @@ class CsvIndex:
         An ASCII needle is searched in the raw bytes a block at a time (on
         ``bytes.lower()`` of the block when case does not matter), and only a
         row the bytes match in is parsed, to find the cell; any other needle is
-        matched row by row on parsed cells, which is slower. Text written with
-        quote escapes in the file (``""``) is found through the slow path only.
+        matched row by row on parsed cells, which is slower; so is a needle with
+        a quote, which the file writes doubled (``""``) inside a quoted cell.
         """
         if not needle:
             raise ValueError("Search for some text.")
         search = _CellSearch(self, needle, case_sensitive, progress, cancelled)
-        if not needle.isascii():
+        if not needle.isascii() or '"' in needle:
             return search.by_rows(start_row, backward)
         if backward:
             return search.bytes_backward(start_row)

@@ -216,7 +216,7 @@ def expected_cells(rows, needle, fold=True):
     return found
 
 
-@pytest.mark.parametrize("needle", ["TWO\nLINES", "Name 117", "a, b", "ß"])
+@pytest.mark.parametrize("needle", ["TWO\nLINES", "Name 117", "a, b", "ß", 'say ""hi'])
 def test_find_returns_the_cells_the_csv_module_reads(quoted_rows, needle):
     path, rows = quoted_rows
     rows = [*rows]
