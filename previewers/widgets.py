@@ -66,14 +66,19 @@ def notice_label(parent: QWidget, accessible_name: str) -> QLabel:
 
 
 class FindBarWidget(QWidget):
-    """A one-line find bar: text, previous, next, close.
+    """A one-line find bar: text, previous, next, a match count, cancel, close.
+
+    ``count`` and ``cancel`` stay hidden unless the preview counts in the
+    background (``show_count``, ``set_busy``).
 
     Signals:
         searchRequested(str, bool): find the text; True means backwards.
+        cancelRequested(): stop the search and the count that are running.
         closeRequested(): the user closed the bar.
     """
 
     searchRequested = Signal(str, bool)
+    cancelRequested = Signal()
     closeRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -91,10 +96,26 @@ class FindBarWidget(QWidget):
         previous.setAccessibleName("Find previous")
         following = QPushButton("Next", self)
         following.setAccessibleName("Find next")
+        self.count = QLabel(self)
+        self.count.setTextFormat(Qt.TextFormat.PlainText)
+        self.count.setAccessibleName("Match count")
+        self.count.hide()
+        self.cancel = QPushButton("Cancel", self)
+        self.cancel.setAccessibleName("Cancel find")
+        self.cancel.hide()
         close = QPushButton("Close", self)
         close.setAccessibleName("Close find bar")
-        for widget in (self.field, self.status, previous, following, close):
+        for widget in (
+            self.field,
+            self.status,
+            self.count,
+            previous,
+            following,
+            self.cancel,
+            close,
+        ):
             layout.addWidget(widget, 1 if widget is self.field else 0)
+        self.cancel.clicked.connect(self.cancelRequested)
         self.field.returnPressed.connect(self._on_field_return_pressed)
         previous.clicked.connect(self._on_previous_clicked)
         following.clicked.connect(self._on_next_clicked)
@@ -105,6 +126,15 @@ class FindBarWidget(QWidget):
         back = QShortcut(QKeySequence("Shift+Return"), self.field)
         back.setContext(Qt.ShortcutContext.WidgetShortcut)
         back.activated.connect(self._on_previous_clicked)
+
+    def show_count(self, text: str) -> None:
+        """Show ``text`` as the match count; an empty text hides it."""
+        self.count.setText(text)
+        self.count.setVisible(bool(text))
+
+    def set_busy(self, busy: bool) -> None:
+        """Offer Cancel while a search or a count runs."""
+        self.cancel.setVisible(busy)
 
     @Slot()
     def _on_field_return_pressed(self) -> None:

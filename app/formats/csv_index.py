@@ -391,6 +391,48 @@ class CsvIndex:
                 raise AssertionError("row index out of step with its file")
         return base + position - len(probe)
 
+    def record_at_offset(self, offset: int) -> int:
+        """The record (0-based, header included) that holds byte ``offset``."""
+        table = self.table
+        offset = min(max(offset, table.data_start), table.reader.size)
+        slot = min(
+            (offset - table.data_start) // CHECKPOINT_BYTES, len(self._counts) - 1
+        )
+        if slot < 0:
+            return 0
+        base = table.data_start + slot * CHECKPOINT_BYTES
+        data = table.reader.read(offset - base, base)
+        ends, _ = _scan(data, bool(self._inside[slot]))
+        return int(self._counts[slot]) + ends
+
+    def find(
+        self,
+        needle: str,
+        start_row: int = 0,
+        *,
+        backward: bool = False,
+        case_sensitive: bool = False,
+        progress: Progress | None = None,
+        cancelled: Cancelled | None = None,
+    ) -> tuple[int, int] | None:
+        """The first data row at or after ``start_row`` with a cell holding
+        ``needle`` (the last row before it when ``backward``), as (row, column).
+
+        An ASCII needle is searched in the raw bytes a block at a time (on
+        ``bytes.lower()`` of the block when case does not matter), and only a
+        row the bytes match in is parsed, to find the cell; any other needle is
+        matched row by row on parsed cells, which is slower; so is a needle with
+        a quote, which the file writes doubled (``""``) inside a quoted cell.
+        """
+        if not needle:
+            raise ValueError("Search for some text.")
+        search = _CellSearch(self, needle, case_sensitive, progress, cancelled)
+        if not needle.isascii() or '"' in needle:
+            return search.by_rows(start_row, backward)
+        if backward:
+            return search.bytes_backward(start_row)
+        return search.bytes_forward(start_row)
+
     def rows(self, first: int, count: int) -> list[Row]:
         """Data rows ``first`` to ``first + count - 1`` (the header is not a row)."""
         first = max(first, 0)
@@ -439,6 +481,132 @@ class CsvIndex:
 # A leading character that makes a spreadsheet evaluate the cell (OWASP "CSV
 # injection", CWE-1236): prefixing a quote keeps it text.
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+class _CellSearch:
+    """One run of ``CsvIndex.find``."""
+
+    def __init__(
+        self,
+        index: CsvIndex,
+        needle: str,
+        case_sensitive: bool,
+        progress: Progress | None,
+        cancelled: Cancelled | None,
+    ) -> None:
+        self.index = index
+        self.fold = not case_sensitive
+        self.needle = needle.lower() if self.fold else needle
+        raw = needle.encode("utf-8")
+        self.key = raw.lower() if self.fold else raw
+        self.extra = len(raw) - 1
+        self.progress = progress
+        self.cancelled = cancelled
+
+    def _read(self, size: int, offset: int) -> bytes:
+        if self.cancelled is not None and self.cancelled():
+            raise BuildCancelledError
+        data = self.index.table.reader.read(size, offset)
+        return data.lower() if self.fold else data
+
+    def column(self, row: int) -> int | None:
+        """The first cell of data row ``row`` that holds the needle."""
+        found = self.index.rows(row, 1)
+        for column, cell in enumerate(found[0].cells if found else ()):
+            if self.needle in (cell.lower() if self.fold else cell):
+                return column
+        return None
+
+    def _row_of(self, offset: int) -> int:
+        return self.index.record_at_offset(offset) - self.index._first_record
+
+    def bytes_forward(self, row: int) -> tuple[int, int] | None:
+        index = self.index
+        size = index.table.reader.size
+        row = max(row, 0)
+        while row < index.row_count:
+            position = index.offset_of_record(row + index._first_record)
+            hit = -1
+            while hit < 0 and position < size:
+                hay = self._read(BLOCK_BYTES + self.extra, position)
+                used = min(len(hay), BLOCK_BYTES)
+                at = hay.find(self.key, 0, used + self.extra)
+                hit = position + at if at >= 0 else -1
+                position += used
+                if self.progress is not None:
+                    self.progress(position, size)
+            if hit < 0:
+                return None
+            found = max(self._row_of(hit), row)
+            column = self.column(found)
+            if column is not None:
+                return found, column
+            row = found + 1  # the bytes matched across cells, or in the header
+        return None
+
+    def bytes_backward(self, row: int) -> tuple[int, int] | None:
+        index = self.index
+        start = index.table.data_start
+        size = index.table.reader.size
+        row = min(row, index.row_count)
+        while row > 0:
+            end = index.offset_of_record(row + index._first_record)
+            hit = -1
+            while hit < 0 and end > start:
+                begin = max(start, end - BLOCK_BYTES)
+                hay = self._read(end - begin + self.extra, begin)
+                at = hay.rfind(self.key, 0, end - begin + self.extra)
+                hit = begin + at if 0 <= at < end - begin else -1
+                end = begin
+                if self.progress is not None:
+                    self.progress(size - end, size)
+            if hit < 0:
+                return None
+            found = min(self._row_of(hit), row - 1)
+            if found < 0:
+                return None
+            column = self.column(found)
+            if column is not None:
+                return found, column
+            row = found
+        return None
+
+    def by_rows(self, row: int, backward: bool) -> tuple[int, int] | None:
+        index, step = self.index, 1024
+        count = index.row_count
+        if backward:
+            last = min(row, count)
+            while last > 0:
+                first = max(0, last - step)
+                block = self._rows(first, last - first)
+                for offset in range(len(block) - 1, -1, -1):
+                    column = self._cell_in(block[offset])
+                    if column is not None:
+                        return first + offset, column
+                last = first
+            return None
+        first = max(row, 0)
+        while first < count:
+            block = self._rows(first, step)
+            for offset, found in enumerate(block):
+                column = self._cell_in(found)
+                if column is not None:
+                    return first + offset, column
+            first += step
+            if self.progress is not None:
+                self.progress(min(first, count), count)
+        return None
+
+    def _rows(self, first: int, count: int) -> list[Row]:
+        if self.cancelled is not None and self.cancelled():
+            raise BuildCancelledError
+        return self.index.rows(first, count)
+
+    def _cell_in(self, row: Row) -> int | None:
+        for column, cell in enumerate(row.cells):
+            if self.needle in (cell.lower() if self.fold else cell):
+                return column
+        return None
 
 
 def _tsv_cell(cell: str) -> str:

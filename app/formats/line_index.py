@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import re
 from array import array
+from collections.abc import Iterator
 
 from app.core.safeio import VerifiedFile
 from app.formats.encoding import (
@@ -93,21 +94,30 @@ class LineIndex:
         start = min(len(encoding.bom), reader.size)
         checkpoints = array("Q")
         terminator: str | None = None
+        ends = b""
         total = 0
         offset = start
         while offset < reader.size:
             if cancelled is not None and cancelled():
                 raise BuildCancelledError
-            block = reader.read(BLOCK_BYTES + encoding.unit, offset)
-            lookahead, block = block[BLOCK_BYTES:], block[:BLOCK_BYTES]
+            data = reader.read(BLOCK_BYTES + encoding.unit, offset)
+            used = min(len(data), BLOCK_BYTES)
             if terminator is None:
-                terminator = _terminator(block, encoding, lookahead)
-            for part in range(0, len(block), CHECKPOINT_BYTES):
-                checkpoints.append(total)
-                if terminator is not None:
-                    end = part + CHECKPOINT_BYTES
-                    total += count_char(block, encoding, terminator, part, end)
-            offset += len(block)
+                terminator = _terminator(data[:used], encoding, data[used:])
+                ends = encoding.char_bytes(terminator) if terminator else b""
+            if encoding.unit == 1 and ends:
+                # One C-level count per checkpoint on the block as read, no copy.
+                for part in range(0, used, CHECKPOINT_BYTES):
+                    checkpoints.append(total)
+                    total += data.count(ends, part, min(part + CHECKPOINT_BYTES, used))
+            else:
+                block = data[:used]
+                for part in range(0, used, CHECKPOINT_BYTES):
+                    checkpoints.append(total)
+                    if terminator is not None:
+                        end = part + CHECKPOINT_BYTES
+                        total += count_char(block, encoding, terminator, part, end)
+            offset += used
             if progress is not None:
                 progress(offset, reader.size)
         terminator = terminator or "\n"
@@ -214,15 +224,164 @@ class LineIndex:
         searched in 1 MiB blocks cut at line ends; a match that straddles a block
         cut inside a very long line is found through a carried overlap. A needle
         cannot span lines: one with a line end raises ``ValueError``.
+
+        An ASCII needle in a UTF-8 file is searched in the raw bytes, folding
+        only ASCII letters when not case sensitive, with nothing decoded; any
+        other needle or encoding is matched on decoded text, which is slower.
         """
-        if not needle or "\n" in needle or "\r" in needle:
-            raise ValueError("Search for text within one line.")
-        flags = 0 if case_sensitive else re.IGNORECASE
-        pattern = re.compile(re.escape(needle), flags)
-        search = _Search(self, pattern, len(needle) - 1, progress, cancelled)
+        search = self._search(needle, case_sensitive, progress, cancelled)
         if backward:
             return search.backward((start_line, start_column))
         return search.forward((start_line, start_column))
+
+    def count(
+        self,
+        needle: str,
+        *,
+        case_sensitive: bool = False,
+        progress: Progress | None = None,
+        cancelled: Cancelled | None = None,
+    ) -> int:
+        """How many matches the whole file holds, counted as ``find`` finds them.
+
+        Matches do not overlap and never span lines, as with ``grep -o``.
+        ``BuildCancelledError`` if cancelled; ``ValueError`` like ``find``.
+        """
+        return self._search(needle, case_sensitive, progress, cancelled).count()
+
+    def _search(
+        self,
+        needle: str,
+        case_sensitive: bool,
+        progress: Progress | None,
+        cancelled: Cancelled | None,
+    ) -> _Search | _ByteSearch:
+        if not needle or "\n" in needle or "\r" in needle:
+            raise ValueError("Search for text within one line.")
+        if self.encoding.unit == 1 and needle.isascii():
+            raw = needle.encode("ascii")
+            return _ByteSearch(self, raw, case_sensitive, progress, cancelled)
+        flags = 0 if case_sensitive else re.IGNORECASE
+        pattern = re.compile(re.escape(needle), flags)
+        return _Search(self, pattern, len(needle) - 1, progress, cancelled)
+
+
+class _ByteSearch:
+    """``LineIndex.find`` and ``count`` for an ASCII needle in a UTF-8 file.
+
+    Blocks are searched as read, with ``bytes.find`` or ``bytes.count`` (on
+    ``bytes.lower()`` of the block to ignore case), all in C: a match starts at
+    an ASCII byte, so no character is ever cut and nothing needs decoding
+    until a match's column is asked for.
+    """
+
+    def __init__(
+        self,
+        index: LineIndex,
+        needle: bytes,
+        case_sensitive: bool,
+        progress: Progress | None,
+        cancelled: Cancelled | None,
+    ) -> None:
+        self.index = index
+        self.fold = not case_sensitive
+        self.needle = needle.lower() if self.fold else needle
+        self.extra = len(needle) - 1
+        self.term = index.encoding.char_bytes(index.terminator)
+        self.progress = progress
+        self.cancelled = cancelled
+
+    def _read(self, start: int, size: int) -> tuple[bytes, bytes]:
+        if self.cancelled is not None and self.cancelled():
+            raise BuildCancelledError
+        data = self.index.reader.read(size, start)
+        return data, data.lower() if self.fold else data
+
+    def _blocks(self, start: int) -> Iterator[tuple[int, bytes, bytes, int]]:
+        """(offset, bytes, bytes to search, used) from ``start`` to the end.
+
+        A block ends after its last line end; in a line longer than a block, at
+        a character boundary, and the ``extra`` bytes read past it let a match
+        that starts in the block end in the next one.
+        """
+        size = self.index.reader.size
+        offset = start
+        while offset < size:
+            data, hay = self._read(offset, BLOCK_BYTES + self.extra + 3)
+            if not data:
+                return
+            used = len(data)
+            if offset + used < size or used > BLOCK_BYTES:
+                cut = data.rfind(self.term, 0, BLOCK_BYTES) + len(self.term)
+                if cut <= 0 or cut > BLOCK_BYTES:
+                    # Only the last few bytes decide where a character ends.
+                    tail = data[BLOCK_BYTES - 8 : BLOCK_BYTES]
+                    cut = BLOCK_BYTES - 8 + char_boundary(tail, self.index.encoding)
+                used = cut
+            yield offset, data, hay, used
+            offset += used
+            if self.progress is not None:
+                self.progress(offset, size)
+
+    def _position(
+        self, data: bytes, at: int, base: int, line: int | None
+    ) -> tuple[int, int]:
+        """(line, column) of ``data[at]``; ``data`` starts at ``base``.
+
+        ``line`` is the line ``base`` lies on, or ``None`` to look it up.
+        """
+        encoding = self.index.encoding
+        begin = data.rfind(self.term, 0, at) + len(self.term)
+        if begin > 0:  # the line starts inside the block
+            if line is None:
+                line = self.index.line_at_offset(base + begin)
+            else:
+                line += data.count(self.term, 0, at)
+            return line, len(decode(data[begin:at], encoding)[0])
+        if line is None:
+            line = self.index.line_at_offset(base)
+        lead = len(decode(data[:at], encoding)[0])
+        return line, self.index.column_at(base) + lead
+
+    def forward(self, after: tuple[int, int]) -> tuple[int, int] | None:
+        start = self.index.offset_of_line(after[0])
+        for offset, data, hay, used in self._blocks(start):
+            end = used + self.extra
+            at = hay.find(self.needle, 0, end)
+            while at != -1:
+                # Lines are counted only at a match, through the index's checkpoints.
+                found = self._position(data, at, offset, None)
+                if found >= after:
+                    return found
+                at = hay.find(self.needle, at + 1, end)
+        return None
+
+    def backward(self, before: tuple[int, int]) -> tuple[int, int] | None:
+        index = self.index
+        end = index.offset_of_line(before[0] + 1)
+        while end > index._start:
+            start = max(index._start, end - BLOCK_BYTES)
+            data, hay = self._read(start, end - start + self.extra)
+            skip = char_start(data, index.encoding) if start > index._start else 0
+            start += skip
+            data, hay = data[skip:], hay[skip:]
+            line = index.line_at_offset(start)
+            at = hay.rfind(self.needle, 0, end - start + self.extra)
+            while at != -1:
+                found = self._position(data, at, start, line)
+                if found < before:
+                    return found
+                at = hay.rfind(self.needle, 0, at + self.extra)
+            end = start
+            if self.progress is not None:
+                self.progress(index.reader.size - end, index.reader.size)
+        return None
+
+    def count(self) -> int:
+        total = 0
+        for _, _, hay, used in self._blocks(self.index._start):
+            total += hay.count(self.needle, 0, used + self.extra)
+        return total
 
 
 class _Search:
@@ -287,6 +446,23 @@ class _Search:
             if self.progress is not None:
                 self.progress(position, index.reader.size)
         return None
+
+    def count(self) -> int:
+        index = self.index
+        position, carry, total = index._start, "", 0
+        while position < index.reader.size:
+            used, own = self._block(position, BLOCK_BYTES)
+            if used == 0:
+                break
+            text = carry + own
+            total += sum(1 for _ in self.pattern.finditer(text))
+            # Shorter than the needle: no match lies wholly in it, none counts twice.
+            tail = text[max(0, len(text) - self.overlap) :] if self.overlap else ""
+            carry = tail[tail.rfind(index.terminator) + 1 :]
+            position += used
+            if self.progress is not None:
+                self.progress(position, index.reader.size)
+        return total
 
     def backward(self, before: tuple[int, int]) -> tuple[int, int] | None:
         index, encoding = self.index, self.index.encoding

@@ -19,7 +19,14 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QModelRoleData,
+    QModelRoleDataSpan,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QColor, QPalette
 
 from app.formats.csv_index import Row
@@ -83,6 +90,8 @@ class CsvTableModel(QAbstractTableModel):
         self._blocks: OrderedDict[int, list[Row]] = OrderedDict()
         # Display text per file row, for the rows of the cached blocks (or head).
         self._shown: dict[int, tuple[str, ...]] = {}
+        # And how the row itself looks: its tint and its number in the header.
+        self._looks: dict[int, tuple[QColor | None, str]] = {}
         self._order: list[int] | None = None
         self._broken = False
         self.on_error: Callable[[Exception], None] | None = None
@@ -100,6 +109,7 @@ class CsvTableModel(QAbstractTableModel):
         self._fetcher = fetcher
         self._blocks.clear()
         self._shown.clear()
+        self._looks.clear()
         if count >= self._count:
             if count > self._count:
                 self.beginInsertRows(QModelIndex(), self._count, count - 1)
@@ -130,6 +140,10 @@ class CsvTableModel(QAbstractTableModel):
         """The data row number (0-based, in the file) shown at table row ``row``."""
         return self._order[row] if self._order is not None else row
 
+    def view_row(self, file_row: int) -> int:
+        """The table row that shows data row ``file_row``; undoes ``file_row``."""
+        return self._order.index(file_row) if self._order is not None else file_row
+
     def row_at(self, row: int) -> Row | None:
         number = self.file_row(row)
         if self._fetcher is None:
@@ -152,6 +166,7 @@ class CsvTableModel(QAbstractTableModel):
                 dropped, rows = self._blocks.popitem(last=False)
                 for gone in range(dropped * BLOCK, dropped * BLOCK + len(rows)):
                     self._shown.pop(gone, None)
+                    self._looks.pop(gone, None)
         else:
             self._blocks.move_to_end(block_number)
         offset = number - block_number * BLOCK
@@ -188,11 +203,47 @@ class CsvTableModel(QAbstractTableModel):
         if row is None:
             return None
         if role == _BACKGROUND:
-            return self._ragged_tint if row.ragged or row.truncated else None
+            return self._look(number, row)[0]
         text = self._full_text(row, index.column())
         if role == FULL_TEXT_ROLE:
             return text
         return self._tooltip(row, text)
+
+    def multiData(
+        self,
+        index: _Index,
+        roleDataSpan: QModelRoleDataSpan | QModelRoleData,  # noqa: N803
+    ) -> None:
+        """Every role a cell is painted with, in one call rather than one per role.
+
+        The view's delegate asks for seven roles or so per cell; the default
+        implementation would call ``data`` once for each, crossing into Python
+        each time. Roles the model does not serve stay unset.
+        """
+        if isinstance(roleDataSpan, QModelRoleData):
+            items: Any = (roleDataSpan,)
+        else:
+            # The binding indexes a span, though its stubs do not say so.
+            span: Any = roleDataSpan
+            items = (span[slot] for slot in range(span.size()))
+        self.clock.last = time.monotonic()
+        if not index.isValid():
+            return
+        number = index.row()
+        file_row = self.file_row(number)
+        shown = self._shown.get(file_row)
+        if shown is None:
+            shown = self._display_row(number)
+        look = self._looks.get(file_row)
+        for item in items:
+            role = item.role()
+            if role == _DISPLAY and shown is not None:
+                column = index.column()
+                item.setData(shown[column] if column < len(shown) else "")
+            elif role == _BACKGROUND and look is not None:
+                item.setData(look[0])
+            elif role in _SERVED:
+                item.setData(self.data(index, role))
 
     def _full_text(self, row: Row, column: int) -> str:
         text = row.cells[column] if column < len(row.cells) else ""
@@ -212,7 +263,22 @@ class CsvTableModel(QAbstractTableModel):
             for column in range(self._columns)
         )
         self._shown[self.file_row(number)] = shown
+        self._look(number, row)
         return shown
+
+    def _look(self, number: int, row: Row) -> tuple[QColor | None, str]:
+        """Tint and header label of table row ``number``, kept with its text."""
+        file_row = self.file_row(number)
+        look = self._looks.get(file_row)
+        if look is None:
+            flagged = row.ragged or row.truncated
+            label = f"{file_row + 1:,}"
+            look = (
+                self._ragged_tint if flagged else None,
+                f"\u26a0 {label}" if row.ragged else label,
+            )
+            self._looks[file_row] = look
+        return look
 
     def _tooltip(self, row: Row, text: str) -> str | None:
         notes = []
@@ -244,10 +310,15 @@ class CsvTableModel(QAbstractTableModel):
                     return display_cell(self._header[section]) or f"({section + 1})"
                 return f"Column {section + 1}"
             return None
+        if role == _DISPLAY and section < self._count:
+            look = self._looks.get(self.file_row(section))
+            if look is not None:
+                return look[1]
         row = self.row_at(section) if section < self._count else None
         if role == _DISPLAY:
-            number = f"{self.file_row(section) + 1:,}"
-            return f"\u26a0 {number}" if row is not None and row.ragged else number
+            if row is not None:
+                return self._look(section, row)[1]
+            return f"{self.file_row(section) + 1:,}"
         if row is not None and row.ragged:
             return plain_tooltip("This row's cell count differs; it was padded.")
         return None

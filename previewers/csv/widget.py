@@ -46,7 +46,7 @@ from previewers.context import STANDALONE, PreviewContext
 from previewers.csv.model import FULL_TEXT_ROLE, CsvTableModel, UseClock
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
-from previewers.widgets import notice_label, plain_tooltip
+from previewers.widgets import FindBarWidget, notice_label, plain_tooltip
 
 HEAD_ROWS = 200
 _PROGRESS_MS = 100
@@ -71,6 +71,13 @@ class IndexOutcome:
 
     index: CsvIndex | None
     problem: str = ""
+
+
+@dataclass(frozen=True)
+class FindOutcome:
+    needle: str
+    found: tuple[int, int] | None
+    error: str
 
 
 @dataclass(frozen=True)
@@ -139,8 +146,16 @@ class CsvPreviewWidget(PreviewWidget):
         self.status.setAccessibleName("Table status")
         self.status.setContentsMargins(8, 3, 8, 3)
         self.status.setText("Reading…")
+        self.find_bar = FindBarWidget(container)
+        self.find_bar.hide()
+        self.find_bar.searchRequested.connect(self._on_find_bar_search_requested)
+        self.find_bar.cancelRequested.connect(self._on_find_bar_cancel_requested)
+        self.find_bar.closeRequested.connect(self._on_find_bar_close_requested)
+        self._search: threading.Event | None = None
+        self._find_progress = 0.0  # written by the find worker, read by a timer
         layout.addWidget(self.notice)
         layout.addWidget(self.view, 1)
+        layout.addWidget(self.find_bar)
         layout.addWidget(self.status)
         self.set_content(container)
         copy = QShortcut(QKeySequence(QKeySequence.StandardKey.Copy), self.view)
@@ -149,6 +164,9 @@ class CsvPreviewWidget(PreviewWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(_PROGRESS_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
+        self._find_timer = QTimer(self)
+        self._find_timer.setInterval(_PROGRESS_MS)
+        self._find_timer.timeout.connect(self._on_find_timer_timeout)
         name, path = source.name, source.path
 
         def head_job(file: VerifiedFile, cancelled: threading.Event) -> CsvHead | str:
@@ -343,7 +361,115 @@ class CsvPreviewWidget(PreviewWidget):
 
     def release(self) -> None:
         self._timer.stop()
+        self._find_timer.stop()
+        if self._search is not None:
+            self._search.set()
         super().release()
+
+    # -- find ----------------------------------------------------------------------
+
+    def focus_find(self) -> None:
+        self.find_bar.show()
+        self.find_bar.field.setFocus()
+        self.find_bar.field.selectAll()
+
+    def find_status(self) -> str:
+        return self.find_bar.status.text()
+
+    def find_next(self, text: str, backward: bool = False) -> bool:
+        """Select the next cell holding ``text``; the search runs on the pool."""
+        if not text:
+            self.find_bar.status.clear()
+            return False
+        index, model = self.index, self.model
+        if index is None or model is None:
+            self.find_bar.status.setText("Find starts when the row index is ready.")
+            return False
+        if self._search is not None:
+            self._search.set()
+        stop = self._search = threading.Event()
+        current = self.view.currentIndex()
+        start = model.file_row(current.row()) if current.isValid() else -1
+        start = start if backward else start + 1
+        self._find_progress = 0.0
+        self.find_bar.status.setText("Searching…")
+        self.find_bar.set_busy(True)
+        self._find_timer.start()
+
+        def progress(done: int, total: int) -> None:
+            self._find_progress = done / total if total else 1.0
+
+        def job(file: VerifiedFile, cancelled: threading.Event) -> FindOutcome:
+            def is_stopped() -> bool:
+                return stop.is_set() or cancelled.is_set()
+
+            try:
+                found = index.find(
+                    text,
+                    max(start, 0),
+                    backward=backward,
+                    progress=progress,
+                    cancelled=is_stopped,
+                )
+                if found is None and start > 0:  # wrap round once
+                    origin = index.row_count if backward else 0
+                    found = index.find(
+                        text, origin, backward=backward, cancelled=is_stopped
+                    )
+            except BuildCancelledError:
+                return FindOutcome(text, None, "cancelled")
+            except (FenceBrokenError, ValueError) as error:
+                return FindOutcome(text, None, str(error))
+            return FindOutcome(text, found, "")
+
+        def finished(outcome: FindOutcome) -> None:
+            self._on_find_finished(stop, outcome)
+
+        self.run_in_background(job, finished)
+        return False
+
+    def _on_find_finished(self, stop: threading.Event, outcome: FindOutcome) -> None:
+        if stop is not self._search or self.model is None:
+            return
+        self._search = None
+        self._find_timer.stop()
+        self.find_bar.set_busy(False)
+        if outcome.error:
+            self.find_bar.status.setText(outcome.error)
+        elif outcome.found is None:
+            self.find_bar.status.setText("No matches")
+        else:
+            file_row, column = outcome.found
+            row = self.model.view_row(file_row)
+            target = self.model.index(row, column)
+            self.view.setCurrentIndex(target)
+            self.view.scrollTo(target)
+            self.find_bar.status.setText(f"Row {file_row + 1:,}, column {column + 1}")
+
+    @Slot()
+    def _on_find_timer_timeout(self) -> None:
+        if self._search is None:
+            self._find_timer.stop()
+        else:
+            self.find_bar.status.setText(f"Searching… {self._find_progress:.0%}")
+
+    @Slot(str, bool)
+    def _on_find_bar_search_requested(self, text: str, backward: bool) -> None:
+        self.find_next(text, backward)
+
+    @Slot()
+    def _on_find_bar_cancel_requested(self) -> None:
+        if self._search is not None:
+            self._search.set()
+            self._search = None
+            self.find_bar.status.setText("Find cancelled")
+        self.find_bar.set_busy(False)
+
+    @Slot()
+    def _on_find_bar_close_requested(self) -> None:
+        self._on_find_bar_cancel_requested()
+        self.find_bar.hide()
+        self.view.setFocus()
 
     def cell(self, row: int, column: int) -> str:
         assert self.model is not None

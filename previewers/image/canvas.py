@@ -51,9 +51,15 @@ class ImageCanvasView(QGraphicsView):
 
     Signals:
         zoomChanged(float): screen pixels per image pixel, after any change.
+        moved(): the view scrolled over the image.
+
+    Zoomed far into a large image, a sharp ``detail`` of just the part on
+    screen lies over the coarser whole-image pixmap.
     """
 
     zoomChanged = Signal(float)
+    moved = Signal()
+    """The shown part of the image moved (scrolled or dragged)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -61,6 +67,11 @@ class ImageCanvasView(QGraphicsView):
         self._item = QGraphicsPixmapItem()
         self._item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self.scene().addItem(self._item)
+        self._detail = QGraphicsPixmapItem()
+        self._detail.setZValue(1)
+        self._detail.hide()
+        self._detail_rect = QRect()
+        self.scene().addItem(self._detail)
         self._full = QSize()
         self._fit = True
         self._checker = _checker_brush()
@@ -73,6 +84,8 @@ class ImageCanvasView(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAccessibleName("Image")
         self.viewport().grabGesture(Qt.GestureType.PinchGesture)
+        self.horizontalScrollBar().valueChanged.connect(self.moved)
+        self.verticalScrollBar().valueChanged.connect(self.moved)
 
     # -- content -------------------------------------------------------------------
 
@@ -91,16 +104,47 @@ class ImageCanvasView(QGraphicsView):
         self._item.setPixmap(pixmap)
         if pixmap.width() > 0 and self._full.width() > 0:
             self._item.setScale(self._full.width() / pixmap.width())
-        # Enlarged past the pixels it has, an image shows its pixels, not a blur.
-        smooth = self.zoom() * self._item.scale() <= 1.0
-        self._item.setTransformationMode(
-            Qt.TransformationMode.SmoothTransformation
-            if smooth
-            else Qt.TransformationMode.FastTransformation
-        )
+        self._update_smoothing()
 
     def pixmap(self) -> QPixmap:
         return self._item.pixmap()
+
+    def set_detail(self, pixmap: QPixmap, rect: QRect) -> None:
+        """Lay ``pixmap`` over ``rect`` (full-size image pixels) of the image."""
+        if pixmap.isNull() or rect.isEmpty():
+            self.clear_detail()
+            return
+        self._detail.setPixmap(pixmap)
+        self._detail.setPos(rect.topLeft())
+        self._detail.setScale(rect.width() / pixmap.width())
+        self._detail_rect = QRect(rect)
+        self._detail.show()
+        self._update_smoothing()
+
+    def clear_detail(self) -> None:
+        self._detail.hide()
+        self._detail.setPixmap(QPixmap())
+        self._detail_rect = QRect()
+
+    def detail(self) -> tuple[QPixmap, QRect]:
+        """The detail shown now and the part of the image it covers."""
+        return self._detail.pixmap(), QRect(self._detail_rect)
+
+    def visible_image_rect(self) -> QRect:
+        """The part of the image on screen, in full-size image pixels."""
+        shown = self.mapToScene(self.viewport().rect()).boundingRect()
+        whole = QRectF(0, 0, self._full.width(), self._full.height())
+        return shown.intersected(whole).toAlignedRect().intersected(whole.toRect())
+
+    def _update_smoothing(self) -> None:
+        for item in (self._item, self._detail):
+            # Enlarged past the pixels it has, an image shows its pixels, not a blur.
+            smooth = self.zoom() * item.scale() <= 1.0
+            item.setTransformationMode(
+                Qt.TransformationMode.SmoothTransformation
+                if smooth
+                else Qt.TransformationMode.FastTransformation
+            )
 
     # -- zoom ----------------------------------------------------------------------
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt, QTimer
-from PySide6.QtGui import QImage, QMovie, QPalette, QPixmap
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QImage, QImageReader, QMovie, QPalette, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from app.core.safeio import VerifiedFile
 from app.core.sizes import human_size
 from app.formats.image_facts import (
     DecodedImage,
+    ImageDataError,
     ImageFacts,
     ImageFormat,
     ReadAtStream,
@@ -32,6 +33,41 @@ DECODE_FLOOR = 1280
 tab that grows a little need not decode again."""
 
 _REDECODE_DELAY_MS = 150
+DETAIL_PIXELS = 16 * 1024 * 1024
+"""Past this many pixels for the whole image at the current zoom, only the
+part on screen is decoded, at that zoom (a ``detail``), over the whole image
+kept at the size it had."""
+_DETAIL_MARGIN = 0.25
+"""The detail reaches this share of the screen past each edge, so a small
+pan needs no new decode."""
+
+
+@dataclass(frozen=True)
+class _Region:
+    image: QImage
+    rect: QRect
+    generation: int
+
+
+def decode_region(data: bytes, fmt: ImageFormat, rect: QRect, size: QSize) -> QImage:
+    """The ``rect`` (full-size pixels) of an image, decoded at ``size``.
+
+    ``QImageReader`` applies the clip before the scaling. JPEG clips and scales
+    while decoding (libjpeg), so no pixel outside ``rect`` is ever kept; other
+    formats are decoded whole by the reader, then cut.
+    """
+    buffer = QBuffer()
+    buffer.setData(QByteArray(data))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer, QByteArray(fmt.decoder))
+    reader.setAutoTransform(False)
+    reader.setClipRect(rect)
+    reader.setScaledSize(size)
+    image = reader.read()
+    buffer.close()
+    if image.isNull():
+        raise ImageDataError(f"The {fmt.label} data is damaged or truncated")
+    return image
 
 
 @dataclass(frozen=True)
@@ -91,6 +127,7 @@ class ImagePreviewWidget(PreviewWidget):
         self._decoded_width = 0
         self._generation = 0
         self._decoding = False
+        self._detail_failed = False
         self._movie: QMovie | None = None
         self._movie_buffer: QBuffer | None = None
         self.set_content(self._build())
@@ -130,6 +167,7 @@ class ImagePreviewWidget(PreviewWidget):
         layout.addWidget(strip)
         self.view = ImageCanvasView(box)
         self.view.zoomChanged.connect(self._on_view_zoom_changed)
+        self.view.moved.connect(self._on_view_moved)
         layout.addWidget(self.view, 1)
         return box
 
@@ -229,9 +267,47 @@ class ImagePreviewWidget(PreviewWidget):
         self.mark_loaded()
         self._schedule_redecode()
 
+    def _wants_detail(self) -> bool:
+        """Whether the current zoom needs more pixels than a whole decode may hold."""
+        facts = self._facts
+        if facts is None or facts.animated or facts.orientation != 1:
+            return False  # a turned image is clipped in stored pixels: not done
+        if self._detail_failed:
+            return False
+        needed = self.view.needed_size()
+        return needed.width() * needed.height() > DETAIL_PIXELS
+
+    def _detail_target(self) -> tuple[QRect, QSize]:
+        """The part of the image to decode as a detail now, and its decoded size."""
+        shown = self.view.visible_image_rect()
+        margin_x = round(shown.width() * _DETAIL_MARGIN)
+        margin_y = round(shown.height() * _DETAIL_MARGIN)
+        full = self.view.image_size()
+        rect = shown.adjusted(-margin_x, -margin_y, margin_x, margin_y).intersected(
+            QRect(0, 0, full.width(), full.height())
+        )
+        ratio = min(1.0, self.view.devicePixelRatioF() * self.view.zoom())
+        size = QSize(
+            max(1, round(rect.width() * ratio)), max(1, round(rect.height() * ratio))
+        )
+        return rect, size
+
+    def _detail_is_current(self) -> bool:
+        """Whether the detail shown covers the screen, sharp at this zoom."""
+        pixmap, rect = self.view.detail()
+        if pixmap.isNull() or not rect.contains(self.view.visible_image_rect()):
+            return False
+        wanted = min(1.0, self.view.devicePixelRatioF() * self.view.zoom())
+        return pixmap.width() / rect.width() >= wanted * 0.95
+
     def _schedule_redecode(self) -> None:
         if self._facts is None or self._facts.animated or not self.is_loaded():
             return
+        if self._wants_detail():
+            if not self._detail_is_current():
+                self._redecode_timer.start()
+            return
+        self.view.clear_detail()
         full_width = self._facts.display_size[0]
         if self._decoded_width < full_width and (
             self.view.needed_size().width() > self._decoded_width * 1.05
@@ -239,8 +315,42 @@ class ImagePreviewWidget(PreviewWidget):
             self._redecode_timer.start()
 
     def _on_redecode_timer_timeout(self) -> None:
-        if not self.is_released() and not self._decoding:
+        if self.is_released() or self._decoding:
+            return
+        if self._wants_detail():
+            self._start_region_decode()
+        else:
             self._start_decode()
+
+    def _start_region_decode(self) -> None:
+        self._generation += 1
+        self._decoding = True
+        generation, fmt, data = self._generation, self._format, self._data
+        rect, size = self._detail_target()
+
+        def job(file: VerifiedFile, cancelled: threading.Event) -> _Region:
+            raw = data if data is not None else file.read(-1, 0)
+            try:
+                image = decode_region(raw, fmt, rect, size)
+            except ImageDataError:  # the whole-image pixmap stays; no retry
+                image = QImage()
+            return _Region(image, rect, generation)
+
+        self.run_in_background(job, self._on_region_decoded)
+
+    def _on_region_decoded(self, result: _Region) -> None:
+        self._decoding = False
+        if result.generation != self._generation:
+            return
+        if result.image.isNull():
+            self._detail_failed = True
+            return
+        if self._wants_detail():
+            self.view.set_detail(QPixmap.fromImage(result.image), result.rect)
+        self._schedule_redecode()  # the view may have moved on meanwhile
+
+    def _on_view_moved(self) -> None:
+        self._schedule_redecode()
 
     def _on_animation_read(self, data: bytes) -> None:
         self._data = data

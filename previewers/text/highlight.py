@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from pygments.lexer import Lexer, RegexLexer  # type: ignore[import-untyped]
 from pygments.style import StyleMeta  # type: ignore[import-untyped]
@@ -125,9 +125,12 @@ def lexer_for_name(name: str) -> Lexer | None:
     return lexer
 
 
-@dataclass(frozen=True)
-class Span:
-    """A run of one token type in one line: ``start`` and ``length`` in chars."""
+class Span(NamedTuple):
+    """A run of one token type in one line: ``start`` and ``length`` in chars.
+
+    A named tuple: a window makes a thousand or more, and a tuple is built
+    several times faster than a frozen dataclass.
+    """
 
     start: int
     length: int
@@ -367,6 +370,8 @@ def _lex(
         # Lexers with their own loop (JSON, for one) take no state: each
         # window is lexed from its first line.
         tokens = lexer.get_tokens_unprocessed(text)
+    spans = found.spans
+    text_token, space_token = Token.Text, Token.Text.Whitespace
     want = 1  # the next line whose first token has not been seen
     index = 0
     line_state: State | None = state
@@ -391,9 +396,13 @@ def _lex(
                 found.long_tokens.append((number, first_line + last))
                 if not found.checkpoints or found.checkpoints[-1][0] != number:
                     found.checkpoints.append((number, line_state))
-        if token is Token.Text or token is Token.Text.Whitespace:
+        if token is text_token or token is space_token:
             continue
-        _add_span(found.spans, starts, index, skip, offset, token, value, last_end)
+        if "\n" not in value and index >= skip:
+            # Most tokens lie within one line: no split needed.
+            spans[index - skip].append(Span(offset - starts[index], len(value), token))
+        else:
+            _add_span(spans, starts, index, skip, offset, token, value, last_end)
     return found
 
 

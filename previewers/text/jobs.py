@@ -39,6 +39,13 @@ class SearchOutcome:
     error: str
 
 
+@dataclass(frozen=True)
+class CountOutcome:
+    needle: str
+    count: int | None
+    error: str
+
+
 class Progress:
     """Written by one worker, read by a GUI timer; a float store is atomic."""
 

@@ -30,6 +30,7 @@ from app.formats.text_pages import BuildCancelledError, FenceBrokenError, Page
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 from previewers.text.jobs import (
+    CountOutcome,
     FirstPage,
     IndexOutcome,
     Progress,
@@ -92,8 +93,11 @@ class CodePreviewWidget(PreviewWidget):
         self._needle = ""
         self._pending_find: tuple[str, bool] | None = None
         self._search: threading.Event | None = None
+        self._count: threading.Event | None = None
+        self._counted: tuple[str, int] | None = None
         self._index_progress = Progress()
         self._search_progress = Progress()
+        self._count_progress = Progress()
         self._base_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self._facts = ""
         self.scan_done = False
@@ -112,6 +116,7 @@ class CodePreviewWidget(PreviewWidget):
         self.find_bar.hide()
         self.find_bar.searchRequested.connect(self._on_find_bar_search_requested)
         self.find_bar.closeRequested.connect(self._on_find_bar_close_requested)
+        self.find_bar.cancelRequested.connect(self._on_find_bar_cancel_requested)
         self.find_bar.field.textChanged.connect(self._on_find_field_text_changed)
         self.go_bar = GoToLineBarWidget(container)
         self.go_bar.hide()
@@ -326,6 +331,10 @@ class CodePreviewWidget(PreviewWidget):
     def find_status(self) -> str:
         return self.find_bar.status.text()
 
+    def match_count_text(self) -> str:
+        """What the find bar says of the match count in a paged file ('' if none)."""
+        return self.find_bar.count.text() if self.find_bar.count.isVisible() else ""
+
     def text(self) -> str:
         """The whole text (whole-file view) or the lines on screen (paged view)."""
         if self.code_view is not None:
@@ -418,8 +427,7 @@ class CodePreviewWidget(PreviewWidget):
 
     def release(self) -> None:
         self._timer.stop()
-        if self._search is not None:
-            self._search.set()
+        self._stop_paged_jobs()
         super().release()
 
     # -- internals ---------------------------------------------------------------------
@@ -478,6 +486,9 @@ class CodePreviewWidget(PreviewWidget):
         progress.share = 0.0
         self._timer.start()
         self.find_bar.status.setText("Searching…")
+        self.find_bar.set_busy(True)
+        if self._counted is None or self._counted[0] != needle:
+            self._start_paged_count(index, needle)
 
         def job(file: VerifiedFile, cancelled: threading.Event) -> SearchOutcome:
             def is_stopped() -> bool:
@@ -510,12 +521,71 @@ class CodePreviewWidget(PreviewWidget):
 
         self.run_in_background(job, self._on_paged_search_finished)
 
+    def _start_paged_count(self, index: LineIndex, needle: str) -> None:
+        """Count the matches in the whole file on the pool; the view goes on."""
+        if self._count is not None:
+            self._count.set()
+        stop = self._count = threading.Event()
+        self._counted = None
+        progress = self._count_progress
+        progress.share = 0.0
+        self.find_bar.show_count("Counting… 0 %")
+
+        def job(file: VerifiedFile, cancelled: threading.Event) -> CountOutcome:
+            try:
+                count = index.count(
+                    needle,
+                    progress=progress.update,
+                    cancelled=lambda: stop.is_set() or cancelled.is_set(),
+                )
+            except BuildCancelledError:
+                return CountOutcome(needle, None, "cancelled")
+            except (FenceBrokenError, ValueError) as error:
+                return CountOutcome(needle, None, str(error))
+            return CountOutcome(needle, count, "")
+
+        def finished(outcome: CountOutcome) -> None:
+            self._on_paged_count_finished(stop, outcome)
+
+        self.run_in_background(job, finished)
+
+    def _on_paged_count_finished(
+        self, stop: threading.Event, outcome: CountOutcome
+    ) -> None:
+        if stop is not self._count:  # a later count or a cancel took its place
+            return
+        self._count = None
+        self.find_bar.set_busy(self._search is not None)
+        if outcome.count is None:  # cancelled, or the file changed
+            self.find_bar.show_count("")
+            return
+        self._counted = (outcome.needle, outcome.count)
+        count = outcome.count
+        self.find_bar.show_count(f"{count:,} match" + ("" if count == 1 else "es"))
+
+    def _stop_paged_jobs(self) -> None:
+        for running in (self._search, self._count):
+            if running is not None:
+                running.set()
+        self._search = self._count = None
+
+    @Slot()
+    def _on_find_bar_cancel_requested(self) -> None:
+        busy = self._search is not None or self._count is not None
+        self._stop_paged_jobs()
+        self._pending_find = None
+        self.find_bar.set_busy(False)
+        self.find_bar.show_count("")
+        if busy:
+            self.find_bar.status.setText("Find cancelled")
+
     @Slot(object)
     def _on_paged_search_finished(self, outcome: SearchOutcome) -> None:
         view = self.paged_view
         if outcome.error == "cancelled" or view is None:
             return
         self._search = None
+        self.find_bar.set_busy(self._count is not None)
         if outcome.error:
             self.find_bar.status.setText(outcome.error)
         elif outcome.found is None:
@@ -541,7 +611,10 @@ class CodePreviewWidget(PreviewWidget):
         if self._search is not None:
             share = int(self._search_progress.share * 100)
             self.find_bar.status.setText(f"Searching… {share} %")
-        elif self._index is not None:
+        if self._count is not None:
+            share = int(self._count_progress.share * 100)
+            self.find_bar.show_count(f"Counting… {share} %")
+        if self._search is None and self._count is None and self._index is not None:
             self._timer.stop()
 
     @Slot(str, bool)
@@ -560,8 +633,10 @@ class CodePreviewWidget(PreviewWidget):
 
     @Slot()
     def _on_find_bar_close_requested(self) -> None:
-        if self._search is not None:
-            self._search.set()
+        self._stop_paged_jobs()
+        self._counted = None
+        self.find_bar.set_busy(False)
+        self.find_bar.show_count("")
         self.find_bar.hide()
         if self.code_view is not None:
             self._needle = ""

@@ -194,3 +194,55 @@ def test_index_build_cancels_and_fence_stops_rows(quoted_rows):
         out.write("1,2,3,4\n")
     with pytest.raises(FenceBrokenError):
         index.rows(10, 5)
+
+
+def all_found(index, needle, limit=40, **kwargs):
+    found, row = [], 0
+    while len(found) < limit and (hit := index.find(needle, row, **kwargs)):
+        found.append(hit)
+        row = hit[0] + 1
+    return found
+
+
+def expected_cells(rows, needle, fold=True):
+    """(data row, first column holding the needle) by the csv module's rows."""
+    want = needle.lower() if fold else needle
+    found = []
+    for number, row in enumerate(rows[1:]):
+        for column, cell in enumerate(row):
+            if want in (cell.lower() if fold else cell):
+                found.append((number, column))
+                break
+    return found
+
+
+@pytest.mark.parametrize("needle", ["TWO\nLINES", "Name 117", "a, b", "ß", 'say ""hi'])
+def test_find_returns_the_cells_the_csv_module_reads(quoted_rows, needle):
+    path, rows = quoted_rows
+    rows = [*rows]
+    rows[5000][1] = "Straße"  # one non-ASCII cell, found by the slower path
+    write_rows(path, rows)
+    index = CsvIndex.build(table(path))
+    want = expected_cells(rows, needle)
+    assert want
+    assert all_found(index, needle) == want[:40]
+    last = want[-1]
+    assert index.find(needle, index.row_count, backward=True) == last
+    if len(want) > 1:
+        assert index.find(needle, last[0], backward=True) == want[-2]
+
+
+def test_find_case_and_header_and_bounds(quoted_rows):
+    path, _ = quoted_rows
+    index = CsvIndex.build(table(path))
+    assert index.find("NAME 7", 0, case_sensitive=True) is None
+    assert index.find("name 7", 0, case_sensitive=True) == (7, 1)
+    # "amount" is only in the header, which is not a data row.
+    assert index.find("amount") is None
+    assert index.find("amount", 12_000, backward=True) is None
+    assert index.find("name 11999", 11_999) == (11_999, 1)
+    assert index.find("name 0", 1, backward=True) == (0, 1)
+    with pytest.raises(ValueError):
+        index.find("")
+    with pytest.raises(BuildCancelledError):
+        index.find("nothing here", cancelled=lambda: True)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
+import subprocess
 
 import pytest
 
@@ -168,3 +171,82 @@ def test_a_file_that_grows_after_indexing_stops_reads(many_lines):
         index.lines(100, 10)
     with pytest.raises(FenceBrokenError):
         index.find("anything")
+
+
+def all_matches(index: LineIndex, needle: str, **kwargs) -> list[tuple[int, int]]:
+    found, at = [], (0, 0)
+    while (hit := index.find(needle, at[0], start_column=at[1], **kwargs)) is not None:
+        found.append(hit)
+        at = (hit[0], hit[1] + 1)
+    return found
+
+
+def grep_lines(path, needle: str, *flags: str) -> list[int]:
+    """0-based numbers of the lines ``grep -nF`` finds, in the C locale."""
+    done = subprocess.run(
+        ["grep", "-nF", *flags, "--", needle, str(path)],
+        capture_output=True,
+        check=False,
+        env={**os.environ, "LC_ALL": "C"},
+    )
+    return [int(line.split(b":", 1)[0]) - 1 for line in done.stdout.splitlines()]
+
+
+@pytest.mark.skipif(shutil.which("grep") is None, reason="needs grep")
+@pytest.mark.parametrize("case_sensitive", [False, True])
+def test_find_and_count_agree_with_grep(tmp_path, case_sensitive):
+    rng = random.Random(3)
+    words = ["Alpha", "alpha", "ALPHA", "béta", "x" * 200, "needl", "eedle"]
+    lines = [
+        " ".join(rng.choice(words) for _ in range(rng.randint(0, 30)))
+        for _ in range(12_000)
+    ]
+    for number in rng.sample(range(len(lines)), 150):
+        at = rng.randrange(len(lines[number]) + 1)
+        needle = rng.choice(["needle", "NeEdLe", "needleneedle"])
+        lines[number] = lines[number][:at] + needle + lines[number][at:]
+    path = tmp_path / "words.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert path.stat().st_size > 2 * BLOCK_BYTES
+    index = index_of(path)
+    flags = () if case_sensitive else ("-i",)
+    found = all_matches(index, "needle", case_sensitive=case_sensitive)
+    assert sorted({line for line, _ in found}) == grep_lines(path, "needle", *flags)
+    for line, column in found[:50]:
+        assert lines[line][column : column + 6].lower() == "needle"
+    expected = sum(
+        (line if case_sensitive else line.lower()).count("needle") for line in lines
+    )
+    assert index.count("needle", case_sensitive=case_sensitive) == expected
+    assert expected > 50
+
+
+def test_count_of_a_non_ascii_needle_folds_case_on_text(tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text("Béta béta BÉTA\nbeta\n" * 50_000, encoding="utf-8")
+    index = index_of(path)
+    assert index.count("béta") == 150_000
+    assert index.count("béta", case_sensitive=True) == 50_000
+    assert index.find("BÉTA", 1) == (2, 0)
+
+
+def test_count_catches_a_match_straddling_a_block_cut_in_a_long_line(tmp_path):
+    path = tmp_path / "long.txt"
+    head = b"x" * (BLOCK_BYTES - 3)
+    path.write_bytes(b"needle\n" + head + b"NEEDLE" + b"x" * 100 + b"\nneedle")
+    index = index_of(path)
+    assert index.count("needle") == 3
+    assert index.count("needle", case_sensitive=True) == 2
+    assert all_matches(index, "needle") == [(0, 0), (1, len(head)), (2, 0)]
+
+
+def test_count_reports_progress_and_can_be_cancelled(many_lines):
+    path, _ = many_lines
+    index = index_of(path)
+    seen: list[tuple[int, int]] = []
+    assert index.count("wörd", progress=lambda d, t: seen.append((d, t))) > 0
+    assert seen[-1][0] == seen[-1][1] == path.stat().st_size
+    with pytest.raises(BuildCancelledError):
+        index.count("word", cancelled=lambda: True)
+    with pytest.raises(ValueError):
+        index.count("a\rb")

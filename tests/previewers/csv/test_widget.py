@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelRoleData, Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
@@ -298,3 +298,78 @@ def test_display_text_is_made_once_per_row_and_other_roles_cost_nothing(
         Qt.ItemDataRole.DecorationRole,
     ):
         assert model.index(7, 0).data(role) is None
+
+
+def test_find_selects_the_next_cell_and_wraps(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = _open(qtbot, open_preview, _people(tmp_path, 3000))
+    preview.focus_find()
+    assert not preview.find_bar.isHidden()
+    preview.find_next("PERSON 2999")
+    qtbot.waitUntil(lambda: preview.find_status() == "Row 3,000, column 1")
+    current = preview.view.currentIndex()
+    assert (current.row(), current.column()) == (2999, 0)
+    preview.find_next("person 12")  # wraps to the first match from the top
+    qtbot.waitUntil(lambda: preview.find_status() == "Row 13, column 1")
+    preview.find_next("person 12")
+    qtbot.waitUntil(lambda: preview.find_status() == "Row 121, column 1")
+    preview.find_next("person 12", backward=True)
+    qtbot.waitUntil(lambda: preview.find_status() == "Row 13, column 1")
+    preview.find_next("no such cell")
+    qtbot.waitUntil(lambda: preview.find_status() == "No matches")
+
+
+def test_find_in_a_sorted_table_selects_the_row_where_it_is_shown(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = _open(qtbot, open_preview, _people(tmp_path, 6))
+    preview.view.horizontalHeader().sectionClicked.emit(1)
+    qtbot.waitUntil(lambda: "Sorting" not in preview.status_text())
+    preview.find_next("person 3")
+    qtbot.waitUntil(lambda: preview.find_status().startswith("Row 4,"))
+    assert preview.cell(preview.view.currentIndex().row(), 0) == "person 3"
+
+
+def test_a_painted_cell_asks_the_model_once_for_the_roles_it_serves(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b\n1,2\n3\n4,5,6\n")
+    preview = _open(qtbot, open_preview, path)
+    model = preview.model
+    assert model is not None
+    asked: list[int] = []
+    cells: list[tuple[int, int]] = []
+    data = csv_model.CsvTableModel.data
+    multi_data = csv_model.CsvTableModel.multiData
+
+    def counted(self: Any, index: Any, role: int = 0) -> Any:
+        asked.append(role)
+        return data(self, index, role)
+
+    def counted_cells(self: Any, index: Any, span: Any) -> None:
+        cells.append((index.row(), index.column()))
+        multi_data(self, index, span)
+
+    monkeypatch.setattr(csv_model.CsvTableModel, "data", counted)
+    monkeypatch.setattr(csv_model.CsvTableModel, "multiData", counted_cells)
+    preview.resize(500, 300)
+    preview.show()
+    qtbot.waitExposed(preview)
+    preview.view.viewport().grab()
+    # One call per painted cell; font, alignment, colours, check state...
+    # are never asked one by one.
+    assert (0, 0) in cells and (2, 1) in cells
+    assert set(asked) <= set(csv_model._SERVED)
+    assert int(Qt.ItemDataRole.DisplayRole) not in asked
+    # What one call sets is what ``data`` says role by role.
+    ragged = model.index(1, 0)
+    for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole):
+        item = QModelRoleData(int(role))
+        model.multiData(ragged, item)
+        assert item.data() == data(model, ragged, int(role)) is not None
+    assert model.headerData(1, Qt.Orientation.Vertical).startswith("\u26a0")

@@ -318,3 +318,53 @@ def test_a_png_claiming_no_pixels_fails_with_a_sentence(
     assert preview.message_text() == (
         "Could not load empty.png: The PNG header is damaged or truncated"
     )
+
+
+def gradient(width: int, height: int) -> Image.Image:
+    """Red changes across, green downwards: a colour tells a position."""
+    red = Image.linear_gradient("L").rotate(90)
+    green = Image.linear_gradient("L")
+    blue = Image.new("L", (256, 256), 90)
+    return Image.merge("RGB", (red, green, blue)).resize((width, height))
+
+
+def test_zooming_far_into_a_large_image_decodes_only_what_is_shown(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A smaller threshold stands for a huge image: 2400 x 1800 is over it.
+    monkeypatch.setattr(image_module, "DETAIL_PIXELS", 1_000_000)
+    whole_bounds: list[tuple[int, int] | None] = []
+    decode_scaled = image_module.decode_scaled
+
+    def spy(data: bytes, fmt: object, bound: tuple[int, int] | None = None) -> object:
+        whole_bounds.append(bound)
+        return decode_scaled(data, fmt, bound)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(image_module, "decode_scaled", spy)
+    source = gradient(2400, 1800)
+    path = save(tmp_path / "huge.jpg", source, "JPEG", quality=95)
+    preview = opened(qtbot, open_preview, path)
+    fit_width = preview.decoded_size().width()
+    preview.view.set_zoom(2.0)
+    preview.view.centerOn(1800, 450)  # right and up: a distinct colour there
+    qtbot.waitUntil(lambda: not preview.view.detail()[0].isNull(), timeout=10_000)
+    qtbot.wait(400)  # any further decode the move asked for
+    pixmap, rect = preview.view.detail()
+    shown = preview.view.visible_image_rect()
+    assert rect.contains(shown)
+    # The part on screen and a margin, at full resolution: a small share.
+    assert pixmap.width() == rect.width() and pixmap.height() == rect.height()
+    assert rect.width() * rect.height() < 2400 * 1800 / 4
+    # The whole image was never decoded at full size, nor again after the fit.
+    assert preview.decoded_size().width() == fit_width < 2400
+    assert len(whole_bounds) == 1 and whole_bounds[0] is not None
+    image = pixmap.toImage()
+    for x, y in ((0, 0), (rect.width() - 1, rect.height() - 1)):
+        got = image.pixelColor(x, y)
+        want = source.getpixel((rect.x() + x, rect.y() + y))
+        assert abs(got.red() - want[0]) <= 12 and abs(got.green() - want[1]) <= 12
+    preview.zoom_reset()
+    qtbot.waitUntil(lambda: preview.view.detail()[0].isNull(), timeout=10_000)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -54,12 +56,27 @@ def _view(preview: CodePreviewWidget) -> PagedTextView:
 
 
 def test_first_page_shows_then_the_index_covers_the_whole_file(
-    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The index waits until the first page has been looked at: however fast
+    # it is, the first page must have been shown without it.
+    looked = threading.Event()
+    build = LineIndex.build
+
+    def held_build(*args: Any, **kwargs: Any) -> LineIndex:
+        looked.wait(timeout=20)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(LineIndex, "build", held_build)
     preview = _opened(qtbot, open_preview(_log(tmp_path / "big.log")), indexed=False)
     view = _view(preview)
     assert view.shown_lines()[0] == "000000 entry of the big log"
     first_page_lines = view.source().total
+    assert not preview.is_indexed()
+    looked.set()
     assert 0 < first_page_lines < LINES
     qtbot.waitUntil(preview.is_indexed, timeout=20_000)
     assert preview.line_count() == LINES
@@ -90,6 +107,54 @@ def test_find_across_pages_shows_the_match_line(
     assert "117321 entry of the big log" in _view(preview).shown_lines()
     preview.find_next("no such text")
     qtbot.waitUntil(lambda: preview.find_status() == "No matches", timeout=20_000)
+
+
+def test_find_counts_the_matches_of_the_whole_file_without_waiting(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = _opened(qtbot, open_preview(_log(tmp_path / "big.log")))
+    preview.focus_find()
+    preview.find_next("7 ENTRY")
+    # 12,000 lines end in 7: one match each.
+    qtbot.waitUntil(lambda: preview.match_count_text() == "12,000 matches")
+    assert preview.find_status() == "Line 8"
+    assert not preview.find_bar.cancel.isVisible()
+    preview.find_next("117321 entry")
+    qtbot.waitUntil(lambda: preview.match_count_text() == "1 match")
+    preview.find_next("no such text")
+    qtbot.waitUntil(lambda: preview.match_count_text() == "0 matches")
+
+
+def test_cancel_stops_the_search_and_the_count(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    preview = _opened(qtbot, open_preview(_log(tmp_path / "big.log")))
+    counting = threading.Event()
+    count = LineIndex.count
+
+    def slow_count(self: LineIndex, needle: str, **kwargs: Any) -> int:
+        counting.set()
+        polled = kwargs["cancelled"]
+        while not polled():  # stands for a count over a very large file
+            time.sleep(0.01)
+        return count(self, needle, **kwargs)
+
+    monkeypatch.setattr(LineIndex, "count", slow_count)
+    preview.focus_find()
+    preview.find_next("entry")
+    qtbot.waitUntil(counting.is_set)
+    qtbot.waitUntil(lambda: preview.find_status() == "Line 1")
+    assert preview.match_count_text().startswith("Counting…")
+    assert preview.find_bar.cancel.isVisible()
+    preview.find_bar.cancel.click()
+    assert preview.find_status() == "Find cancelled"
+    assert preview.match_count_text() == ""
+    assert not preview.find_bar.cancel.isVisible()
+    qtbot.wait(100)  # the cancelled count's outcome changes nothing
+    assert preview.match_count_text() == ""
 
 
 def test_find_before_the_index_waits_for_it(
