@@ -2,7 +2,10 @@
 
 Problems never crash the preview: a syntax error shows its line and column with
 the text around it; deep nesting, huge integers, NaN/Infinity and duplicate keys
-are listed in a notice bar.
+are listed in a notice bar. Nothing that depends on the file's content runs on
+the GUI thread: the parse, the duplicate-key pass (its warnings join the notice
+bar when it ends), the indented text and its document are all built on a
+worker, and each stops when the preview closes.
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Slot
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtCore import QCoreApplication, QModelIndex, Slot
+from PySide6.QtGui import QFontDatabase, QTextDocument
 from PySide6.QtWidgets import (
     QHeaderView,
+    QPlainTextDocumentLayout,
     QPlainTextEdit,
     QTabWidget,
     QTreeView,
@@ -26,12 +30,19 @@ from app.core.safeio import VerifiedFile
 from app.formats.encoding import detect_encoding
 from app.formats.json_load import (
     JSON_SIZE_LIMIT,
+    LAZY_LIMIT,
     JsonDocument,
-    JsonLine,
+    JsonLines,
     JsonProblem,
-    load_json,
+    JsonStoppedError,
+    LazyContainer,
+    LazyDocument,
+    check_json,
+    load_json_fast,
+    load_json_lazy,
     load_json_lines,
     pretty_json,
+    pretty_parts,
 )
 from previewers.context import STANDALONE, PreviewContext
 from previewers.json.tree import JsonTreeModel
@@ -45,13 +56,18 @@ TEXT_TAB_LIMIT = 4 * 1024 * 1024
 _CONTEXT_LINES = 3
 
 
+_CUT_NOTE = "\n… (the rest is not shown; see the tree)"
+
+
 @dataclass(frozen=True)
 class JsonLoad:
     """What the worker parsed: a document, a problem, or JSON Lines."""
 
-    result: JsonDocument | JsonProblem | tuple[JsonLine, ...]
+    result: JsonDocument | LazyDocument | JsonProblem | JsonLines
     text: str
-    """The file's text (for an error's surroundings and for JSON Lines)."""
+    """The file's text around a problem ("" when it parsed)."""
+    document: QTextDocument | None = None
+    """The Text tab's document when it is the file's own text (lines, problems)."""
 
 
 def error_context(text: str, problem: JsonProblem) -> str:
@@ -81,15 +97,48 @@ def problem_text(problem: JsonProblem) -> str:
     return problem.message + where
 
 
-def _load(data: bytes, lines: bool) -> JsonLoad:
+def text_document(text: str) -> QTextDocument:
+    """A plain-text document for the Text tab, built on the calling thread.
+
+    Past ``TEXT_TAB_LIMIT`` the text is cut with a note; the document is moved
+    to the GUI thread, which only sets it on its view.
+    """
+    if len(text) > TEXT_TAB_LIMIT:
+        text = text[:TEXT_TAB_LIMIT] + _CUT_NOTE
+    document = QTextDocument()
+    document.setDocumentLayout(QPlainTextDocumentLayout(document))
+    document.setPlainText(text)
+    application = QCoreApplication.instance()
+    if application is not None:
+        document.moveToThread(application.thread())
+    return document
+
+
+def indented_text(value: Any) -> str:
+    """The Text tab's indented text of ``value``, at most about ``TEXT_TAB_LIMIT``."""
+    if isinstance(value, LazyContainer):
+        return "".join(pretty_parts(value, TEXT_TAB_LIMIT))
+    try:
+        return pretty_json(value)
+    except RecursionError:
+        return "The value is nested too deeply to indent; see the tree."
+
+
+def _load(data: bytes, lines: bool, cancelled: threading.Event) -> JsonLoad:
     if lines:
-        return JsonLoad(load_json_lines(data), data.decode("utf-8-sig", "replace"))
-    result = load_json(data)
-    text = ""
+        found = load_json_lines(data, cancelled.is_set)
+        text = data[: TEXT_TAB_LIMIT * 4].decode("utf-8-sig", "replace")
+        return JsonLoad(found, "", text_document(text))
+    result: JsonDocument | LazyDocument | JsonProblem
+    if len(data) > LAZY_LIMIT:
+        result = load_json_lazy(data, cancelled.is_set)
+    else:
+        result = load_json_fast(data)
     if isinstance(result, JsonProblem):
         encoding = detect_encoding(data)
         text = data[len(encoding.bom) :].decode(encoding.codec, "replace")
-    return JsonLoad(result, text)
+        return JsonLoad(result, text, text_document(text))
+    return JsonLoad(result, "")
 
 
 class JsonPreviewWidget(PreviewWidget):
@@ -145,7 +194,7 @@ class JsonPreviewWidget(PreviewWidget):
         lines = source.name.lower().endswith(LINES_SUFFIXES)
 
         def job(file: VerifiedFile, cancelled: threading.Event) -> JsonLoad:
-            return _load(file.read(JSON_SIZE_LIMIT + 1, 0), lines)
+            return _load(file.read(JSON_SIZE_LIMIT + 1, 0), lines, cancelled)
 
         self.run_in_background(job, self._on_parser_finished)
 
@@ -156,35 +205,34 @@ class JsonPreviewWidget(PreviewWidget):
         result = load.result
         notices: list[str] = []
         if isinstance(result, JsonProblem):
-            self._show_problem(result, load.text)
+            self._show_problem(result, load)
             self.mark_loaded()
             return
-        if isinstance(result, JsonDocument):
+        if isinstance(result, (JsonDocument, LazyDocument)):
             self._value = result.value
             self.model = JsonTreeModel.for_value(result.value, self)
             notices.extend(result.warnings)
+            if isinstance(result, JsonDocument) and not result.checked:
+                self._check_in_background()
         else:
             self.model = JsonTreeModel.for_lines(result, self)
-            bad = [line for line in result if isinstance(line.result, JsonProblem)]
+            bad = list(result.bad)
             if bad:
-                numbers = ", ".join(str(line.number) for line in bad[:10])
+                numbers = ", ".join(str(number) for number in bad[:10])
                 more = "…" if len(bad) > 10 else ""
                 notices.append(
                     f"{len(bad)} line(s) are not valid JSON: {numbers}{more}."
                 )
-            for line in result:
-                if isinstance(line.result, JsonDocument):
-                    notices.extend(
-                        f"Line {line.number}: {note}" for note in line.result.warnings
-                    )
-            self._set_text(load.text)
+            notices.extend(result.warnings)
+            if load.document is not None:
+                self._set_document(load.document)
         self.tree.setModel(self.model)
         header = self.tree.header()
         header.setStretchLastSection(True)
         header.resizeSection(0, 240)
         header.resizeSection(1, 170)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        if isinstance(result, JsonDocument):
+        if isinstance(result, (JsonDocument, LazyDocument)):
             root = self.model.index(0, 0)
             # A shown view expands at its next layout; fetch now so the root's
             # children exist when "loaded" is announced.
@@ -193,7 +241,22 @@ class JsonPreviewWidget(PreviewWidget):
         self._set_notices(notices[:20])
         self.mark_loaded()
 
-    def _show_problem(self, problem: JsonProblem, text: str) -> None:
+    def _check_in_background(self) -> None:
+        """Look for duplicate keys on a worker; their warnings join the notices."""
+
+        def job(file: VerifiedFile, cancelled: threading.Event) -> tuple[str, ...]:
+            return check_json(file.read(JSON_SIZE_LIMIT + 1, 0), cancelled.is_set)
+
+        self.run_in_background(job, self._on_check_finished)
+
+    @Slot(object)
+    def _on_check_finished(self, warnings: tuple[str, ...]) -> None:
+        if warnings:
+            shown = [line for line in self.notice.text().split("\n") if line]
+            self._set_notices([*shown, *warnings][:20])
+
+    def _show_problem(self, problem: JsonProblem, load: JsonLoad) -> None:
+        text = load.text
         self._set_notices([problem_text(problem)])
         context = error_context(text, problem)
         self.error_view.setPlainText(context or problem_text(problem))
@@ -202,18 +265,19 @@ class JsonPreviewWidget(PreviewWidget):
         self.tabs.insertTab(index, self.error_view, "Error")
         self.tabs.setCurrentIndex(index)
         self.error_view.show()
-        self._set_text(text)
+        if load.document is not None:
+            self._set_document(load.document)
 
     def _set_notices(self, notices: list[str]) -> None:
         self.notice.setText("\n".join(notices))
         self.notice.setVisible(bool(notices))
 
-    def _set_text(self, text: str) -> None:
+    def _set_document(self, document: QTextDocument) -> None:
         self._text_pending = False
         self.text_view.setPlaceholderText("")
-        if len(text) > TEXT_TAB_LIMIT:
-            text = text[:TEXT_TAB_LIMIT] + "\n… (the rest is not shown; see the tree)"
-        self.text_view.setPlainText(text)
+        document.setParent(self.text_view)
+        document.setDefaultFont(self.text_view.font())
+        self.text_view.setDocument(document)
 
     # -- what the workspace uses ---------------------------------------------------
 
@@ -240,14 +304,14 @@ class JsonPreviewWidget(PreviewWidget):
         self._text_pending = False
         value = self._value
 
-        def job(_file: VerifiedFile, cancelled: threading.Event) -> str:
+        def job(_file: VerifiedFile, cancelled: threading.Event) -> QTextDocument:
             # Indenting is as slow as parsing on large files: only on demand.
-            try:
-                return pretty_json(value)
-            except RecursionError:
-                return "The value is nested too deeply to indent; see the tree."
+            text = indented_text(value)
+            if cancelled.is_set():
+                raise JsonStoppedError("the preview was closed")
+            return text_document(text)
 
-        self.run_in_background(job, self._set_text)
+        self.run_in_background(job, self._set_document)
 
     @Slot(QModelIndex)
     def _on_tree_activated(self, index: QModelIndex) -> None:
