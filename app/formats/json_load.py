@@ -46,21 +46,25 @@ _MAX_WARNINGS = 20
 _NESTED_LAZY_DEPTH = 8
 _CANCEL_EVERY = 1024
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_LONG_RUNS = (b"0" * 19, b"e000", b"E000", b"e+000", b"E+000")
+_LONG_INTEGER = b"0" * 19
+_LONG_EXPONENTS = (b"e000", b"E000", b"e+000", b"E+000")
 
 
-def _long_numbers(data: bytes | str) -> bool:
-    """Whether ``data`` may hold an integer past 64 bits or an exponent of 3 digits.
+def _long_numbers(data: bytes | str, exponents: bool = False) -> bool:
+    """Whether ``data`` may hold an integer past 64 bits (or a 3-digit exponent).
 
-    orjson rounds the first and refuses the second, so such files go to the
-    hooked parser. A translate and a few finds run at memory speed, where a
-    regular expression took seconds on a 24 MB file. Digits in strings can
-    send a file to the slower parser; they never change what it shows.
+    orjson rounds such integers, so files that may hold one go to the hooked
+    parser (it refuses doubles that overflow by itself). A translate and a
+    find run at memory speed, where a regular expression took seconds on a
+    24 MB file. Digits in strings can send a file to the slower parser; they
+    never change what it shows.
     """
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     zeroed = data.translate(_DIGITS_AS_ZERO)
-    return any(run in zeroed for run in _LONG_RUNS)
+    if _LONG_INTEGER in zeroed:
+        return True
+    return exponents and any(run in zeroed for run in _LONG_EXPONENTS)
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -564,7 +568,7 @@ def load_json_lazy(
     except UnicodeDecodeError as error:
         return _problem(error)
     text = text.removeprefix("\ufeff")
-    indexer = _Indexer(text, cancelled, _long_numbers(data))
+    indexer = _Indexer(text, cancelled, _long_numbers(data, exponents=True))
     try:
         with _collector_paused():
             start = indexer.skip_space(0)
