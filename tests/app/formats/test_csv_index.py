@@ -194,3 +194,18 @@ def test_index_build_cancels_and_fence_stops_rows(quoted_rows):
         out.write("1,2,3,4\n")
     with pytest.raises(FenceBrokenError):
         index.rows(10, 5)
+
+
+def test_a_single_row_table_has_no_header(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("name,age\n\n")
+    found = table(path)
+    assert found.header is None and not found.format.has_header
+    assert [row.cells for row in found.head_rows(5)] == [("name", "age"), ("",) * 2]
+
+
+def test_lone_cr_line_ends_are_a_csv_error(tmp_path):
+    path = tmp_path / "mac.csv"
+    path.write_bytes(b"a,b\r1,2\r")
+    with pytest.raises(CsvError, match="carriage return alone"):
+        table(path)
