@@ -14,12 +14,19 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QModelIndex, Slot
-from PySide6.QtGui import QFontDatabase, QTextDocument
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Slot,
+)
+from PySide6.QtGui import QFontDatabase, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QHeaderView,
-    QPlainTextDocumentLayout,
     QPlainTextEdit,
+    QTableView,
     QTabWidget,
     QTreeView,
     QVBoxLayout,
@@ -48,11 +55,14 @@ from previewers.context import STANDALONE, PreviewContext
 from previewers.json.tree import JsonTreeModel
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
-from previewers.widgets import notice_label
+from previewers.widgets import FindBarWidget, notice_label
 
 LINES_SUFFIXES = (".jsonl", ".ndjson")
 TEXT_TAB_LIMIT = 4 * 1024 * 1024
-"""The Text tab shows at most this many characters (a QPlainTextEdit slows past it)."""
+"""The Text tab shows at most this many characters (then a note to see the tree)."""
+LINE_CHARS = 10_000
+"""A line of the Text tab is drawn up to this many characters."""
+MATCH_LIMIT = 100_000
 _CONTEXT_LINES = 3
 
 
@@ -64,10 +74,10 @@ class JsonLoad:
     """What the worker parsed: a document, a problem, or JSON Lines."""
 
     result: JsonDocument | LazyDocument | JsonProblem | JsonLines
-    text: str
-    """The file's text around a problem ("" when it parsed)."""
-    document: QTextDocument | None = None
-    """The Text tab's document when it is the file's own text (lines, problems)."""
+    lines: tuple[str, ...] | None = None
+    """The Text tab's lines when they are the file's own text (lines, problems)."""
+    context: str = ""
+    """The lines around a problem, with a caret under its column."""
 
 
 def error_context(text: str, problem: JsonProblem) -> str:
@@ -97,21 +107,72 @@ def problem_text(problem: JsonProblem) -> str:
     return problem.message + where
 
 
-def text_document(text: str) -> QTextDocument:
-    """A plain-text document for the Text tab, built on the calling thread.
+def text_lines(text: str) -> tuple[str, ...]:
+    """The Text tab's lines: cut past ``TEXT_TAB_LIMIT`` with a note to see the tree.
 
-    Past ``TEXT_TAB_LIMIT`` the text is cut with a note; the document is moved
-    to the GUI thread, which only sets it on its view.
+    The tab is a list of lines, not a ``QTextDocument``: building a document
+    of megabytes holds the interpreter lock for the whole call (0.4 s for
+    2 MB), on whichever thread builds it, and the GUI thread waits for it.
     """
-    if len(text) > TEXT_TAB_LIMIT:
-        text = text[:TEXT_TAB_LIMIT] + _CUT_NOTE
-    document = QTextDocument()
-    document.setDocumentLayout(QPlainTextDocumentLayout(document))
-    document.setPlainText(text)
-    application = QCoreApplication.instance()
-    if application is not None:
-        document.moveToThread(application.thread())
-    return document
+    cut = len(text) > TEXT_TAB_LIMIT
+    lines = text[:TEXT_TAB_LIMIT].splitlines()
+    if cut:
+        lines.append(_CUT_NOTE.strip())
+    return tuple(lines)
+
+
+class TextLinesModel(QAbstractListModel):
+    """The Text tab's lines, one row each; long lines drawn cut.
+
+    Signals: those of ``QAbstractListModel``.
+    """
+
+    def __init__(self, lines: tuple[str, ...] = (), parent: Any = None) -> None:
+        super().__init__(parent)
+        self.lines = lines
+
+    def set_lines(self, lines: tuple[str, ...]) -> None:
+        self.beginResetModel()
+        self.lines = lines
+        self.endResetModel()
+
+    def rowCount(
+        self,
+        parent: QModelIndex | QPersistentModelIndex = QModelIndex(),  # noqa: B008
+    ) -> int:
+        return 0 if parent.isValid() else len(self.lines)
+
+    def data(
+        self,
+        index: QModelIndex | QPersistentModelIndex,
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
+        if not index.isValid() or role not in (
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.AccessibleTextRole,
+        ):
+            return None
+        line = self.lines[index.row()]
+        return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + "…"
+
+
+def find_in_lines(
+    lines: tuple[str, ...], needle: str, cancelled: threading.Event
+) -> tuple[tuple[int, int], ...]:
+    """(line, column) of each case-insensitive match, at most ``MATCH_LIMIT``."""
+    wanted = needle.casefold()
+    found: list[tuple[int, int]] = []
+    for number, line in enumerate(lines):
+        if number % 4096 == 0 and cancelled.is_set():
+            break
+        folded = line.casefold() if not line.isascii() else line.lower()
+        column = folded.find(wanted)
+        while column != -1 and len(found) < MATCH_LIMIT:
+            found.append((number, column))
+            column = folded.find(wanted, column + max(len(wanted), 1))
+        if len(found) >= MATCH_LIMIT:
+            break
+    return tuple(found)
 
 
 def indented_text(value: Any) -> str:
@@ -128,7 +189,7 @@ def _load(data: bytes, lines: bool, cancelled: threading.Event) -> JsonLoad:
     if lines:
         found = load_json_lines(data, cancelled.is_set)
         text = data[: TEXT_TAB_LIMIT * 4].decode("utf-8-sig", "replace")
-        return JsonLoad(found, "", text_document(text))
+        return JsonLoad(found, text_lines(text))
     result: JsonDocument | LazyDocument | JsonProblem
     if len(data) > LAZY_LIMIT:
         result = load_json_lazy(data, cancelled.is_set)
@@ -137,8 +198,8 @@ def _load(data: bytes, lines: bool, cancelled: threading.Event) -> JsonLoad:
     if isinstance(result, JsonProblem):
         encoding = detect_encoding(data)
         text = data[len(encoding.bom) :].decode(encoding.codec, "replace")
-        return JsonLoad(result, text, text_document(text))
-    return JsonLoad(result, "")
+        return JsonLoad(result, text_lines(text), error_context(text, result))
+    return JsonLoad(result)
 
 
 class JsonPreviewWidget(PreviewWidget):
@@ -171,12 +232,41 @@ class JsonPreviewWidget(PreviewWidget):
         self.tree.activated.connect(self._on_tree_activated)
         self.tree.clicked.connect(self._on_tree_activated)
         fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self.text_view = QPlainTextEdit(container)
-        self.text_view.setReadOnly(True)
-        self.text_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text_lines = TextLinesModel(parent=self)
+        # A table, not a QListView: that one asks rowCount once per row when it
+        # lays out (320,000 Python calls for 160,000 lines).
+        self.text_view = QTableView(container)
+        self.text_view.setModel(self.text_lines)
         self.text_view.setFont(fixed)
+        self.text_view.setShowGrid(False)
+        self.text_view.setWordWrap(False)
+        self.text_view.horizontalHeader().hide()
+        self.text_view.horizontalHeader().setStretchLastSection(True)
+        rows = self.text_view.verticalHeader()
+        rows.hide()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.text_view.fontMetrics().height() + 2)
+        self.text_view.setSelectionBehavior(
+            QAbstractItemView.SelectionBehavior.SelectRows
+        )
         self.text_view.setAccessibleName(f"Text of {source.name}")
-        self.text_view.setPlaceholderText("Loading…")
+        self.text_view.setSelectionMode(
+            QAbstractItemView.SelectionMode.ExtendedSelection
+        )
+        self.text_view.setHorizontalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        )
+        copy = QShortcut(QKeySequence.StandardKey.Copy, self.text_view)
+        copy.setContext(Qt.ShortcutContext.WidgetShortcut)
+        copy.activated.connect(self._on_copy_activated)
+        self.find_bar = FindBarWidget(container)
+        self.find_bar.hide()
+        self.find_bar.searchRequested.connect(self._on_find_bar_search_requested)
+        self.find_bar.closeRequested.connect(self._on_find_bar_close_requested)
+        self._matches: tuple[tuple[int, int], ...] = ()
+        self._match_needle = ""
+        self._match_at = -1
+        self._find_cancel = threading.Event()
         self.error_view = QPlainTextEdit(container)
         self.error_view.setReadOnly(True)
         self.error_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -190,6 +280,7 @@ class JsonPreviewWidget(PreviewWidget):
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         layout.addWidget(self.notice)
         layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.find_bar)
         self.set_content(container)
         lines = source.name.lower().endswith(LINES_SUFFIXES)
 
@@ -224,8 +315,8 @@ class JsonPreviewWidget(PreviewWidget):
                     f"{len(bad)} line(s) are not valid JSON: {numbers}{more}."
                 )
             notices.extend(result.warnings)
-            if load.document is not None:
-                self._set_document(load.document)
+            if load.lines is not None:
+                self._set_lines(load.lines)
         self.tree.setModel(self.model)
         header = self.tree.header()
         header.setStretchLastSection(True)
@@ -240,6 +331,8 @@ class JsonPreviewWidget(PreviewWidget):
             self.tree.expand(root)
         self._set_notices(notices[:20])
         self.mark_loaded()
+        if self.tabs.currentWidget() is self.text_view:
+            self._on_tabs_current_changed(self.tabs.currentIndex())
 
     def _check_in_background(self) -> None:
         """Look for duplicate keys on a worker; their warnings join the notices."""
@@ -256,28 +349,25 @@ class JsonPreviewWidget(PreviewWidget):
             self._set_notices([*shown, *warnings][:20])
 
     def _show_problem(self, problem: JsonProblem, load: JsonLoad) -> None:
-        text = load.text
         self._set_notices([problem_text(problem)])
-        context = error_context(text, problem)
-        self.error_view.setPlainText(context or problem_text(problem))
+        self.error_view.setPlainText(load.context or problem_text(problem))
         index = self.tabs.indexOf(self.tree)
         self.tabs.removeTab(index)
         self.tabs.insertTab(index, self.error_view, "Error")
         self.tabs.setCurrentIndex(index)
         self.error_view.show()
-        if load.document is not None:
-            self._set_document(load.document)
+        if load.lines is not None:
+            self._set_lines(load.lines)
 
     def _set_notices(self, notices: list[str]) -> None:
         self.notice.setText("\n".join(notices))
         self.notice.setVisible(bool(notices))
 
-    def _set_document(self, document: QTextDocument) -> None:
+    def _set_lines(self, lines: tuple[str, ...]) -> None:
         self._text_pending = False
-        self.text_view.setPlaceholderText("")
-        document.setParent(self.text_view)
-        document.setDefaultFont(self.text_view.font())
-        self.text_view.setDocument(document)
+        self.text_lines.set_lines(lines)
+        if self._match_needle:
+            self.find_next(self._match_needle)
 
     # -- what the workspace uses ---------------------------------------------------
 
@@ -291,7 +381,83 @@ class JsonPreviewWidget(PreviewWidget):
         self.tabs.setCurrentWidget(self.text_view)
 
     def text(self) -> str:
-        return self.text_view.toPlainText()
+        return "\n".join(self.text_lines.lines)
+
+    def find_status(self) -> str:
+        return self.find_bar.status.text()
+
+    def focus_find(self) -> None:
+        self.find_bar.show()
+        self.find_bar.field.setFocus()
+        self.find_bar.field.selectAll()
+
+    def find_next(self, text: str, backward: bool = False) -> bool:
+        """Find ``text`` in the Text tab (case-insensitive), with a match count.
+
+        The matches are counted on a worker; the next call steps through them.
+        """
+        if not text:
+            self._matches, self._match_needle, self._match_at = (), "", -1
+            self.find_bar.status.clear()
+            return False
+        self.show_text()
+        if self._text_pending:
+            self._match_needle = text
+            self.find_bar.status.setText("Find starts when the text is ready…")
+            return False
+        if text != self._match_needle or self._match_at < 0:
+            self._start_find(text, backward)
+            return False
+        return self._step_match(backward)
+
+    def _start_find(self, text: str, backward: bool) -> None:
+        self._find_cancel.set()
+        cancel = self._find_cancel = threading.Event()
+        self._match_needle, self._match_at, self._matches = text, -1, ()
+        self.find_bar.status.setText("Searching…")
+        lines = self.text_lines.lines
+
+        def job(
+            _file: VerifiedFile, cancelled: threading.Event
+        ) -> tuple[str, tuple[tuple[int, int], ...]]:
+            return text, find_in_lines(lines, text, cancel)
+
+        self.run_in_background(job, self._on_find_finished)
+
+    @Slot(object)
+    def _on_find_finished(
+        self, outcome: tuple[str, tuple[tuple[int, int], ...]]
+    ) -> None:
+        needle, matches = outcome
+        if needle != self._match_needle:
+            return  # a newer search is under way
+        self._matches = matches
+        if not matches:
+            self.find_bar.status.setText("No matches")
+            return
+        self._match_at = -1
+        self._step_match(False)
+
+    def _step_match(self, backward: bool) -> bool:
+        if not self._matches:
+            return False
+        step = -1 if backward else 1
+        self._match_at = (self._match_at + step) % len(self._matches)
+        line, _column = self._matches[self._match_at]
+        index = self.text_lines.index(line, 0)
+        self.text_view.setCurrentIndex(index)
+        self.text_view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        more = "+" if len(self._matches) >= MATCH_LIMIT else ""
+        self.find_bar.status.setText(
+            f"{self._match_at + 1:,} of {len(self._matches):,}{more}"
+        )
+        return True
+
+    def current_match(self) -> tuple[int, int] | None:
+        """(line, column) of the match shown, if any."""
+        if 0 <= self._match_at < len(self._matches):
+            return self._matches[self._match_at]
+        return None
 
     # -- slots ---------------------------------------------------------------------
 
@@ -304,14 +470,30 @@ class JsonPreviewWidget(PreviewWidget):
         self._text_pending = False
         value = self._value
 
-        def job(_file: VerifiedFile, cancelled: threading.Event) -> QTextDocument:
+        def job(_file: VerifiedFile, cancelled: threading.Event) -> tuple[str, ...]:
             # Indenting is as slow as parsing on large files: only on demand.
             text = indented_text(value)
             if cancelled.is_set():
                 raise JsonStoppedError("the preview was closed")
-            return text_document(text)
+            return text_lines(text)
 
-        self.run_in_background(job, self._set_document)
+        self.run_in_background(job, self._set_lines)
+
+    @Slot()
+    def _on_copy_activated(self) -> None:
+        rows = sorted(index.row() for index in self.text_view.selectedIndexes())
+        if rows:
+            lines = self.text_lines.lines
+            QGuiApplication.clipboard().setText("\n".join(lines[row] for row in rows))
+
+    @Slot(str, bool)
+    def _on_find_bar_search_requested(self, text: str, backward: bool) -> None:
+        self.find_next(text, backward)
+
+    @Slot()
+    def _on_find_bar_close_requested(self) -> None:
+        self._find_cancel.set()
+        self.find_bar.hide()
 
     @Slot(QModelIndex)
     def _on_tree_activated(self, index: QModelIndex) -> None:

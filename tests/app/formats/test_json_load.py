@@ -134,6 +134,20 @@ def test_the_fast_parse_leaves_duplicate_keys_to_the_check_pass():
     assert check_json(b'{"a": [1, {"b": 2}]}') == ()
 
 
+def test_big_documents_are_checked_in_parts_with_the_same_paths(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(json_load, "_CHECK_WHOLE", 0)
+    data = b'{"a": {"b": 1, "b": 2}, "list": [{"k": 1, "k": 2}], "z": [[{"q": 1, "q": 1}]]}'
+    assert check_json(data) == (
+        "Duplicate key $.a.b: the last value is kept.",
+        "Duplicate key $.list[0].k: the last value is kept.",
+        "Duplicate key $.z[0][0].q: the last value is kept.",
+    )
+    assert check_json(b"[1, 2, 3]") == ()
+    assert check_json(b"[1, 2,") == ()
+
+
 def test_numbers_past_a_double_or_64_bits_keep_their_value_or_say_so():
     result = load_json(b"[1e400, -1e400, 1.5]")
     assert isinstance(result, JsonDocument)
@@ -171,8 +185,13 @@ def test_lone_surrogate_escapes_and_a_bom_are_read():
 
 
 def _values(container: object) -> list[object]:
+    """(key, value) of each child, values as indented text (lazy or built)."""
     root = node(container)
-    return [(child.key, child.value) for child in children(root)]
+    return [(child.key, pretty_json(child.value)) for child in children(root)]
+
+
+def _shown(pairs: list[tuple[object, object]]) -> list[object]:
+    return [(key, pretty_json(value)) for key, value in pairs]
 
 
 def test_a_big_document_is_indexed_and_its_children_parsed_on_demand():
@@ -180,17 +199,14 @@ def test_a_big_document_is_indexed_and_its_children_parsed_on_demand():
     lazy = load_json_lazy(data)
     assert isinstance(lazy, LazyDocument)
     assert isinstance(lazy.value, LazyContainer)
-    assert _values(lazy.value) == [
-        ("a", [1, 2]),
-        ("b", {"c": None}),
-        ("a", "again"),
-        ("d", math.inf),
-    ]
+    assert _values(lazy.value) == _shown(
+        [("a", [1, 2]), ("b", {"c": None}), ("a", "again"), ("d", math.inf)]
+    )
     assert "Duplicate key $.a: the last value is kept." in lazy.warnings
     assert any("too large for a double" in note for note in lazy.warnings)
     array_doc = load_json_lazy(b'[{"k": 1, "k": 2}, [], "x"]')
     assert isinstance(array_doc, LazyDocument)
-    assert _values(array_doc.value) == [(0, {"k": 2}), (1, []), (2, "x")]
+    assert _values(array_doc.value) == _shown([(0, {"k": 2}), (1, []), (2, "x")])
     assert array_doc.warnings == ("Duplicate key $[0].k: the last value is kept.",)
     assert pretty_json(array_doc.value) == pretty_json([{"k": 2}, [], "x"])
 

@@ -234,3 +234,21 @@ def test_a_document_over_the_lazy_limit_is_indexed_and_its_text_cut(
     qtbot.waitUntil(lambda: preview.text() != "")
     assert preview.text().startswith('{\n  "rows": [\n    0,')
     assert preview.text().endswith("see the tree)")
+
+
+def test_find_counts_matches_in_the_text_and_steps_through_them(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "find.json"
+    path.write_text(json.dumps({"items": [f"Apple {n}" for n in range(5)], "x": "pear"}))
+    preview = _open(qtbot, open_preview, path)
+    preview.focus_find()
+    preview.find_next("apple")
+    qtbot.waitUntil(lambda: preview.find_status() == "1 of 5")
+    assert preview.current_match() == (2, 5)  # line 3: '    "Apple 0",'
+    assert preview.find_next("apple")
+    assert preview.find_status() == "2 of 5"
+    assert preview.find_next("apple", backward=True)
+    assert preview.current_match() == (2, 5)
+    preview.find_next("no such thing")
+    qtbot.waitUntil(lambda: preview.find_status() == "No matches")
