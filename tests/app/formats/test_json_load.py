@@ -138,7 +138,8 @@ def test_big_documents_are_checked_in_parts_with_the_same_paths(
     monkeypatch: pytest.MonkeyPatch,
 ):
     monkeypatch.setattr(json_load, "_CHECK_WHOLE", 0)
-    data = b'{"a": {"b": 1, "b": 2}, "list": [{"k": 1, "k": 2}], "z": [[{"q": 1, "q": 1}]]}'
+    data = b'{"a": {"b": 1, "b": 2}, "list": [{"k": 1, "k": 2}], '
+    data += b'"z": [[{"q": 1, "q": 1}]]}'
     assert check_json(data) == (
         "Duplicate key $.a.b: the last value is kept.",
         "Duplicate key $.list[0].k: the last value is kept.",

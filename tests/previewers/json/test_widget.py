@@ -240,7 +240,9 @@ def test_find_counts_matches_in_the_text_and_steps_through_them(
     qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
 ) -> None:
     path = tmp_path / "find.json"
-    path.write_text(json.dumps({"items": [f"Apple {n}" for n in range(5)], "x": "pear"}))
+    path.write_text(
+        json.dumps({"items": [f"Apple {n}" for n in range(5)], "x": "pear"})
+    )
     preview = _open(qtbot, open_preview, path)
     preview.focus_find()
     preview.find_next("apple")
