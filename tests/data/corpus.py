@@ -10,6 +10,7 @@ unit tests that need one such file.
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 import struct
@@ -17,18 +18,26 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 Writer = Callable[[Path], None]
 
 
 @dataclass(frozen=True)
 class Case:
-    """One corpus file: its name, class, writer, and its hang guard in seconds."""
+    """One corpus file: its name, class, writer, and its hang guard in seconds.
+
+    ``loads``: the file must end in a preview, not in a message (it is valid,
+    or has a usable part). ``watch_s``: how long to keep measuring after it
+    settled, for work that goes on after the first view (page renders).
+    """
 
     name: str
     kind: str
     write: Writer
     budget_s: float = 30.0
+    loads: bool = False
+    watch_s: float = 1.5
 
 
 # -- building blocks ---------------------------------------------------------------
@@ -155,10 +164,9 @@ def _one_huge_line() -> str:
 # -- PDF ---------------------------------------------------------------------------
 
 
-def _pdf(build: Callable[[object], None]) -> Writer:
+def _pdf(build: Callable[[Any], None]) -> Writer:
     def write(path: Path) -> None:
-        import pymupdf
-
+        pymupdf: Any = importlib.import_module("pymupdf")
         document = pymupdf.open()
         build(document)
         document.save(str(path), garbage=0, deflate=True)
@@ -167,48 +175,48 @@ def _pdf(build: Callable[[object], None]) -> Writer:
     return write
 
 
-def _pdf_many_operators(document: object) -> None:
-    page = document.new_page()  # type: ignore[attr-defined]
+def _pdf_many_operators(document: Any) -> None:
+    page = document.new_page()
     content = b"0 0 m 1 1 l S\n" * 1_000_000  # three million operators
-    xref = document.get_new_xref()  # type: ignore[attr-defined]
-    document.update_object(xref, "<<>>")  # type: ignore[attr-defined]
-    document.update_stream(xref, content)  # type: ignore[attr-defined]
-    document.xref_set_key(page.xref, "Contents", f"{xref} 0 R")  # type: ignore[attr-defined]
+    xref = document.get_new_xref()
+    document.update_object(xref, "<<>>")
+    document.update_stream(xref, content)
+    document.xref_set_key(page.xref, "Contents", f"{xref} 0 R")
 
 
-def _pdf_huge_image(document: object) -> None:
-    page = document.new_page()  # type: ignore[attr-defined]
+def _pdf_huge_image(document: Any) -> None:
+    page = document.new_page()
     side = 20_000
     compressor = zlib.compressobj(9)
     row = b"\x80" * side
     stream = (
         b"".join(compressor.compress(row) for _ in range(side)) + compressor.flush()
     )
-    xref = document.get_new_xref()  # type: ignore[attr-defined]
-    document.update_object(  # type: ignore[attr-defined]
+    xref = document.get_new_xref()
+    document.update_object(
         xref,
         f"<</Type/XObject/Subtype/Image/Width {side}/Height {side}"
         "/ColorSpace/DeviceGray/BitsPerComponent 8/Filter/FlateDecode>>",
     )
-    document.update_stream(xref, stream, compress=False)  # type: ignore[attr-defined]
-    resources = document.get_new_xref()  # type: ignore[attr-defined]
-    document.update_object(resources, f"<</XObject<</Im0 {xref} 0 R>>>>")  # type: ignore[attr-defined]
-    document.xref_set_key(page.xref, "Resources", f"{resources} 0 R")  # type: ignore[attr-defined]
-    contents = document.get_new_xref()  # type: ignore[attr-defined]
-    document.update_object(contents, "<<>>")  # type: ignore[attr-defined]
-    document.update_stream(contents, b"q 595 0 0 842 0 0 cm /Im0 Do Q")  # type: ignore[attr-defined]
-    document.xref_set_key(page.xref, "Contents", f"{contents} 0 R")  # type: ignore[attr-defined]
+    document.update_stream(xref, stream, compress=False)
+    resources = document.get_new_xref()
+    document.update_object(resources, f"<</XObject<</Im0 {xref} 0 R>>>>")
+    document.xref_set_key(page.xref, "Resources", f"{resources} 0 R")
+    contents = document.get_new_xref()
+    document.update_object(contents, "<<>>")
+    document.update_stream(contents, b"q 595 0 0 842 0 0 cm /Im0 Do Q")
+    document.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
 
 
-def _pdf_long_outline(document: object) -> None:
+def _pdf_long_outline(document: Any) -> None:
     for _ in range(3):
-        document.new_page()  # type: ignore[attr-defined]
-    document.set_toc([[1, f"Entry {n}", 1 + n % 3] for n in range(20_000)])  # type: ignore[attr-defined]
+        document.new_page()
+    document.set_toc([[1, f"Entry {n}", 1 + n % 3] for n in range(20_000)])
 
 
-def _pdf_deep_outline(document: object) -> None:
-    document.new_page()  # type: ignore[attr-defined]
-    document.set_toc([[level, f"Level {level}", 1] for level in range(1, 1001)])  # type: ignore[attr-defined]
+def _pdf_deep_outline(document: Any) -> None:
+    document.new_page()
+    document.set_toc([[level, f"Level {level}", 1] for level in range(1, 1001)])
 
 
 # -- the corpus ----------------------------------------------------------------------
@@ -224,8 +232,8 @@ def _svg(prolog: bytes, encoding: str = "utf-8") -> Writer:
 
 CASES: tuple[Case, ...] = (
     # JSON
-    Case("wide-array.json", "json", _write_text(_wide_json)),
-    Case("big-array.json", "json", _big_json_array, 60.0),
+    Case("wide-array.json", "json", _write_text(_wide_json), loads=True),
+    Case("big-array.json", "json", _big_json_array, 60.0, loads=True),
     Case("deep.json", "json", _write_bytes(b"[" * 100_000 + b"]" * 100_000)),
     Case(
         "deep-objects.json",
@@ -234,53 +242,103 @@ CASES: tuple[Case, ...] = (
     ),
     Case("invalid-utf8.json", "json", _write_bytes(b'["\xff\xfe bad"]')),
     Case("nul-byte.json", "json", _write_bytes(b"[1, \x00]")),
-    Case("utf8-bom.json", "json", _write_bytes(b'\xef\xbb\xbf{"a": 1}')),
-    Case("lone-surrogate.json", "json", _write_bytes(b'["\\ud800"]')),
+    Case("utf8-bom.json", "json", _write_bytes(b'\xef\xbb\xbf{"a": 1}'), loads=True),
+    Case("lone-surrogate.json", "json", _write_bytes(b'["\\ud800"]'), loads=True),
     Case("encoded-surrogate.json", "json", _write_bytes(b'["\xed\xa0\x80"]')),
     Case("trailing-garbage.json", "json", _write_bytes(b'{"a": 1} trailing')),
-    Case("nan-infinity.json", "json", _write_bytes(b"[NaN, Infinity, -Infinity]")),
-    Case("1e400.json", "json", _write_bytes(b"[1e400]")),
-    Case("big-integer.json", "json", _write_bytes(b"[" + b"9" * 5000 + b"]")),
+    Case(
+        "nan-infinity.json",
+        "json",
+        _write_bytes(b"[NaN, Infinity, -Infinity]"),
+        loads=True,
+    ),
+    Case("1e400.json", "json", _write_bytes(b"[1e400]"), loads=True),
+    Case(
+        "big-integer.json", "json", _write_bytes(b"[" + b"9" * 5000 + b"]"), loads=True
+    ),
     Case(
         "duplicate-keys.json",
         "json",
         _write_bytes(b'{"a": 1, "a": 2, "b": {"c": 1, "c": 2}}'),
+        loads=True,
     ),
-    Case("utf16-no-bom.json", "json", _write_bytes('{"k": "v"}'.encode("utf-16-le"))),
-    # JSON Lines
-    Case("many-lines.jsonl", "jsonl", _write_text(lambda: _json_lines(100_000))),
-    Case("one-huge-line.jsonl", "jsonl", _write_text(_one_huge_line)),
     Case(
-        "broken-lines.jsonl", "jsonl", _write_bytes(b'{"a": 1}\n{bad\n\xff\n[1, 2]\n')
+        "utf16-no-bom.json",
+        "json",
+        _write_bytes('{"k": "v"}'.encode("utf-16-le")),
+        loads=True,
+    ),
+    # JSON Lines
+    Case(
+        "many-lines.jsonl",
+        "jsonl",
+        _write_text(lambda: _json_lines(100_000)),
+        loads=True,
+    ),
+    Case("one-huge-line.jsonl", "jsonl", _write_text(_one_huge_line), loads=True),
+    Case(
+        "broken-lines.jsonl",
+        "jsonl",
+        _write_bytes(b'{"a": 1}\n{bad\n\xff\n[1, 2]\n'),
+        loads=True,
     ),
     # CSV
     Case("cr-only.csv", "csv", _write_bytes(b"name,age\r1,2\r3,4\r")),
-    Case("single-row.csv", "csv", _write_bytes(b"name,age,town\n")),
-    Case("empty.csv", "csv", _write_bytes(b"")),
-    Case("unclosed-quote.csv", "csv", _write_bytes(b'a,b\n"open,1\n2,3\n' * 1000)),
+    Case("single-row.csv", "csv", _write_bytes(b"name,age,town\n"), loads=True),
+    Case("empty.csv", "csv", _write_bytes(b""), loads=True),
+    Case(
+        "unclosed-quote.csv",
+        "csv",
+        _write_bytes(b'a,b\n"open,1\n2,3\n' * 1000),
+        loads=True,
+    ),
     # Markdown
     Case(
         "emphasis-soup.md",
         "markdown",
         _write_text(lambda: "".join(f"*a{n} **b{n} " for n in range(20_000))),
         60.0,
+        loads=True,
     ),
-    Case("unclosed-comment.md", "markdown", _write_text("<!-- " + "text\n" * 50_000)),
-    Case("equal-headings.md", "markdown", _write_text("# Same\n\n" * 20_000), 60.0),
-    Case("huge-image.md", "markdown", _write_text("![big](huge-header.png)\n")),
+    Case(
+        "unclosed-comment.md",
+        "markdown",
+        _write_text("<!-- " + "text\n" * 50_000),
+        loads=True,
+    ),
+    Case(
+        "equal-headings.md",
+        "markdown",
+        _write_text("# Same\n\n" * 20_000),
+        60.0,
+        loads=True,
+    ),
+    Case(
+        "huge-image.md",
+        "markdown",
+        _write_text("![big](huge-header.png)\n"),
+        loads=True,
+    ),
     # Text and code
     Case(
         "anchors.yaml",
         "text",
         _write_text("key: " + "&a [" * 2_000 + "]" * 2_000 + "\n"),
+        loads=True,
     ),
     Case(
         "CMakeLists.txt",
         "text",
         _write_text("cmake_minimum_required(VERSION 3.20)\nproject(x)\n"),
+        loads=True,
     ),
-    Case("style.scss", "text", _write_text("$flag: true;\n.a { b: false; }\n")),
-    Case("plus.rb", "text", _write_text("a.+(b)\n")),
+    Case(
+        "style.scss",
+        "text",
+        _write_text("$flag: true;\n.a { b: false; }\n"),
+        loads=True,
+    ),
+    Case("plus.rb", "text", _write_text("a.+(b)\n"), loads=True),
     # Images
     Case("huge-header.png", "image", _write_bytes(png_header(60_000, 60_000))),
     Case("bomb-header.png", "image", _write_bytes(png_header(100_000, 100_000))),
@@ -296,42 +354,67 @@ CASES: tuple[Case, ...] = (
         "doctype.svg",
         "svg",
         _svg(b'<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "svg11.dtd">\n'),
+        loads=True,
     ),
-    Case("comment-first.svg", "svg", _svg(b"<!-- drawn by hand -->\n")),
-    Case("utf16-bom.svg", "svg", _svg(b"", "utf-16")),
+    Case("comment-first.svg", "svg", _svg(b"<!-- drawn by hand -->\n"), loads=True),
+    Case("utf16-bom.svg", "svg", _svg(b"", "utf-16"), loads=True),
     Case(
         "late-root.svg",
         "svg",
         _svg(b"<?xml version='1.0'?>\n<!--" + b"x" * 1500 + b"-->\n"),
+        loads=True,
     ),
     # Audio
-    Case("float.wav", "audio", _write_bytes(float_wav)),
+    Case("float.wav", "audio", _write_bytes(float_wav), loads=True),
     Case(
         "adpcm.wav",
         "audio",
         _write_bytes(wav_bytes(2, 4, b"\x00" * 2048, block_align=256)),
     ),
-    Case("mulaw.wav", "audio", _write_bytes(wav_bytes(7, 8, b"\xff" * 4000))),
+    Case(
+        "mulaw.wav", "audio", _write_bytes(wav_bytes(7, 8, b"\xff" * 4000)), loads=True
+    ),
     Case(
         "extensible.wav",
         "audio",
         _write_bytes(
             lambda: wav_bytes(0xFFFE, 16, b"\x00\x01" * 4000, extensible_tag=1)
         ),
+        loads=True,
     ),
     # PDF
-    Case("many-operators.pdf", "pdf", _pdf(_pdf_many_operators), 60.0),
-    Case("huge-image.pdf", "pdf", _pdf(_pdf_huge_image), 60.0),
-    Case("long-outline.pdf", "pdf", _pdf(_pdf_long_outline)),
-    Case("deep-outline.pdf", "pdf", _pdf(_pdf_deep_outline)),
+    Case(
+        "many-operators.pdf",
+        "pdf",
+        _pdf(_pdf_many_operators),
+        60.0,
+        loads=True,
+        watch_s=12.0,
+    ),
+    Case(
+        "huge-image.pdf", "pdf", _pdf(_pdf_huge_image), 60.0, loads=True, watch_s=12.0
+    ),
+    Case("long-outline.pdf", "pdf", _pdf(_pdf_long_outline), loads=True, watch_s=12.0),
+    Case("deep-outline.pdf", "pdf", _pdf(_pdf_deep_outline), loads=True, watch_s=12.0),
     # HTML
-    Case("open-anchors.html", "html", _write_text("<html><body>" + "<a " * 10_000)),
+    Case(
+        "open-anchors.html",
+        "html",
+        _write_text("<html><body>" + "<a " * 10_000),
+        loads=True,
+    ),
     Case(
         "script-loop.html",
         "html",
         _write_text("<html><script>for(;;){}</script></html>"),
+        watch_s=12.0,
     ),
-    Case("hex-charset.html", "html", _write_text('<meta charset="hex"><p>hello</p>')),
+    Case(
+        "hex-charset.html",
+        "html",
+        _write_text('<meta charset="hex"><p>hello</p>'),
+        loads=True,
+    ),
 )
 
 
