@@ -175,10 +175,19 @@ def find_in_lines(
     return tuple(found)
 
 
-def indented_text(value: Any) -> str:
-    """The Text tab's indented text of ``value``, at most about ``TEXT_TAB_LIMIT``."""
+def indented_text(value: Any, cancelled: threading.Event | None = None) -> str:
+    """The Text tab's indented text of ``value``, at most about ``TEXT_TAB_LIMIT``.
+
+    A big (indexed) document is written child by child and stops, raising
+    ``JsonStoppedError``, once ``cancelled`` is set.
+    """
     if isinstance(value, LazyContainer):
-        return "".join(pretty_parts(value, TEXT_TAB_LIMIT))
+        parts: list[str] = []
+        for part in pretty_parts(value, TEXT_TAB_LIMIT):
+            if cancelled is not None and cancelled.is_set():
+                raise JsonStoppedError("the preview was closed")
+            parts.append(part)
+        return "".join(parts)
     try:
         return pretty_json(value)
     except RecursionError:
@@ -472,7 +481,7 @@ class JsonPreviewWidget(PreviewWidget):
 
         def job(_file: VerifiedFile, cancelled: threading.Event) -> tuple[str, ...]:
             # Indenting is as slow as parsing on large files: only on demand.
-            text = indented_text(value)
+            text = indented_text(value, cancelled)
             if cancelled.is_set():
                 raise JsonStoppedError("the preview was closed")
             return text_lines(text)

@@ -254,3 +254,18 @@ def test_find_counts_matches_in_the_text_and_steps_through_them(
     assert preview.current_match() == (2, 5)
     preview.find_next("no such thing")
     qtbot.waitUntil(lambda: preview.find_status() == "No matches")
+
+
+def test_the_text_of_a_big_document_stops_when_the_preview_closes() -> None:
+    import threading
+
+    from app.formats.json_load import JsonStoppedError, LazyDocument, load_json_lazy
+    from previewers.json.widget import indented_text
+
+    lazy = load_json_lazy(json.dumps(list(range(100))).encode())
+    assert isinstance(lazy, LazyDocument)
+    closed = threading.Event()
+    assert indented_text(lazy.value, closed).startswith("[\n  0,\n  1,")
+    closed.set()
+    with pytest.raises(JsonStoppedError):
+        indented_text(lazy.value, closed)
