@@ -51,8 +51,6 @@ AWAITING_PDF_WEB: frozenset[str] = frozenset(
         "many-operators.pdf",
         "long-outline.pdf",
         "deep-outline.pdf",
-        "open-anchors.html",
-        "script-loop.html",
         "hex-charset.html",
     }
 )
