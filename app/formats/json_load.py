@@ -1,28 +1,83 @@
 """Parse JSON and JSON Lines on a worker: problems reported, never raised.
 
-``json.loads`` has traps for untrusted input: deep nesting raises
-``RecursionError`` (not ``JSONDecodeError``), integers over 4,300 digits raise a
-plain ``ValueError``, ``NaN``/``Infinity`` pass silently and so do duplicate
-keys. Each becomes a ``JsonProblem`` or a warning here. Oversized integers are kept
-as their digit strings, so the rest of the document still shows. A lazy
-``JsonNode`` tree lets a view build children only when a node is expanded.
+The first parse is ``orjson``'s, which is strict: it refuses ``NaN``, numbers
+that overflow a double, byte order marks and lone surrogates, and it rounds
+integers beyond 64 bits. Whatever it refuses is parsed again by ``json`` with
+hooks, so every trap of untrusted input becomes a ``JsonProblem`` or a warning:
+deep nesting (``RecursionError``), integers over 4,300 digits (kept as their
+digits), ``NaN``/``Infinity`` and numbers such as ``1e400`` (shown as Infinity,
+with a notice). Duplicate keys are found by ``check_json``, a second pass a
+view runs in the background once the tree is shown.
+
+Documents over ``LAZY_LIMIT`` are never built whole (a 60 MB array of small
+objects is about 900 MB of Python objects): ``load_json_lazy`` indexes where
+each child of the top container starts and ends, and children are parsed when
+a view asks for them. Its memory is the text and 16 bytes a child. JSON Lines
+files are indexed the same way, a line parsed when it is shown.
 """
 
 from __future__ import annotations
 
+import array
 import gc
 import itertools
 import json
+import math
+import re
 import sys
 import threading
-from collections.abc import Iterator
+from _json import scanstring as _scanstring
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
+from app.core.filetype import find_bom
+
 JSON_SIZE_LIMIT = 64 * 1024 * 1024
 """Above this many bytes a JSON file is shown as paged text instead."""
+LAZY_LIMIT = 16 * 1024 * 1024
+"""Above this many bytes a document (or a line, or a child) is indexed, not built."""
+_BIG_LINE = 1024 * 1024
+"""A JSON Lines line over this many bytes is indexed when the file is loaded."""
 _MAX_WARNINGS = 20
+_NESTED_LAZY_DEPTH = 8
+_CHECK_WHOLE = 512 * 1024
+"""Documents up to this size are checked for duplicate keys in one call."""
+_CHECK_DEPTH = 32
+_CANCEL_EVERY = 1024
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_INTEGER = b"0" * 19
+_LONG_EXPONENTS = (b"e000", b"E000", b"e+000", b"E+000")
+
+
+def _long_numbers(data: bytes | str, exponents: bool = False) -> bool:
+    """Whether ``data`` may hold an integer past 64 bits (or a 3-digit exponent).
+
+    orjson rounds such integers, so files that may hold one go to the hooked
+    parser (it refuses doubles that overflow by itself). A translate and a
+    find run at memory speed, where a regular expression took seconds on a
+    24 MB file. Digits in strings can send a file to the slower parser; they
+    never change what it shows.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    zeroed = data.translate(_DIGITS_AS_ZERO)
+    if _LONG_INTEGER in zeroed:
+        return True
+    return exponents and any(run in zeroed for run in _LONG_EXPONENTS)
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_SPACE_CHARS = frozenset(" \t\n\r")
+Cancelled = Callable[[], bool]
+_Scan = Callable[[str, int], tuple[Any, int]]
+
+
+class JsonStoppedError(Exception):
+    """The parse stopped because its preview closed."""
 
 
 @dataclass(frozen=True)
@@ -36,18 +91,24 @@ class JsonProblem:
 
 @dataclass(frozen=True)
 class JsonDocument:
-    """A parsed value and the warnings parsing raised."""
+    """A parsed value and the warnings parsing raised.
+
+    ``checked`` is False when the duplicate-key pass (``check_json``) is
+    still to run; the value is complete either way.
+    """
 
     value: Any
     warnings: tuple[str, ...] = ()
+    checked: bool = field(default=True, compare=False)
 
 
 class _Hooks:
-    """Parser callbacks that note NaN/Infinity, long integers and duplicate keys."""
+    """Parser callbacks that note NaN/Infinity, long numbers and duplicate keys."""
 
     def __init__(self) -> None:
         self.constants: set[str] = set()
         self.long_integers = 0
+        self.infinite = 0
         # Objects with duplicate keys, by id; the objects stay alive in the tree.
         self.duplicates: dict[int, list[str]] = {}
 
@@ -61,30 +122,67 @@ class _Hooks:
             return digits
         return int(digits)
 
+    def number(self, digits: str) -> float:
+        value = float(digits)
+        if math.isinf(value):
+            self.infinite += 1
+        return value
+
     def pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         result = dict(pairs)
         if len(result) != len(pairs):
-            seen: set[str] = set()
-            repeated: list[str] = []
-            for key, _ in pairs:
-                if key in seen:
-                    repeated.append(key)
-                seen.add(key)
-            self.duplicates[id(result)] = repeated
+            self.duplicates[id(result)] = _repeated(pairs)
         return result
 
 
-def _paths_to(value: Any, targets: dict[int, list[str]]) -> Iterator[str]:
+def _repeated(pairs: list[tuple[str, Any]]) -> list[str]:
+    seen: set[str] = set()
+    repeated: list[str] = []
+    for key, _ in pairs:
+        if key in seen:
+            repeated.append(key)
+        seen.add(key)
+    return repeated
+
+
+class _Marked(dict[str, Any]):
+    """A skeleton object that had duplicate keys (``repeated``)."""
+
+    repeated: tuple[str, ...] = ()
+
+
+def _skeleton_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any] | None:
+    """Keep only what leads to a duplicate key: the check pass's object hook.
+
+    Objects without duplicates and without containers below them become None,
+    so the pass holds far less than the document.
+    """
+    result = dict(pairs)
+    kept = {k: v for k, v in result.items() if isinstance(v, (dict, list))}
+    if len(result) != len(pairs):
+        marked = _Marked(kept)
+        marked.repeated = tuple(_repeated(pairs))
+        return marked
+    return kept or None
+
+
+def _paths_to(value: Any, prefix: str = "$") -> Iterator[str]:
     """The key path of every duplicated key, found without recursion."""
-    stack: list[tuple[Any, str]] = [(value, "$")]
+    stack: list[tuple[Any, str]] = [(value, prefix)]
     while stack:
         node, path = stack.pop()
         if isinstance(node, dict):
-            for key in targets.get(id(node), ()):
+            for key in getattr(node, "repeated", ()):
                 yield f"{path}.{key}"
-            stack.extend((child, f"{path}.{key}") for key, child in node.items())
+            stack.extend(
+                (child, f"{path}.{key}") for key, child in reversed(node.items())
+            )
         elif isinstance(node, list):
-            stack.extend((child, f"{path}[{n}]") for n, child in enumerate(node))
+            stack.extend(
+                (child, f"{path}[{n}]")
+                for n, child in reversed(list(enumerate(node)))
+                if isinstance(child, (dict, list))
+            )
 
 
 def _problem(error: Exception) -> JsonProblem:
@@ -132,6 +230,9 @@ _collector_paused = _CollectorPause()
 
 
 def _parse(data: bytes | str) -> tuple[Any, _Hooks]:
+    if isinstance(data, bytes):
+        # json.loads would let encoded surrogates through ("surrogatepass").
+        data = _decode(data)
     with _collector_paused():
         return _parse_now(data)
 
@@ -145,7 +246,10 @@ def _parse_now(data: bytes | str) -> tuple[Any, _Hooks]:
     hooks = _Hooks()
     try:
         value = json.loads(
-            data, parse_constant=hooks.constant, object_pairs_hook=hooks.pairs
+            data,
+            parse_constant=hooks.constant,
+            parse_float=hooks.number,
+            object_pairs_hook=hooks.pairs,
         )
         return value, hooks
     except json.JSONDecodeError:
@@ -158,12 +262,13 @@ def _parse_now(data: bytes | str) -> tuple[Any, _Hooks]:
         data,
         parse_constant=hooks.constant,
         parse_int=hooks.integer,
+        parse_float=hooks.number,
         object_pairs_hook=hooks.pairs,
     )
     return value, hooks
 
 
-def _warnings(value: Any, hooks: _Hooks, prefix: str = "") -> tuple[str, ...]:
+def _number_notes(hooks: _Hooks, prefix: str = "") -> list[str]:
     notes: list[str] = []
     if hooks.constants:
         names = ", ".join(sorted(hooks.constants))
@@ -173,16 +278,73 @@ def _warnings(value: Any, hooks: _Hooks, prefix: str = "") -> tuple[str, ...]:
             f"{prefix}{hooks.long_integers} integer(s) have over "
             f"{sys.get_int_max_str_digits()} digits and are kept as text."
         )
+    if hooks.infinite:
+        notes.append(
+            f"{prefix}{hooks.infinite} number(s) are too large for a double "
+            "(such as 1e400) and are shown as Infinity."
+        )
+    return notes
+
+
+def _warnings(value: Any, hooks: _Hooks, prefix: str = "") -> tuple[str, ...]:
+    notes = _number_notes(hooks, prefix)
     if hooks.duplicates:
-        for path in _paths_to(value, hooks.duplicates):
+        for path in _duplicate_paths(value, hooks.duplicates):
             if len(notes) >= _MAX_WARNINGS:
                 break
             notes.append(f"{prefix}Duplicate key {path}: the last value is kept.")
     return tuple(notes)
 
 
-def load_json(data: bytes | str) -> JsonDocument | JsonProblem:
-    """Parse one JSON document (UTF-8/16/32 bytes, BOM allowed, or text)."""
+def _duplicate_paths(
+    value: Any, targets: dict[int, list[str]], prefix: str = "$"
+) -> Iterator[str]:
+    stack: list[tuple[Any, str]] = [(value, prefix)]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            for key in targets.get(id(node), ()):
+                yield f"{path}.{key}"
+            stack.extend(
+                (child, f"{path}.{key}") for key, child in reversed(node.items())
+            )
+        elif isinstance(node, list):
+            stack.extend(
+                (child, f"{path}[{n}]") for n, child in reversed(list(enumerate(node)))
+            )
+
+
+def _fast_bytes(data: bytes) -> bytes | None:
+    """The bytes orjson may parse (UTF-8, BOM removed), or None for the slow path."""
+    bom = find_bom(data)
+    if bom is not None and bom.codec != "utf-8":
+        return None  # UTF-16/32: json decodes them
+    if bom is not None:
+        data = data[len(bom.mark) :]
+    if b"\x00" in data[:4] or _long_numbers(data):
+        return None  # UTF-16/32, or numbers orjson would round or refuse
+    return data
+
+
+def load_json_fast(data: bytes | str) -> JsonDocument | JsonProblem:
+    """Parse one document as fast as it can be; duplicate keys not yet checked.
+
+    Valid documents go through orjson and come back with ``checked`` False:
+    run ``check_json`` (in the background) for their duplicate keys.
+    Anything orjson refuses is parsed by ``json`` with hooks, fully checked.
+    """
+    if isinstance(data, str):
+        fast: bytes | str | None = (
+            None if _long_numbers(data) else data.removeprefix("\ufeff")
+        )
+    else:
+        fast = _fast_bytes(data)
+    if fast is not None:
+        try:
+            with _collector_paused():
+                return JsonDocument(orjson.loads(fast), (), checked=False)
+        except orjson.JSONDecodeError:
+            pass  # the hooked parser says what is wrong, or accepts it with a note
     try:
         value, hooks = _parse(data)
     except (ValueError, RecursionError) as error:
@@ -190,27 +352,409 @@ def load_json(data: bytes | str) -> JsonDocument | JsonProblem:
     return JsonDocument(value, _warnings(value, hooks))
 
 
+def check_json(
+    data: bytes | str, cancelled: Cancelled | None = None
+) -> tuple[str, ...]:
+    """The duplicate-key warnings of a document ``load_json_fast`` parsed.
+
+    Holds only a skeleton of the document (the objects that lead to a
+    duplicate), not a second copy of it.
+    """
+    if len(data) > _CHECK_WHOLE:
+        return _check_in_parts(data, cancelled or (lambda: False))
+    try:
+        with _collector_paused():
+            skeleton = json.loads(data, object_pairs_hook=_skeleton_pairs)
+    except (ValueError, RecursionError):
+        return ()
+    notes: list[str] = []
+    for path in _paths_to(skeleton):
+        if len(notes) >= _MAX_WARNINGS or (cancelled is not None and cancelled()):
+            break
+        notes.append(f"Duplicate key {path}: the last value is kept.")
+    return tuple(notes)
+
+
+def _check_in_parts(data: bytes | str, cancelled: Cancelled) -> tuple[str, ...]:
+    """``check_json`` for a big document: child by child, objects walked in turn.
+
+    Each step is a short call into the C scanner, so the GUI thread gets the
+    interpreter lock between them (one ``json.loads`` of 2 MB held it 0.4 s).
+    """
+    try:
+        text = _decode(data) if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        return ()
+    text = text.removeprefix("\ufeff")
+    indexer = _Indexer(text, cancelled, numbers=False, open_depth=_CHECK_DEPTH)
+    start = indexer.skip_space(0)
+    if text[start : start + 1] not in ("[", "{"):
+        return ()
+    try:
+        with _collector_paused():
+            indexer.container(start, "$", 0)
+    except (ValueError, RecursionError, JsonStoppedError):
+        return ()
+    return tuple(
+        f"Duplicate key {path}: the last value is kept."
+        for path in indexer.duplicate_paths[:_MAX_WARNINGS]
+    )
+
+
+def load_json(data: bytes | str) -> JsonDocument | JsonProblem:
+    """Parse one JSON document (UTF-8/16/32 bytes, BOM allowed, or text), checked."""
+    result = load_json_fast(data)
+    if isinstance(result, JsonDocument) and not result.checked:
+        return JsonDocument(result.value, check_json(data))
+    return result
+
+
+# -- big documents: an index of the top container, children parsed on demand -----
+
+
+def _decode(data: bytes) -> str:
+    """The document's text: a BOM picks UTF-8/16/32, as ``json.loads`` does."""
+    encoding = json.detect_encoding(data)
+    return data.decode(encoding, "strict")
+
+
+class LazyContainer:
+    """A big array or object: where each child is in the text, parsed when asked.
+
+    ``nested`` holds the children that are big themselves, indexed in turn.
+    """
+
+    __slots__ = ("_ends", "_keys", "_starts", "_text", "kind", "nested")
+
+    def __init__(self, kind: str, text: str) -> None:
+        self.kind = kind
+        self._text = text
+        self._starts = array.array("q")
+        self._ends = array.array("q")
+        self._keys: list[str] | None = [] if kind == "object" else None
+        self.nested: dict[int, LazyContainer] = {}
+
+    @property
+    def size(self) -> int:
+        return len(self._starts)
+
+    def span(self, n: int) -> tuple[int, int]:
+        return self._starts[n], self._ends[n]
+
+    def key(self, n: int) -> str | int:
+        return self._keys[n] if self._keys is not None else n
+
+    def value(self, n: int) -> Any:
+        """The child ``n``: parsed now, or the nested index when it is big."""
+        found = self.nested.get(n)
+        if found is not None:
+            return found
+        start, end = self.span(n)
+        result = load_json_fast(self._text[start:end])
+        return result.value if isinstance(result, JsonDocument) else None
+
+
 @dataclass(frozen=True)
-class JsonLine:
-    """One line of a JSON Lines file: its 1-based number and value or problem."""
+class LazyDocument:
+    """A document over ``LAZY_LIMIT``: its top container indexed, and warnings."""
 
-    number: int
-    result: JsonDocument | JsonProblem
+    value: LazyContainer | Any
+    warnings: tuple[str, ...] = ()
 
 
-def load_json_lines(data: bytes) -> tuple[JsonLine, ...]:
-    """Parse JSON Lines: one value per line, blank lines skipped."""
+class _Indexer:
+    """Walks a container's children with the C scanner, keeping only their spans.
+
+    Each child is parsed once and dropped; the object hook notes duplicate
+    keys, whose paths are worked out only for a child that has some.
+    """
+
+    def __init__(
+        self, text: str, cancelled: Cancelled, numbers: bool, open_depth: int = 2
+    ) -> None:
+        self.text = text
+        self.cancelled = cancelled
+        # Up to this depth an object's container values are walked in turn
+        # rather than scanned whole: one scan is one C call that holds the
+        # interpreter lock, so {"data": [20 MB]} would hold it for a second.
+        self.open_depth = open_depth
+        self.hooks = _Hooks()
+        self.duplicate_paths: list[str] = []
+        decoder = json.JSONDecoder(
+            object_pairs_hook=self.hooks.pairs,
+            parse_constant=self.hooks.constant,
+            parse_float=self.hooks.number if numbers else None,
+        )
+        long_decoder = json.JSONDecoder(
+            object_pairs_hook=self.hooks.pairs,
+            parse_constant=self.hooks.constant,
+            parse_float=self.hooks.number,
+            parse_int=self.hooks.integer,
+        )
+        # The C scanner raw_decode calls, without its per-call checks.
+        self.scan: _Scan = vars(decoder)["scan_once"]
+        self.long_scan: _Scan = vars(long_decoder)["scan_once"]
+
+    def skip_space(self, position: int) -> int:
+        if self.text[position : position + 1] not in _SPACE_CHARS:
+            return position
+        found = _SPACE.match(self.text, position)
+        return found.end() if found is not None else position
+
+    def value_end(self, position: int, path: Callable[[], str]) -> int:
+        try:
+            value, end = self.scan(self.text, position)
+        except StopIteration as stop:
+            raise json.JSONDecodeError(
+                "Expecting value", self.text, stop.value
+            ) from None
+        except json.JSONDecodeError:
+            raise
+        except ValueError as error:
+            if "digits" not in str(error):
+                raise
+            value, end = self.long_scan(self.text, position)
+        end = int(end)
+        if self.hooks.duplicates:
+            if len(self.duplicate_paths) < _MAX_WARNINGS:
+                found = _duplicate_paths(value, self.hooks.duplicates, path())
+                self.duplicate_paths.extend(itertools.islice(found, _MAX_WARNINGS))
+            self.hooks.duplicates.clear()
+        return end
+
+    def expect(self, position: int, wanted: str, message: str) -> None:
+        if self.text[position : position + 1] != wanted:
+            raise json.JSONDecodeError(message, self.text, position)
+
+    def container(self, start: int, path: str, depth: int) -> tuple[LazyContainer, int]:
+        """Index the container at ``start`` (its opening bracket); and its end."""
+        text = self.text
+        opener = text[start]
+        kind = "object" if opener == "{" else "array"
+        closer = "}" if opener == "{" else "]"
+        found = LazyContainer(kind, text)
+        starts, ends = found._starts, found._ends
+        keys = found._keys
+        position = self.skip_space(start + 1)
+        if text[position : position + 1] == closer:
+            return found, position + 1
+        seen: set[str] = set()
+        count = 0
+        while True:
+            if count % _CANCEL_EVERY == 0 and self.cancelled():
+                raise JsonStoppedError("the preview was closed")
+            key: str | None = None
+            if keys is not None:
+                self.expect(
+                    position, '"', "Expecting property name enclosed in double quotes"
+                )
+                key, position = _scanstring(text, position + 1)
+                position = self.skip_space(position)
+                self.expect(position, ":", "Expecting ':' delimiter")
+                position = self.skip_space(position + 1)
+
+            def child_path(key: str | None = key, n: int = count) -> str:
+                return f"{path}.{key}" if key is not None else f"{path}[{n}]"
+
+            value_start = position
+            if (
+                keys is not None
+                and depth < self.open_depth
+                and text[position : position + 1] in ("[", "{")
+            ):
+                nested, position = self.container(position, child_path(), depth + 1)
+                found.nested[count] = nested
+            else:
+                position = self.value_end(position, child_path)
+            if keys is not None and key is not None:
+                if key in seen and len(self.duplicate_paths) < _MAX_WARNINGS:
+                    self.duplicate_paths.append(child_path())
+                seen.add(key)
+                keys.append(key)
+            starts.append(value_start)
+            ends.append(position)
+            count += 1
+            if (
+                position - value_start > LAZY_LIMIT
+                and depth < _NESTED_LAZY_DEPTH
+                and text[value_start] in "[{"
+                and count - 1 not in found.nested
+            ):
+                found.nested[count - 1] = self.container(
+                    value_start, child_path(), depth + 1
+                )[0]
+            position = self.skip_space(position)
+            following = text[position : position + 1]
+            if following == ",":
+                position = self.skip_space(position + 1)
+                continue
+            self.expect(position, closer, "Expecting ',' delimiter")
+            return found, position + 1
+
+    def notes(self) -> tuple[str, ...]:
+        notes = _number_notes(self.hooks)
+        notes.extend(
+            f"Duplicate key {path}: the last value is kept."
+            for path in self.duplicate_paths
+        )
+        return tuple(notes[:_MAX_WARNINGS])
+
+
+def load_json_lazy(
+    data: bytes, cancelled: Cancelled = lambda: False
+) -> LazyDocument | JsonProblem:
+    """Index a big document's top container; raises ``JsonStoppedError`` if cancelled.
+
+    Children are parsed by ``LazyContainer.value`` when a view shows them; a
+    duplicate key of the top object keeps its last value, as ``json`` does,
+    but both entries stay listed.
+    """
+    try:
+        text = _decode(data)
+    except UnicodeDecodeError as error:
+        return _problem(error)
+    text = text.removeprefix("\ufeff")
+    indexer = _Indexer(text, cancelled, _long_numbers(data, exponents=True))
+    try:
+        with _collector_paused():
+            start = indexer.skip_space(0)
+            if text[start : start + 1] not in ("[", "{"):
+                result = load_json_fast(text)
+                if isinstance(result, JsonProblem):
+                    return result
+                return LazyDocument(result.value, result.warnings)
+            top, end = indexer.container(start, "$", 0)
+            end = indexer.skip_space(end)
+            if end != len(text):
+                raise json.JSONDecodeError("Extra data", text, end)
+    except (ValueError, RecursionError) as error:
+        return _problem(error)
+    return LazyDocument(top, indexer.notes())
+
+
+# -- JSON Lines --------------------------------------------------------------------
+
+
+class JsonLines:
+    """A JSON Lines file, indexed: one value per non-blank line, parsed when shown.
+
+    ``bad`` maps the number of each line that is not valid JSON to its problem;
+    ``warnings`` are the other lines' notes, prefixed with their numbers.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self.numbers = array.array("q")
+        self._starts = array.array("q")
+        self._ends = array.array("q")
+        self.bad: dict[int, JsonProblem] = {}
+        self.warnings: list[str] = []
+        self.nested: dict[int, LazyContainer] = {}
+
+    @property
+    def size(self) -> int:
+        return len(self.numbers)
+
+    def line(self, n: int) -> JsonDocument | JsonProblem:
+        """The ``n``th non-blank line's value (0-based), parsed now."""
+        number = self.numbers[n]
+        problem = self.bad.get(number)
+        if problem is not None:
+            return problem
+        nested = self.nested.get(n)
+        if nested is not None:
+            return JsonDocument(nested)
+        return load_json_fast(self._text[self._starts[n] : self._ends[n]])
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def load_json_lines(data: bytes, cancelled: Cancelled = lambda: False) -> JsonLines:
+    """Index JSON Lines: one value per line, blank lines skipped, each one checked.
+
+    Every line is parsed once here, to find the bad ones and the warnings, and
+    its value dropped; raises ``JsonStoppedError`` if ``cancelled``.
+    """
     text = data.decode("utf-8-sig", "replace")
-    lines: list[JsonLine] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            lines.append(JsonLine(number, load_json(line)))
-    return tuple(lines)
+    lines = JsonLines(text)
+    position, number, length = 0, 0, len(text)
+    with _collector_paused():
+        while position < length:
+            number += 1
+            end = text.find("\n", position)
+            if end == -1:
+                end = length
+            if number % _CANCEL_EVERY == 0 and cancelled():
+                raise JsonStoppedError("the preview was closed")
+            stop = end - 1 if end > position and text[end - 1] == "\r" else end
+            line = text[position:stop]
+            if line.strip():
+                _index_line(lines, line, number, position, stop, cancelled)
+            position = end + 1
+    return lines
+
+
+def _index_line(
+    lines: JsonLines,
+    line: str,
+    number: int,
+    start: int,
+    stop: int,
+    cancelled: Cancelled,
+) -> None:
+    n = lines.size
+    lines.numbers.append(number)
+    lines._starts.append(start)
+    lines._ends.append(stop)
+    if len(line) > _BIG_LINE and line.lstrip()[:1] in ("[", "{"):
+        found = load_json_lazy(line.encode("utf-8", "surrogatepass"), cancelled)
+        if isinstance(found, JsonProblem):
+            lines.bad[number] = found
+        else:
+            if isinstance(found.value, LazyContainer):
+                lines.nested[n] = found.value
+            lines.warnings.extend(f"Line {number}: {note}" for note in found.warnings)
+        return
+    try:
+        orjson.loads(line)
+        return
+    except orjson.JSONDecodeError:
+        pass
+    result = load_json(line)
+    if isinstance(result, JsonProblem):
+        lines.bad[number] = result
+    elif len(lines.warnings) < _MAX_WARNINGS:
+        lines.warnings.extend(f"Line {number}: {note}" for note in result.warnings)
 
 
 def pretty_json(value: Any) -> str:
     """The value indented by two spaces, non-ASCII kept as is."""
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    if isinstance(value, LazyContainer):
+        return "".join(pretty_parts(value))
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        # NaN, Infinity, surrogates or integers past 64 bits: json keeps them.
+        return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def pretty_parts(container: LazyContainer, limit: int | None = None) -> Iterator[str]:
+    """A big container pretty-printed child by child (at most ``limit`` chars)."""
+    opener, closer = ("{", "}") if container.kind == "object" else ("[", "]")
+    yield opener + ("\n" if container.size else "")
+    written = 1
+    for n in range(container.size):
+        child = container.value(n)
+        text = pretty_json(child).replace("\n", "\n  ")
+        if container.kind == "object":
+            text = json.dumps(container.key(n), ensure_ascii=False) + ": " + text
+        part = "  " + text + (",\n" if n + 1 < container.size else "\n")
+        written += len(part)
+        yield part
+        if limit is not None and written > limit:
+            return
+    yield closer
 
 
 @dataclass(frozen=True)
@@ -241,6 +785,8 @@ class JsonNode:
 
 
 def _kind(value: Any) -> tuple[str, int]:
+    if isinstance(value, LazyContainer):
+        return value.kind, value.size
     if isinstance(value, dict):
         return "object", len(value)
     if isinstance(value, list):
@@ -265,6 +811,10 @@ def children(
 ) -> list[JsonNode]:
     """Child nodes of ``parent`` from ``start``; ``count`` limits a huge array."""
     stop = None if count is None else start + count
+    if isinstance(parent.value, LazyContainer):
+        lazy = parent.value
+        last = lazy.size if stop is None else min(stop, lazy.size)
+        return [node(lazy.value(n), lazy.key(n)) for n in range(start, last)]
     if parent.kind == "object":
         items = itertools.islice(parent.value.items(), start, stop)
         return [node(value, key) for key, value in items]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import array
+import struct
 import sys
 import threading
 import wave
@@ -50,11 +51,58 @@ class WavError(ValueError):
     """Not a PCM WAV the waveform reader understands; the message is for the user."""
 
 
+# WAVE format tags (the fmt chunk's first field) that are not integer PCM.
+_ENCODINGS = {
+    0x0002: "Microsoft ADPCM",
+    0x0003: "32-bit float samples",
+    0x0006: "A-law",
+    0x0007: "µ-law",
+    0x0011: "IMA ADPCM",
+    0x0031: "GSM 6.10",
+    0x0050: "MPEG audio",
+    0x0055: "MP3",
+}
+_PCM = 0x0001
+_EXTENSIBLE = 0xFFFE
+_FMT_SEARCH = 4096
+
+
+def wav_encoding(head: bytes) -> str | None:
+    """The name of a WAV's sample encoding when it is not plain PCM, from its header.
+
+    Looks for the ``fmt `` chunk among the first chunks of ``head``; for
+    ``WAVE_FORMAT_EXTENSIBLE`` the sub-format decides. None for PCM, or when
+    the header says nothing clear.
+    """
+    if len(head) < 12 or head[8:12] != b"WAVE":
+        return None
+    position = 12
+    while position + 8 <= min(len(head), _FMT_SEARCH):
+        chunk, size = (
+            head[position : position + 4],
+            int.from_bytes(head[position + 4 : position + 8], "little"),
+        )
+        body = head[position + 8 : position + 8 + size]
+        if chunk == b"fmt " and len(body) >= 2:
+            (tag,) = struct.unpack_from("<H", body)
+            if tag == _EXTENSIBLE and len(body) >= 26:
+                (tag,) = struct.unpack_from("<H", body, 24)
+                if tag == _PCM:
+                    return None
+                return _ENCODINGS.get(tag, f"an extensible format ({tag:#06x})")
+            if tag == _PCM:
+                return None
+            return _ENCODINGS.get(tag, f"the format {tag:#06x}")
+        position += 8 + size + (size & 1)
+    return None
+
+
 def _open_wav(stream: IO[bytes]) -> wave.Wave_read:
     try:
         return wave.open(stream, "rb")
-    except (wave.Error, EOFError, ValueError) as error:
-        raise WavError(f"The WAV header cannot be read: {error}") from error
+    except (wave.Error, EOFError, ValueError, struct.error) as error:
+        # wave reads PCM only: float, ADPCM, µ-law and extensible are "unknown".
+        raise WavError("Only PCM WAV files have a waveform here.") from error
 
 
 def _facts_of(reader: wave.Wave_read) -> WavFacts:

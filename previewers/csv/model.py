@@ -115,9 +115,9 @@ class CsvTableModel(QAbstractTableModel):
                 self.beginInsertRows(QModelIndex(), self._count, count - 1)
                 self._count = count
                 self.endInsertRows()
-            self.dataChanged.emit(
-                self.index(0, 0), self.index(max(self._count - 1, 0), self._columns - 1)
-            )
+            if self._count > 0:  # an empty range is not a range (Qt warns)
+                last = self.index(self._count - 1, self._columns - 1)
+                self.dataChanged.emit(self.index(0, 0), last)
         else:
             self.beginResetModel()
             self._count = count

@@ -25,6 +25,9 @@ class JsonPreviewer:
     name = "json"
 
     def accepts(self, source: PreviewSource) -> bool:
+        if source.kind is Kind.JSON and not source.is_text:
+            # Not text (invalid UTF-8, a NUL byte): the parser says where.
+            return not source.source_view and source.identity.size <= JSON_SIZE_LIMIT
         return is_text_of_kind(source, Kind.JSON, JSON_SIZE_LIMIT)
 
     def create(

@@ -3,7 +3,8 @@
 Each container's children arrive in pages of ``PAGE`` through ``fetchMore``; a
 container with more has a last "Show more" row that loads the next page when
 activated. JSON Lines files get one top row per line, with the parse error as
-the value of a line that did not parse. Keys and values are display text only
+the value of a line that did not parse; their top rows come in pages too, each
+line parsed when its page is shown. Keys and values are display text only
 (the default delegate draws them as plain text).
 """
 
@@ -14,7 +15,13 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QPalette
 
-from app.formats.json_load import JsonLine, JsonNode, JsonProblem, children, node
+from app.formats.json_load import (
+    JsonLines,
+    JsonNode,
+    JsonProblem,
+    children,
+    node,
+)
 
 PAGE = 1000
 COLUMNS = ("Key", "Type", "Value")
@@ -63,6 +70,38 @@ class JsonItem:
         return self.parent.children.index(self) if self.parent is not None else 0
 
 
+class _LinesItem(JsonItem):
+    """The invisible root of a JSON Lines tree: its children are the lines."""
+
+    __slots__ = ("lines",)
+
+    def __init__(self, lines: JsonLines) -> None:
+        super().__init__(None, "", None)
+        self.lines = lines
+
+    def has_children(self) -> bool:
+        return self.lines.size > 0
+
+    def can_fetch(self) -> bool:
+        return self.fetched == 0 and self.lines.size > 0
+
+    def size(self) -> int:
+        return self.lines.size
+
+    def page(self, start: int, count: int) -> list[JsonItem]:
+        items: list[JsonItem] = []
+        for n in range(start, min(start + count, self.lines.size)):
+            key = f"line {self.lines.numbers[n]}"
+            result = self.lines.line(n)
+            if isinstance(result, JsonProblem):
+                item = JsonItem(self, key, None, kind="error")
+                item.problem = result
+            else:
+                item = JsonItem(self, key, node(result.value))
+            items.append(item)
+        return items
+
+
 def _key_text(json_node: JsonNode) -> str:
     if isinstance(json_node.key, int):
         return f"[{json_node.key}]"
@@ -98,20 +137,12 @@ class JsonTreeModel(QAbstractItemModel):
         return cls([JsonItem(None, "(root)", root)], parent)
 
     @classmethod
-    def for_lines(
-        cls, lines: tuple[JsonLine, ...], parent: Any = None
-    ) -> JsonTreeModel:
-        """One top row per JSON Lines line; a bad line shows its error."""
-        top: list[JsonItem] = []
-        for line in lines:
-            key = f"line {line.number}"
-            if isinstance(line.result, JsonProblem):
-                item = JsonItem(None, key, None, kind="error")
-                item.problem = line.result
-            else:
-                item = JsonItem(None, key, node(line.result.value))
-            top.append(item)
-        return cls(top, parent)
+    def for_lines(cls, lines: JsonLines, parent: Any = None) -> JsonTreeModel:
+        """One top row per JSON Lines line, in pages; a bad line shows its error."""
+        model = cls([], parent)
+        model._root = _LinesItem(lines)
+        model._append_page(QModelIndex(), model._root)
+        return model
 
     # -- structure -----------------------------------------------------------------
 
@@ -165,16 +196,23 @@ class JsonTreeModel(QAbstractItemModel):
             self._append_page(parent, item)
 
     def _append_page(self, parent: _Index, item: JsonItem) -> None:
-        assert item.node is not None
-        page = children(item.node, item.fetched, PAGE)
-        new = [JsonItem(item, _key_text(child), child) for child in page]
-        item.fetched += len(page)
-        remaining = item.node.size - item.fetched
+        if isinstance(item, _LinesItem):
+            new = item.page(item.fetched, PAGE)
+            size = item.size()
+        else:
+            assert item.node is not None
+            page = children(item.node, item.fetched, PAGE)
+            new = [JsonItem(item, _key_text(child), child) for child in page]
+            size = item.node.size
+        item.fetched += len(new)
+        remaining = size - item.fetched
         if remaining > 0:
             more = JsonItem(item, f"Show {min(PAGE, remaining):,} more…", None)
             more.is_more = True
             more.kind = f"{remaining:,} not shown"
             new.append(more)
+        if not new:
+            return
         first = len(item.children)
         self.beginInsertRows(parent, first, first + len(new) - 1)
         item.children.extend(new)

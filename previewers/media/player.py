@@ -29,7 +29,13 @@ from PySide6.QtWidgets import (
 from app.core.filetype import playlist_refusal
 from app.core.safeio import VerifiedFile
 from app.formats.image_facts import ReadAtStream
-from app.formats.media_facts import Waveform, WavFacts, read_waveform
+from app.formats.media_facts import (
+    Waveform,
+    WavError,
+    WavFacts,
+    read_waveform,
+    wav_encoding,
+)
 from previewers.context import STANDALONE, PreviewContext
 from previewers.media.containers import MEDIA_NAMES
 from previewers.media.views import VideoFrameView, WaveformView, format_time
@@ -47,9 +53,19 @@ _READY = (
 )
 
 
-def _waveform_job(file: VerifiedFile, cancelled: threading.Event) -> Waveform:
+def _waveform_job(
+    file: VerifiedFile, cancelled: threading.Event
+) -> Waveform | WavError:
+    """The waveform, or why there is none: playback never waits on it or fails by it.
+
+    The media engine plays what ``wave`` cannot read (float, ADPCM, µ-law);
+    a failed waveform is a notice, whichever of the two finishes first.
+    """
     stream = ReadAtStream(file.read, file.identity.size)
-    return read_waveform(stream, cancelled=cancelled)  # type: ignore[arg-type]
+    try:
+        return read_waveform(stream, cancelled=cancelled)  # type: ignore[arg-type]
+    except WavError as error:
+        return error
 
 
 def _plain_label(parent: QWidget, name: str) -> QLabel:
@@ -302,6 +318,9 @@ class MediaPlayerWidget(PreviewWidget):
             )
         else:
             reason = message or "The media backend reported an error."
+        encoding = wav_encoding(self.source.head)
+        if encoding is not None and self.source.mime == "audio/wav":
+            reason = f"This WAV uses {encoding}, which the media engine cannot play."
         if self.is_loaded():
             self._show_notice(f"Playback stopped: {reason}")
         else:
@@ -368,7 +387,12 @@ class MediaPlayerWidget(PreviewWidget):
         if self._audio is not None:
             self._audio.setVolume(value / 100)
 
-    def _on_waveform_ready(self, waveform: Waveform) -> None:
+    def _on_waveform_ready(self, waveform: Waveform | WavError) -> None:
+        if isinstance(waveform, WavError):
+            encoding = wav_encoding(self.source.head)
+            if encoding is not None:
+                self.waveform.setToolTip(f"No waveform: this WAV uses {encoding}.")
+            return
         self._wav = waveform.facts
         self.waveform.set_peaks(waveform.peaks)
         self._update_facts()

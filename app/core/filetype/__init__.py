@@ -131,12 +131,17 @@ def detect(
     if found is not None:
         return FileType(found.mime, found.description, _family(found.mime), text)
     by_name = mime_from_name(name)
+    if not text and named is Kind.JSON:
+        # JSON's grammar is the whole test: bytes that are not text are shown
+        # as the parse error they cause (invalid UTF-8, a NUL), never decoded.
+        mime = by_name or "application/json"
+        return FileType(mime, "JSON file with bytes that are not text", named, False)
     if not text:
         if by_name is not None and not is_textual_mime(by_name):
             # The bytes name no format: the name's word is kept, nothing more.
             return FileType(OCTET_STREAM, f"binary file ({by_name})", Kind.OTHER, False)
         return FileType(OCTET_STREAM, "unknown binary", Kind.OTHER, False)
-    sniffed = sniff_text(head)
+    sniffed = sniff_text(head, read)
     if sniffed is not None:
         kind_now = _text_kind(named, sniffed.mime)
         return FileType(sniffed.mime, sniffed.description, kind_now, True)

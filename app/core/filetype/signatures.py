@@ -7,10 +7,11 @@ format is one more entry in ``SIGNATURES``, in the right place.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.core.filetype.text import mostly_printable
+from app.core.filetype.text import find_bom, mostly_printable
 
 HEAD_SIZE = 4096
 """How many leading bytes a file's type is decided from (more only behind tags)."""
@@ -280,14 +281,62 @@ def match_signature(head: bytes, read: ReadAt | None = None) -> Match | None:
     return None
 
 
-def sniff_text(head: bytes) -> Match | None:
-    """HTML or SVG recognised in a text head, or None."""
-    stripped = head.lstrip()[:256].lower()
+# What may stand before an XML document's root: declarations, processing
+# instructions, comments and a DOCTYPE (with an internal subset), and spaces.
+_PROLOG_PART = re.compile(
+    rb"\s*(?:<\?.*?\?>|<!--.*?-->|<!doctype\b(?:[^\[>]|\[.*?\])*>)",
+    re.DOTALL | re.IGNORECASE,
+)
+_SVG_ROOT = re.compile(rb"\s*<(?:[\w.-]+:)?svg[\s>/]", re.IGNORECASE)
+SVG_PROLOG_LIMIT = 64 * 1024
+"""How far into a text file the root element of an SVG is looked for."""
+
+
+def _as_utf8(head: bytes) -> bytes:
+    """The head as UTF-8 bytes: a UTF-16 or UTF-32 byte order mark is decoded."""
+    bom = find_bom(head)
+    if bom is None:
+        return head
+    body = head[len(bom.mark) :]
+    if bom.unit > 1:
+        body = body[: len(body) - len(body) % bom.unit]
+        return body.decode(bom.codec, "replace").encode("utf-8")
+    return body
+
+
+def _svg_root(head: bytes) -> bool | None:
+    """Whether the root element is ``svg``; None if the prolog runs past the head."""
+    text = _as_utf8(head)
+    position = 0
+    while True:
+        part = _PROLOG_PART.match(text, position)
+        if part is None:
+            break
+        position = part.end()
+    rest = text[position:]
+    if _SVG_ROOT.match(rest):
+        return True
+    if rest.lstrip().startswith(b"<") and b">" not in rest:
+        return None  # a comment or DOCTYPE not closed within the head
+    return False
+
+
+def sniff_text(head: bytes, read: ReadAt | None = None) -> Match | None:
+    """HTML or SVG recognised in a text head, or None.
+
+    SVG is told by its root element, after whatever prolog comes first (a
+    DOCTYPE, comments, a UTF-16 byte order mark); a prolog longer than the
+    head is read on through ``read``, up to ``SVG_PROLOG_LIMIT`` bytes.
+    """
+    stripped = _as_utf8(head).lstrip()[:256].lower()
     if stripped.startswith((b"<!doctype html", b"<html")):
         return Match("text/html", "HTML document")
-    if stripped.startswith(b"<svg") or (
-        stripped.startswith(b"<?xml") and b"<svg" in head[:1024].lower()
-    ):
+    if not stripped.startswith(b"<"):
+        return None
+    root = _svg_root(head)
+    if root is None and read is not None and len(head) >= HEAD_SIZE:
+        root = _svg_root(read(SVG_PROLOG_LIMIT, 0))
+    if root:
         return Match("image/svg+xml", "SVG image (XML text)")
     return None
 

@@ -372,3 +372,36 @@ def test_every_layer_iii_frame_sync_is_mp3(second: int) -> None:
 def test_a_reserved_mpeg_version_is_not_mp3() -> None:
     head = bytes((0xFF, 0xEB, 0x90, 0x64)) + bytes(200)
     assert detect(head, "song.bin").mime != "audio/mpeg"
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b'<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x.dtd">\n<svg/>',
+        b"<!-- made by hand -->\n<svg xmlns='http://www.w3.org/2000/svg'/>",
+        b"<?xml version='1.0'?>\n<!--" + b"x" * 2000 + b"-->\n<svg/>",
+        b'<!DOCTYPE svg [<!ENTITY a "b">]>\n<svg:svg xmlns:svg="x"/>',
+        "<svg xmlns='http://www.w3.org/2000/svg'/>".encode("utf-16"),
+    ],
+)
+def test_svg_is_told_by_its_root_after_any_prolog(head: bytes) -> None:
+    assert detect(head, "picture").mime == "image/svg+xml"
+
+
+def test_svg_root_past_the_head_is_read_on_and_other_xml_is_not_svg() -> None:
+    data = b"<?xml version='1.0'?>\n<!--" + b"x" * 9000 + b"-->\n<svg/>"
+
+    def read(size: int, offset: int) -> bytes:
+        return data[offset : offset + size]
+
+    assert detect(data[:4096], "p.svg", read=read).mime == "image/svg+xml"
+    assert detect(b"<?xml version='1.0'?><root><svg/></root>", "r.xml").mime != (
+        "image/svg+xml"
+    )
+
+
+@pytest.mark.parametrize("head", [b'["\xff"]', b"[\x00]", b"\x00[\x00]\x00"])
+def test_json_named_bytes_that_are_not_text_stay_json(head: bytes) -> None:
+    found = detect(head, "broken.json")
+    assert (found.kind, found.text) == (Kind.JSON, False)
+    assert detect(head, "broken.bin").kind is Kind.OTHER

@@ -246,3 +246,18 @@ def test_find_case_and_header_and_bounds(quoted_rows):
         index.find("")
     with pytest.raises(BuildCancelledError):
         index.find("nothing here", cancelled=lambda: True)
+
+
+def test_a_single_row_table_has_no_header(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("name,age\n\n")
+    found = table(path)
+    assert found.header is None and not found.format.has_header
+    assert [row.cells for row in found.head_rows(5)] == [("name", "age"), ("",) * 2]
+
+
+def test_lone_cr_line_ends_are_a_csv_error(tmp_path):
+    path = tmp_path / "mac.csv"
+    path.write_bytes(b"a,b\r1,2\r")
+    with pytest.raises(CsvError, match="carriage return alone"):
+        table(path)

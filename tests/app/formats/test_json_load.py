@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import json
+import math
+import subprocess
 import sys
+from pathlib import Path
 
+import pytest
+
+from app.formats import json_load
 from app.formats.json_load import (
     JsonDocument,
     JsonProblem,
+    JsonStoppedError,
+    LazyContainer,
+    LazyDocument,
+    check_json,
     children,
     load_json,
+    load_json_fast,
+    load_json_lazy,
     load_json_lines,
     node,
     pretty_json,
@@ -69,10 +81,11 @@ def test_bom_and_utf16_are_read_and_bad_bytes_are_a_problem():
 
 def test_json_lines_report_each_line_and_skip_blank_ones():
     lines = load_json_lines(b'{"a": 1}\n\n[1,\n"ok"\r\n')
-    assert [line.number for line in lines] == [1, 3, 4]
-    assert lines[0].result == JsonDocument({"a": 1})
-    assert isinstance(lines[1].result, JsonProblem)
-    assert lines[2].result == JsonDocument("ok")
+    assert list(lines.numbers) == [1, 3, 4]
+    assert lines.line(0) == JsonDocument({"a": 1})
+    assert isinstance(lines.line(1), JsonProblem)
+    assert list(lines.bad) == [3]
+    assert lines.line(2) == JsonDocument("ok")
 
 
 def test_pretty_print_keeps_non_ascii():
@@ -107,3 +120,177 @@ def test_the_garbage_collector_is_back_on_after_a_parse_and_a_failure():
     assert gc.isenabled()
     load_json(b'{"a": [1, 2,')
     assert gc.isenabled()
+
+
+def test_the_fast_parse_leaves_duplicate_keys_to_the_check_pass():
+    data = b'{"a": {"b": 1, "b": 2}, "list": [{"k": 1, "k": 2}]}'
+    fast = load_json_fast(data)
+    assert isinstance(fast, JsonDocument) and not fast.checked
+    assert fast.value == {"a": {"b": 2}, "list": [{"k": 2}]}
+    assert check_json(data) == (
+        "Duplicate key $.a.b: the last value is kept.",
+        "Duplicate key $.list[0].k: the last value is kept.",
+    )
+    assert check_json(b'{"a": [1, {"b": 2}]}') == ()
+
+
+def test_big_documents_are_checked_in_parts_with_the_same_paths(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(json_load, "_CHECK_WHOLE", 0)
+    data = b'{"a": {"b": 1, "b": 2}, "list": [{"k": 1, "k": 2}], '
+    data += b'"z": [[{"q": 1, "q": 1}]]}'
+    assert check_json(data) == (
+        "Duplicate key $.a.b: the last value is kept.",
+        "Duplicate key $.list[0].k: the last value is kept.",
+        "Duplicate key $.z[0][0].q: the last value is kept.",
+    )
+    assert check_json(b"[1, 2, 3]") == ()
+    assert check_json(b"[1, 2,") == ()
+
+
+def test_numbers_past_a_double_or_64_bits_keep_their_value_or_say_so():
+    result = load_json(b"[1e400, -1e400, 1.5]")
+    assert isinstance(result, JsonDocument)
+    assert result.value == [math.inf, -math.inf, 1.5]
+    assert any("too large for a double" in note for note in result.warnings)
+    big = load_json(b"[18446744073709551617, -9223372036854775809]")
+    assert isinstance(big, JsonDocument)
+    assert big.value == [2**64 + 1, -(2**63) - 1]  # exact, not rounded
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'["\xff"]',
+        b'["\xed\xa0\x80"]',
+        b"[\x00]",
+        b"123\x00",
+        b"\xef\xbb",
+        b"[1] x",
+        b"[1,]",
+        b"[" * 100_000,
+        b"[" * 5_000 + b"]" * 5_000,
+        b'{"a" 1}',
+        b"",
+    ],
+)
+def test_invalid_documents_are_a_problem_never_an_exception(data: bytes) -> None:
+    assert isinstance(load_json(data), JsonProblem)
+    assert isinstance(load_json_lazy(data), JsonProblem)
+
+
+def test_lone_surrogate_escapes_and_a_bom_are_read():
+    assert load_json(b'["\\ud800"]') == JsonDocument(["\ud800"])
+    assert load_json(b"\xef\xbb\xbf[1]") == JsonDocument([1])
+
+
+def _values(container: object) -> list[object]:
+    """(key, value) of each child, values as indented text (lazy or built)."""
+    root = node(container)
+    return [(child.key, pretty_json(child.value)) for child in children(root)]
+
+
+def _shown(pairs: list[tuple[object, object]]) -> list[object]:
+    return [(key, pretty_json(value)) for key, value in pairs]
+
+
+def test_a_big_document_is_indexed_and_its_children_parsed_on_demand():
+    data = b' {"a": [1, 2], "b": {"c": null}, "a": "again", "d": 1e400} '
+    lazy = load_json_lazy(data)
+    assert isinstance(lazy, LazyDocument)
+    assert isinstance(lazy.value, LazyContainer)
+    assert _values(lazy.value) == _shown(
+        [("a", [1, 2]), ("b", {"c": None}), ("a", "again"), ("d", math.inf)]
+    )
+    assert "Duplicate key $.a: the last value is kept." in lazy.warnings
+    assert any("too large for a double" in note for note in lazy.warnings)
+    array_doc = load_json_lazy(b'[{"k": 1, "k": 2}, [], "x"]')
+    assert isinstance(array_doc, LazyDocument)
+    assert _values(array_doc.value) == _shown([(0, {"k": 2}), (1, []), (2, "x")])
+    assert array_doc.warnings == ("Duplicate key $[0].k: the last value is kept.",)
+    assert pretty_json(array_doc.value) == pretty_json([{"k": 2}, [], "x"])
+
+
+def test_a_broken_big_document_names_the_line_and_column():
+    problem = load_json_lazy(b"[1,\n 2\n 3]")
+    assert isinstance(problem, JsonProblem)
+    assert (problem.line, problem.column) == (3, 2)
+
+
+def test_big_children_are_indexed_too_and_indexing_stops_when_cancelled(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(json_load, "LAZY_LIMIT", 10)
+    lazy = load_json_lazy(b'{"rows": [[1, 2, 3, 4, 5, 6], 7], "n": 1}')
+    assert isinstance(lazy, LazyDocument)
+    rows = children(node(lazy.value))[0]
+    assert isinstance(rows.value, LazyContainer) and rows.size == 2
+    shown = [pretty_json(child.value) for child in children(rows)]
+    assert shown == [pretty_json([1, 2, 3, 4, 5, 6]), "7"]
+    with pytest.raises(JsonStoppedError):
+        load_json_lazy(b"[" + b"1," * 5000 + b"1]", lambda: True)
+
+
+def test_json_lines_index_huge_lines_and_stop_when_cancelled(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(json_load, "_BIG_LINE", 10)
+    lines = load_json_lines(b'[1, 2, 3, 4, 5, 6, 7]\n{"a": NaN}\n')
+    first = lines.line(0)
+    assert isinstance(first, JsonDocument) and isinstance(first.value, LazyContainer)
+    assert lines.warnings == ["Line 2: Non-standard values accepted: NaN."]
+    with pytest.raises(JsonStoppedError):
+        load_json_lines(b"1\n" * 5000, lambda: True)
+
+
+# The peak resident size of this process (VmHWM starts afresh at exec, where
+# ru_maxrss keeps the parent's).
+_GROWTH = """
+import gc, sys
+from pathlib import Path
+from app.formats.json_load import LazyDocument, load_json_lazy
+def peak():
+    status = Path("/proc/self/status").read_text()
+    return int(status.split("VmHWM:")[1].split()[0]) * 1024
+data = Path(sys.argv[1]).read_bytes()
+gc.collect()
+before = peak()
+result = load_json_lazy(data)
+assert isinstance(result, LazyDocument), result
+print(len(data), peak() - before)
+"""
+
+
+def big_array(path: Path, count: int) -> Path:
+    """An array of ``count`` small records, written without building it whole."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write("[")
+        for n in range(count):
+            out.write("," if n else "")
+            out.write(f'{{"id": {n}, "name": "item {n}", "tags": ["a", "b"], ')
+            out.write(f'"v": {n / 7}}}')
+        out.write("]")
+    return path
+
+
+def test_a_big_array_grows_the_process_far_less_than_ten_times_its_size(
+    tmp_path: Path,
+) -> None:
+    """The bound: at most 3x the file (its bytes, its text and 16 bytes a child).
+
+    Building the same array as Python objects takes about 15x.
+    """
+    path = big_array(tmp_path / "big.json", 300_000)
+    done = subprocess.run(
+        [sys.executable, "-c", _GROWTH, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[3],
+        timeout=300,
+    )
+    size, growth = map(int, done.stdout.split())
+    print(f"lazy JSON of {size / 1e6:.1f} MB grew the process {growth / 1e6:.1f} MB")
+    assert size > json_load.LAZY_LIMIT
+    assert growth <= 3 * size, (size, growth)

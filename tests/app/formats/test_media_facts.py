@@ -10,7 +10,9 @@ import wave
 
 import pytest
 
+from app.formats import media_facts
 from app.formats.media_facts import WavError, read_wav_facts, read_waveform
+from tests.data import corpus
 
 
 def wav_bytes(
@@ -87,3 +89,33 @@ def test_a_cancelled_waveform_stops() -> None:
 
 def test_an_empty_wav_has_no_peaks() -> None:
     assert read_waveform(io.BytesIO(wav_bytes([]))).peaks == ()
+
+
+def wav_header(tag: int, extensible_tag: int | None = None) -> bytes:
+    return corpus.wav_bytes(tag, 16, b"\x00" * 64, extensible_tag=extensible_tag)
+
+
+@pytest.mark.parametrize(
+    ("tag", "extensible", "words"),
+    [
+        (0x0003, None, "float"),
+        (0x0002, None, "ADPCM"),
+        (0x0007, None, "µ-law"),
+        (0xFFFE, 0x0003, "float"),
+        (0xFFFE, 0x0011, "IMA ADPCM"),
+    ],
+)
+def test_wavs_wave_cannot_read_are_named_and_give_a_sentence(
+    tag: int, extensible: int | None, words: str
+) -> None:
+    data = wav_header(tag, extensible_tag=extensible)
+    encoding = media_facts.wav_encoding(data)
+    assert encoding is not None and words in encoding
+    with pytest.raises(media_facts.WavError, match="Only PCM WAV files"):
+        media_facts.read_waveform(io.BytesIO(data))
+
+
+def test_pcm_wavs_have_no_encoding_to_name() -> None:
+    assert media_facts.wav_encoding(wav_header(1)) is None
+    assert media_facts.wav_encoding(wav_header(0xFFFE, extensible_tag=1)) is None
+    assert media_facts.wav_encoding(b"RIFF\x00\x00\x00\x00AVI ") is None

@@ -18,7 +18,7 @@ from previewers import registry
 from previewers.csv import CsvPreviewer
 from previewers.csv import model as csv_model
 from previewers.csv import widget as csv_view
-from previewers.csv.model import BLOCK, CACHE_BLOCKS, CELL_CHARS
+from previewers.csv.model import BLOCK, CACHE_BLOCKS, CELL_CHARS, CsvTableModel
 from previewers.csv.widget import CsvPreviewWidget
 from tests.previewers.conftest import OpenPreview
 
@@ -373,3 +373,39 @@ def test_a_painted_cell_asks_the_model_once_for_the_roles_it_serves(
         model.multiData(ragged, item)
         assert item.data() == data(model, ragged, int(role)) is not None
     assert model.headerData(1, Qt.Orientation.Vertical).startswith("\u26a0")
+
+
+def test_a_table_of_no_rows_shows_and_announces_no_empty_range(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "empty.csv"
+    path.write_bytes(b"")
+    preview = _open(qtbot, open_preview, path)
+    assert preview.status_text().startswith("0 rows")
+    model = CsvTableModel(None, 1, [])
+    ranges: list[tuple[bool, bool]] = []
+    model.dataChanged.connect(
+        lambda top, bottom, _roles=(): ranges.append((top.isValid(), bottom.isValid()))
+    )
+    model.set_fetcher(lambda first, count: [], 0)
+    # Qt warns of an invalid range; an empty table has no range to announce.
+    assert ranges == []
+
+
+def test_a_single_row_is_data_not_a_header_over_no_rows(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = _write(tmp_path / "one.csv", [["name", "age", "town"]])
+    preview = _open(qtbot, open_preview, path)
+    assert preview.status_text().startswith("1 row · 3 columns")
+    assert preview.cell(0, 2) == "town"
+
+
+def test_lone_cr_line_ends_are_refused_with_the_reason(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "mac.csv"
+    path.write_bytes(b"name,age\r1,2\r3,4\r")
+    preview = open_preview(path)
+    qtbot.waitUntil(preview.is_settled)
+    assert "carriage return alone" in preview.message_text()

@@ -174,3 +174,98 @@ def test_files_over_the_limit_are_left_to_the_text_previewer() -> None:
     assert source.mime == "application/json"
     assert not JsonPreviewer().accepts(source)
     assert registry.choose(source).name != "json"
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b'["\xff"]', "not valid UTF"),
+        (b"[\x00]", "Not valid JSON"),
+        (b"[1] x", "Extra data"),
+        (b"[NaN, 1e400]", "too large for a double"),
+        (b"[" * 100_000, "nested deeper"),
+    ],
+)
+def test_broken_bytes_land_on_a_json_message_not_the_binary_card(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path, data: bytes, words: str
+) -> None:
+    path = tmp_path / "broken.json"
+    path.write_bytes(data)
+    preview = _open(qtbot, open_preview, path)
+    assert words in preview.notice_text()
+
+
+def test_json_lines_top_rows_come_in_pages(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(f'{{"n": {n}}}\n' for n in range(PAGE + 10)))
+    preview = _open(qtbot, open_preview, path)
+    model = preview.model
+    assert model is not None
+    assert model.rowCount() == PAGE + 1
+    more = model.index(PAGE, 0)
+    assert more.data() == "Show 10 more…"
+    assert model.show_more(more)
+    assert model.rowCount() == PAGE + 10
+    assert _row(preview, PAGE + 9, QModelIndex())[0] == f"line {PAGE + 10}"
+
+
+def test_a_document_over_the_lazy_limit_is_indexed_and_its_text_cut(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.formats import json_load
+    from previewers.json import widget
+
+    monkeypatch.setattr(widget, "LAZY_LIMIT", 100)
+    monkeypatch.setattr(widget, "TEXT_TAB_LIMIT", 200)
+    monkeypatch.setattr(json_load, "LAZY_LIMIT", 100)
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"rows": list(range(500)), "a": 1, "a ": 2}))
+    preview = _open(qtbot, open_preview, path)
+    model = preview.model
+    assert model is not None
+    root = model.index(0, 0)
+    assert _row(preview, 0, root)[:2] == ["rows", "array · 500 items"]
+    preview.show_text()
+    qtbot.waitUntil(lambda: preview.text() != "")
+    assert preview.text().startswith('{\n  "rows": [\n    0,')
+    assert preview.text().endswith("see the tree)")
+
+
+def test_find_counts_matches_in_the_text_and_steps_through_them(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "find.json"
+    path.write_text(
+        json.dumps({"items": [f"Apple {n}" for n in range(5)], "x": "pear"})
+    )
+    preview = _open(qtbot, open_preview, path)
+    preview.focus_find()
+    preview.find_next("apple")
+    qtbot.waitUntil(lambda: preview.find_status() == "1 of 5")
+    assert preview.current_match() == (2, 5)  # line 3: '    "Apple 0",'
+    assert preview.find_next("apple")
+    assert preview.find_status() == "2 of 5"
+    assert preview.find_next("apple", backward=True)
+    assert preview.current_match() == (2, 5)
+    preview.find_next("no such thing")
+    qtbot.waitUntil(lambda: preview.find_status() == "No matches")
+
+
+def test_the_text_of_a_big_document_stops_when_the_preview_closes() -> None:
+    import threading
+
+    from app.formats.json_load import JsonStoppedError, LazyDocument, load_json_lazy
+    from previewers.json.widget import indented_text
+
+    lazy = load_json_lazy(json.dumps(list(range(100))).encode())
+    assert isinstance(lazy, LazyDocument)
+    closed = threading.Event()
+    assert indented_text(lazy.value, closed).startswith("[\n  0,\n  1,")
+    closed.set()
+    with pytest.raises(JsonStoppedError):
+        indented_text(lazy.value, closed)

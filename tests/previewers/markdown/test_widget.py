@@ -19,6 +19,7 @@ from previewers.context import PreviewContext
 from previewers.markdown import MarkdownPreviewer
 from previewers.markdown.widget import MarkdownPreviewWidget
 from previewers.widget import PreviewWidget
+from tests.data.corpus import png_header
 from tests.previewers.conftest import OpenPreview
 
 
@@ -317,3 +318,20 @@ def test_the_outline_scrolls_to_its_heading(
     qtbot.waitUntil(lambda: bar.value() > 0)
     cursor = preview.view.textCursor()
     assert cursor.block().text() == "Same" and cursor.blockNumber() > 100
+
+
+def test_a_huge_image_is_refused_from_its_header_before_any_decode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from previewers.markdown import document
+
+    (tmp_path / "huge.png").write_bytes(png_header(60_000, 60_000))
+
+    def no_decoder(*_args: object) -> None:
+        raise AssertionError("the image was handed to a decoder")
+
+    monkeypatch.setattr(document, "QImageReader", no_decoder)
+    folder = str(tmp_path)
+    loaded = document.load_image("huge.png", folder, folder, Policy(()))
+    assert loaded.image is None
+    assert loaded.reason == "the image has too many pixels"

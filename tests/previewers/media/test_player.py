@@ -20,6 +20,7 @@ from previewers.image import ImagePreviewer
 from previewers.media import MediaPreviewer
 from previewers.media.player import NO_AUDIO_DEVICE, MediaPlayerWidget
 from previewers.source import PreviewSource
+from tests.data.corpus import float_wav, wav_bytes
 from tests.previewers.conftest import OpenPreview
 
 # The FFmpeg backend warns about optional system libraries (VA-API, PipeWire) it
@@ -265,3 +266,31 @@ def test_the_canary_would_be_read_if_the_file_protocol_were_allowed(
     qtbot.waitUntil(lambda: os.stat(canary).st_atime != 1_000_000, timeout=15_000)
     player.setSource(QUrl())
     device.close()
+
+
+def test_a_float_wav_wave_cannot_read_is_played_not_failed(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "float.wav"
+    path.write_bytes(float_wav())
+    preview = opened(qtbot, open_preview, path)
+    assert preview.is_loaded()
+    # The waveform job fails after (or before) the player loads; either way
+    # the preview stays loaded and the reason is kept on the waveform.
+    qtbot.waitUntil(lambda: "32-bit float" in preview.waveform.toolTip())
+    assert preview.is_loaded() and preview.message_text() == ""
+
+
+def test_a_wav_the_engine_cannot_play_names_its_encoding(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "adpcm.wav"
+    path.write_bytes(wav_bytes(2, 4, b"\x00" * 2048, block_align=256))
+    preview = open_preview(path)
+    assert isinstance(preview, MediaPlayerWidget)
+    failures: list[str] = []
+    preview.failed.connect(failures.append)
+    preview._on_player_error_occurred(QMediaPlayer.Error.FormatError, "no decoder")
+    assert failures == [
+        "This WAV uses Microsoft ADPCM, which the media engine cannot play."
+    ]
