@@ -17,11 +17,7 @@ its measured figures to the run's summary: the stall, the growth and the
 time to settle, per file and per class.
 
 HTML cases need QtWebEngine, which cannot sandbox as root: they skip there
-(``webengine``). Cases listed in ``AWAITING_PDF_WEB`` need the PDF render
-worker and the web preview budgets, which are built on another line of work;
-they are expected to fail here (strictly: one that passes fails the run, so
-the list is kept true).
-Empty the list when that work has landed.
+(``webengine``).
 """
 
 from __future__ import annotations
@@ -46,14 +42,6 @@ GROWTH_BOUND_MB = 300
 STARTUP_S = 60.0
 """Added to each case's hang guard for the probe process to start."""
 
-AWAITING_PDF_WEB: frozenset[str] = frozenset(
-    {
-        "many-operators.pdf",
-        "long-outline.pdf",
-        "deep-outline.pdf",
-        "hex-charset.html",
-    }
-)
 
 # What a person should never read: an exception's name, a traceback, or the
 # interpreter's phrasing (a fuzzed PNG once showed "function takes at most 3
@@ -76,14 +64,6 @@ def _case_param(case: Case) -> object:
         marks.append(pytest.mark.webengine)
         marks.append(
             pytest.mark.skipif(ROOT_USER, reason="QtWebEngine cannot sandbox as root")
-        )
-    if case.name in AWAITING_PDF_WEB:
-        marks.append(
-            pytest.mark.xfail(
-                strict=True,
-                reason="needs the PDF render worker and web preview budgets; "
-                "remove from AWAITING_PDF_WEB once they land",
-            )
         )
     return pytest.param(case, id=case.name, marks=marks)
 
