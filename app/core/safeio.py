@@ -146,6 +146,23 @@ class VerifiedFile:
         self.identity = identity
         self.real_path = real_path
 
+    @classmethod
+    def from_bytes(
+        cls, data: bytes, identity: Identity, name: str = "snapshot"
+    ) -> Self:
+        """A verified file holding ``data``: a sealed in-memory file, no path.
+
+        For bytes verified elsewhere (a snapshot fetched from a remote host):
+        the memory file is sealed against writes, growth and shrinking, so it
+        stays the version ``identity`` names, and previews read it through a
+        real descriptor as any opened file. ``real_path`` is ``None``: nothing
+        on the local disk stands for it.
+        """
+        if len(data) != identity.size:
+            raise ValueError("the bytes are not as long as their identity says")
+        fd = _sealed_memory_file(data, name)
+        return cls(fd, identity, None)
+
     def read(self, size: int = -1, offset: int = 0) -> bytes:
         """Read up to ``size`` bytes (to the end when negative) from ``offset``."""
         if size >= 0:
@@ -159,6 +176,9 @@ class VerifiedFile:
             yield chunk
 
     def current_identity(self) -> Identity:
+        if self.real_path is None and _is_sealed(self.fd):
+            # A sealed memory file cannot change: it is the version it was made.
+            return self.identity
         return Identity.of(os.fstat(self.fd))
 
     def close(self) -> None:
@@ -176,6 +196,49 @@ class VerifiedFile:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+_SEALS = ("F_SEAL_WRITE", "F_SEAL_GROW", "F_SEAL_SHRINK", "F_SEAL_SEAL")
+
+
+def _sealed_memory_file(data: bytes, name: str) -> int:
+    import fcntl
+
+    create = getattr(os, "memfd_create", None)
+    if create is None or not all(hasattr(fcntl, seal) for seal in _SEALS):
+        raise SafeOpenError("unreadable", "this system cannot hold a sealed copy")
+    flags = os.MFD_CLOEXEC | getattr(os, "MFD_ALLOW_SEALING", 2)
+    fd: int = create(name.replace("/", "_")[:200] or "snapshot", flags)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        seals = 0
+        for seal in _SEALS:
+            seals |= getattr(fcntl, seal)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _is_sealed(fd: int) -> bool:
+    """Whether ``fd`` is a memory file sealed against every change."""
+    import fcntl
+
+    get_seals = getattr(fcntl, "F_GET_SEALS", None)
+    if get_seals is None:
+        return False
+    try:
+        seals = fcntl.fcntl(fd, get_seals)
+    except OSError:
+        return False
+    wanted = 0
+    for seal in _SEALS:
+        wanted |= getattr(fcntl, seal)
+    return seals & wanted == wanted
 
 
 def open_verified(path: str) -> VerifiedFile:
