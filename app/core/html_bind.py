@@ -447,10 +447,47 @@ def _snapshot(opened: VerifiedFile, limit: int, what: str) -> bytes:
     return data
 
 
+Fetch = Callable[[str, int], bytes]
+"""Reads one dependency whole: ``fetch(path, budget)`` gets its absolute path
+(policy, type and count already checked) and the bytes left in the bundle;
+returns the bytes of one version or raises ``Skip`` (``SafeOpenError`` for a
+file refused as it is opened). ``check_dependency_size`` gives the limits."""
+
+
+def check_dependency_size(size: int, budget: int) -> None:
+    """Raise ``Skip`` if a dependency of ``size`` bytes may not join the bundle."""
+    if size > MAX_DEPENDENCY_BYTES:
+        limit = MAX_DEPENDENCY_BYTES >> 20
+        raise Skip("too_large", f"the file is larger than {limit} MiB")
+    if size > budget:
+        raise Skip(
+            "bundle_full", f"the preview would exceed {MAX_BUNDLE_BYTES >> 20} MiB"
+        )
+
+
+def fetch_local(path: str, budget: int) -> bytes:
+    """A dependency on the local disk, through a verified descriptor."""
+    parent = os.path.dirname(path)
+    if not _same_path(os.path.realpath(parent), parent):
+        raise Skip("symlink", "a folder on its path is a symbolic link")
+    opened = open_verified(path)
+    with opened:
+        real = opened.real_path
+        if real is not None and not _same_path(real, path):
+            raise Skip("symlink", "a folder on its path leads somewhere else")
+        size = opened.identity.size
+        if size <= MAX_DEPENDENCY_BYTES:
+            check_dependency_size(size, budget)
+        return _snapshot(opened, MAX_DEPENDENCY_BYTES, "the file")
+
+
 class _Binder:
     """Snapshot references one by one, within the limits, remembering outcomes."""
 
-    def __init__(self, root: str, policy: Policy, budget: int) -> None:
+    def __init__(
+        self, root: str, policy: Policy, budget: int, fetch: Fetch = fetch_local
+    ) -> None:
+        self.fetch = fetch
         self.root = root
         self.policy = policy
         self.budget = budget
@@ -479,6 +516,11 @@ class _Binder:
                 raise self._failed[key]
             try:
                 self._bind(key)
+            except SafeOpenError as error:
+                detail = _OPEN_DETAILS.get(error.reason, str(error))
+                skip = Skip(error.reason, detail)
+                self._failed[key] = skip
+                raise skip from error
             except Skip as skip:
                 if skip.reason != "too_many":
                     self._failed[key] = skip
@@ -497,25 +539,7 @@ class _Binder:
             raise Skip("type", f"files of type {suffix} are not served")
         if len(self.resources) >= MAX_DEPENDENCIES:
             raise Skip("too_many", f"more than {MAX_DEPENDENCIES} dependencies")
-        parent = os.path.dirname(path)
-        if not _same_path(os.path.realpath(parent), parent):
-            raise Skip("symlink", "a folder on its path is a symbolic link")
-        try:
-            opened = open_verified(path)
-        except SafeOpenError as error:
-            detail = _OPEN_DETAILS.get(error.reason, str(error))
-            raise Skip(error.reason, detail) from error
-        with opened:
-            real = opened.real_path
-            if real is not None and not _same_path(real, path):
-                raise Skip("symlink", "a folder on its path leads somewhere else")
-            size = opened.identity.size
-            if size <= MAX_DEPENDENCY_BYTES and size > self.budget:
-                raise Skip(
-                    "bundle_full",
-                    f"the preview would exceed {MAX_BUNDLE_BYTES >> 20} MiB",
-                )
-            data = _snapshot(opened, MAX_DEPENDENCY_BYTES, "the file")
+        data = self.fetch(path, self.budget)
         self.budget -= len(data)
         self.resources[key] = Resource.of(key, content_type, data)
 
@@ -559,20 +583,45 @@ def bind_html(
     ``BindCancelledError`` soon after ``cancelled()`` turns true.
     """
     root, segments = _locate(html_file, html_path, workspace_root)
+    _check_page(root, segments, policy)  # a denied page is never read
+    try:
+        document = _snapshot(html_file, MAX_BUNDLE_BYTES, "the page")
+    except Skip as skip:
+        raise BindError(skip.detail) from None
+    return bind_document(document, root, segments, policy, fetch_local, cancelled)
+
+
+def _check_page(root: str, segments: tuple[str, ...], policy: Policy) -> str:
+    """The page's key in the bundle; ``BindError`` if it may not be served."""
     rule = policy.denying_rule(os.path.join(root, *segments))
     if rule is not None:
         raise BindError(f"the page is denied by read-deny rule {rule.describe()}")
     entry_key = "/".join(segments)
     if content_type_for(entry_key) != "text/html" or not is_canonical_key(entry_key):
         raise BindError("the page's file name does not end in .html or .htm")
-    try:
-        document = _snapshot(html_file, MAX_BUNDLE_BYTES, "the page")
-    except Skip as skip:
-        raise BindError(skip.detail) from None
+    return entry_key
+
+
+def bind_document(
+    document: bytes,
+    root: str,
+    segments: tuple[str, ...],
+    policy: Policy,
+    fetch: Fetch,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Bundle:
+    """Bind a page already read whole: ``segments`` place it below ``root``.
+
+    Its dependencies are read with ``fetch`` (``fetch_local`` for the local
+    disk; another host brings its own), within the same limits and policy.
+    """
+    if len(document) > MAX_BUNDLE_BYTES:
+        raise BindError(f"the page is larger than {MAX_BUNDLE_BYTES >> 20} MiB")
+    entry_key = _check_page(root, segments, policy)
     text, charset = decode_html(document)
     collector = _Collector()
     collector.scan(text, cancelled)
-    binder = _Binder(root, policy, MAX_BUNDLE_BYTES - len(document))
+    binder = _Binder(root, policy, MAX_BUNDLE_BYTES - len(document), fetch)
     unknown = unknown_charset(document)
     if unknown:
         detail = (
