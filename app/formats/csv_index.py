@@ -33,8 +33,8 @@ from app.formats.encoding import UTF8, detect_encoding
 from app.formats.text_pages import (
     BuildCancelledError,
     Cancelled,
-    FencedReader,
     Progress,
+    fenced_reader,
 )
 
 CHECKPOINT_BYTES = 64 * 1024
@@ -212,7 +212,7 @@ class CsvFile:
     """An opened CSV or TSV: its format, header and first rows, before any index."""
 
     def __init__(self, file: VerifiedFile, *, name: str = "", path: str | None = None):
-        self.reader = FencedReader(file, path)
+        self.reader = fenced_reader(file, path)
         head = self.reader.read(SAMPLE_BYTES, 0)
         encoding = detect_encoding(head)
         if encoding.codec != UTF8.codec:

@@ -32,6 +32,7 @@ from app.formats.text_pages import (
     Cancelled,
     FencedReader,
     Progress,
+    fenced_reader,
 )
 
 CHECKPOINT_BYTES = 64 * 1024
@@ -89,7 +90,7 @@ class LineIndex:
         cancelled: Cancelled | None = None,
     ) -> LineIndex:
         """Scan the file in 1 MiB reads; ``BuildCancelledError`` if cancelled."""
-        reader = FencedReader(file, path)
+        reader = fenced_reader(file, path)
         encoding = detect_encoding(reader.read(4, 0))
         start = min(len(encoding.bom), reader.size)
         checkpoints = array("Q")

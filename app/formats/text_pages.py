@@ -42,13 +42,16 @@ class FenceBrokenError(Exception):
     """The file is no longer the revision the view was opened on; reload it.
 
     ``reason`` is ``changed`` (appended, truncated or rewritten in place),
-    ``replaced`` (another file now sits at the path) or ``missing``.
+    ``replaced`` (another file now sits at the path), ``missing``, or
+    ``unreachable`` (the remote host holding it stopped answering).
     """
 
     _MESSAGES: ClassVar[dict[str, str]] = {
         "changed": "The file changed on disk since it was opened. Reload to see it.",
         "replaced": "The file was replaced by another one. Reload to see it.",
         "missing": "The file was removed or moved since it was opened.",
+        "unreachable": "The remote host stopped answering while the file was "
+        "read. Reload to try again.",
     }
 
     def __init__(self, reason: str) -> None:
@@ -99,6 +102,42 @@ class FencedReader:
         return data
 
 
+class ReaderFile(VerifiedFile):
+    """A ``VerifiedFile`` that stands for a ``FencedReader`` with no descriptor.
+
+    For text read from somewhere else than the local disk (a remote host):
+    the pager and the line index take the reader as it is
+    (``fenced_reader``), so every read keeps its own fence; no local path is
+    ever looked at. ``on_close`` runs once, when the preview lets go.
+    """
+
+    def __init__(
+        self, reader: FencedReader, on_close: Callable[[], None] | None = None
+    ) -> None:
+        super().__init__(-1, reader.fence, None)
+        self.reader = reader
+        self._on_close = on_close
+
+    def read(self, size: int = -1, offset: int = 0) -> bytes:
+        return self.reader.read(self.reader.size if size < 0 else size, offset)
+
+    def current_identity(self) -> Identity:
+        self.reader.check()
+        return self.reader.fence
+
+    def close(self) -> None:
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
+
+
+def fenced_reader(file: VerifiedFile, path: str | None = None) -> FencedReader:
+    """The fenced reader over ``file``: its own when it is a ``ReaderFile``."""
+    if isinstance(file, ReaderFile):
+        return file.reader
+    return FencedReader(file, path)
+
+
 @dataclass(frozen=True)
 class Page:
     """One page of decoded text and where it lies in the file (byte offsets)."""
@@ -122,7 +161,7 @@ class PagedText:
     def __init__(
         self, file: VerifiedFile, *, path: str | None = None, page_size: int = PAGE_SIZE
     ) -> None:
-        self.reader = FencedReader(file, path)
+        self.reader = fenced_reader(file, path)
         self.page_size = max(page_size, 16)
         self.encoding: TextEncoding = detect_encoding(self.reader.read(_HEAD, 0))
 
