@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
+
+from app.core.safeio import Identity
 from app.formats.encoding import detect_encoding
 from app.formats.text_pages import PAGE_SIZE, FenceBrokenError, FencedReader, PagedText
+from app.remote.files import RemoteIdentity
 from app.remote.link import Link
 from app.remote.loop import LoopThread
 from app.remote.snapshot import FencedFile
@@ -29,10 +33,17 @@ class RemoteFencedReader(FencedReader):
         self._file = file
         self.path = file.path
         self._timeout = link.settings.operation_timeout
+        # The local fence's shape: SFTP has no device or inode.
+        self.fence = Identity(0, 0, file.fence.size, file.fence.mtime_ns)
 
     @property
     def size(self) -> int:
         return self._file.fence.size
+
+    @property
+    def identity(self) -> RemoteIdentity:
+        """The remote version the reader is fenced at (size, mtime, mode)."""
+        return self._file.fence
 
     def check(self) -> None:
         reason = self._loop.call(
@@ -63,6 +74,14 @@ class RemoteFencedReader(FencedReader):
         if reason is not None:
             raise FenceBrokenError(reason)
         return data
+
+    def close_soon(self) -> Future[None]:
+        """Close the remote handle without waiting (from the GUI thread too)."""
+        return self._loop.submit(
+            self._link.run(lambda _sftp: self._file.close(), "closing a remote file"),
+            timeout=self._timeout,
+            what="Closing the remote file",
+        )
 
     def close(self) -> None:
         self._loop.call(
