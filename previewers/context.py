@@ -11,9 +11,11 @@ workspace: each file's own folder is its root, under the policy files on disk.
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 from PySide6.QtGui import QPalette
 
@@ -36,18 +38,35 @@ class ColorScheme(StrEnum):
         return cls.DARK if dark else cls.LIGHT
 
 
+class RemoteFiles(Protocol):
+    """The remote host a preview's file came from; what is read around it.
+
+    A preview of a remote file never looks at the local disk for the files it
+    names: its root is a remote folder, and a page's dependencies come through
+    ``fetch_dependency`` (``app.core.html_bind.Fetch``: same limits, policy
+    already checked by the binder).
+    """
+
+    @property
+    def root(self) -> str: ...
+
+    def fetch_dependency(self, path: str, budget: int) -> bytes: ...
+
+
 @dataclass(frozen=True)
 class PreviewContext:
     """The root a preview may read around its file, its policy, its colours.
 
     ``policy_provider`` is asked on the GUI thread each time a preview needs
     the policy (``None``: the policy files on disk for ``root``). ``scheme``
-    ``None`` follows the preview's own palette.
+    ``None`` follows the preview's own palette. ``remote`` is set for a file
+    of a remote workspace: ``root`` and paths are then the remote host's.
     """
 
     root: str | None = None
     policy_provider: PolicyProvider | None = None
     scheme: ColorScheme | None = None
+    remote: RemoteFiles | None = None
 
     def policy(self) -> Policy:
         """The read-deny policy in force now; denies everything if it cannot load."""
@@ -57,6 +76,13 @@ class PreviewContext:
 
     def workspace_root(self, path: str) -> str:
         """The real workspace root holding ``path``, or "" when it lies outside."""
+        if self.remote is not None:
+            # Remote paths are the server's, resolved there: no local lookup.
+            from app.remote.files import within  # asyncssh loads only for remote
+
+            root = self.remote.root
+            folder = posixpath.dirname(posixpath.normpath(path))
+            return root if within(folder, root) else ""
         if self.root is None:
             return ""
         real_root = os.path.realpath(self.root)
@@ -64,6 +90,8 @@ class PreviewContext:
 
     def reading_root(self, path: str) -> str:
         """Where a preview of ``path`` may read: the root, or the file's folder."""
+        if self.remote is not None:
+            return self.workspace_root(path) or posixpath.dirname(path)
         return self.workspace_root(path) or _real_folder(path)
 
     def is_dark(self, palette: QPalette) -> bool:

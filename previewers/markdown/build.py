@@ -67,6 +67,11 @@ class MarkdownJob:
     policy: Policy
     dark: bool
     palette: QPalette
+    remote: bool = False
+    """The document is on a remote host: its images are not read at all."""
+
+
+REMOTE_IMAGE_REASON = "images of a document on a remote host are not loaded"
 
 
 def decode_markdown(data: bytes) -> tuple[str, tuple[str, ...]]:
@@ -121,7 +126,13 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
         if stopped():
             raise PreviewClosedError from None
         return MarkdownLoad(None, None, source, (), (), (*notices, TOO_COMPLEX_NOTICE))
-    images = load_images(rendered.images, job.folder, job.root, job.policy, stopped)
+    if job.remote:
+        # Its paths name the remote host's files; none is looked up here.
+        images = tuple(
+            LoadedImage(src, None, REMOTE_IMAGE_REASON) for src in rendered.images
+        )
+    else:
+        images = load_images(rendered.images, job.folder, job.root, job.policy, stopped)
     if stopped():
         raise PreviewClosedError
     document = MarkdownDocument(job.palette)

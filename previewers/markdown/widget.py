@@ -141,12 +141,14 @@ class MarkdownPreviewWidget(PreviewWidget):
         layout.addWidget(self.splitter, 1)
         self.set_content(container)
         # Asked here, on the GUI thread; the worker only reads what it is given.
+        remote = self.context.remote is not None
         job = MarkdownJob(
-            folder=os.path.dirname(os.path.abspath(source.path)),
+            folder="" if remote else os.path.dirname(os.path.abspath(source.path)),
             root=self.context.reading_root(source.path),
             policy=self.context.policy(),
             dark=self.is_dark(),
             palette=self.palette(),
+            remote=remote,
         )
 
         def load(file: VerifiedFile, cancelled: threading.Event) -> MarkdownLoad:
@@ -183,7 +185,13 @@ class MarkdownPreviewWidget(PreviewWidget):
         self.outline.setVisible(len(result.rendered.headings) > 1)
         skipped = sum(1 for image in result.images if image.image is None)
         skipped += result.rendered.images_left_out
-        if skipped:
+        if skipped and self.context.remote is not None:
+            notices.append(
+                f"{skipped} image(s) not shown: the images of a document on a "
+                "remote host are not loaded. Save the document and its images "
+                "to a local folder to see them."
+            )
+        elif skipped:
             notices.append(
                 f"{skipped} image(s) not shown: only images inside the workspace "
                 f"that the read policy allows are loaded, at most {IMAGE_COUNT_LIMIT}."

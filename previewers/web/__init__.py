@@ -48,13 +48,17 @@ class HtmlPreviewer:
         *,
         context: PreviewContext = STANDALONE,
     ) -> WebPreviewWidget:
-        from previewers.web.pages import html_spec
+        from previewers.web.pages import html_spec, remote_html_spec
         from previewers.web.preview import WebPreviewWidget
 
         # The page binds its files within the workspace holding it, under the
         # policy in force now (asked here, on the GUI thread).
         root = context.workspace_root(source.path)
-        spec = html_spec(source.path, root, context.policy())
+        if context.remote is not None:
+            fetch = context.remote.fetch_dependency
+            spec = remote_html_spec(source.path, root, context.policy(), fetch)
+        else:
+            spec = html_spec(source.path, root, context.policy())
         return WebPreviewWidget(
             source, file, spec, parent, show_toggle=self._toggle, context=context
         )

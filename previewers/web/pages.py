@@ -8,6 +8,7 @@ per process, started when the first page is shown.
 from __future__ import annotations
 
 import atexit
+import posixpath
 import sys
 import threading
 from collections.abc import Callable
@@ -17,8 +18,15 @@ from PySide6.QtCore import QCoreApplication
 
 from app.core.capability_server import CapabilityServer
 from app.core.filetype import SVG_MIME
-from app.core.html_bind import bind_html, bind_image_page, decode_html
-from app.core.manifest import Bundle
+from app.core.html_bind import (
+    BindError,
+    Fetch,
+    bind_document,
+    bind_html,
+    bind_image_page,
+    decode_html,
+)
+from app.core.manifest import MAX_BUNDLE_BYTES, Bundle
 from app.core.policy import Policy
 from app.core.safeio import VerifiedFile
 from previewers.web.source_text import TEXT_LIMIT, TextLoadResult
@@ -96,6 +104,33 @@ def html_spec(path: str, workspace_root: str, policy: Policy) -> PageSpec:
 
     def bind(file: VerifiedFile, cancelled: Callable[[], bool]) -> Bundle:
         return bind_html(file, path, workspace_root, policy, cancelled)
+
+    return PageSpec(bind, "web pages", javascript=True)
+
+
+def remote_html_spec(
+    path: str, workspace_root: str, policy: Policy, fetch: Fetch
+) -> PageSpec:
+    """``html_spec`` for a page of a remote workspace: ``path`` is the server's.
+
+    The page's bytes are the verified snapshot the preview holds; each
+    dependency is fetched whole from the host by ``fetch``, with the limits,
+    the policy and the refusals of a local page.
+    """
+    from app.remote.files import within  # asyncssh loads only for remote pages
+
+    if workspace_root and path != workspace_root and within(path, workspace_root):
+        root = workspace_root
+        segments = tuple(posixpath.relpath(path, root).split("/"))
+    else:
+        root, name = posixpath.split(path)
+        segments = (name,)
+
+    def bind(file: VerifiedFile, cancelled: Callable[[], bool]) -> Bundle:
+        document = file.read(MAX_BUNDLE_BYTES + 1, 0)
+        if len(document) != file.identity.size:
+            raise BindError("the page changed while it was being read")
+        return bind_document(document, root, segments, policy, fetch, cancelled)
 
     return PageSpec(bind, "web pages", javascript=True)
 

@@ -1,0 +1,338 @@
+"""Previews of files on a remote host: one call, then the workspace's usual widget.
+
+``open_remote_preview`` runs off the GUI thread and hands back a
+``RemotePreview``: the file's ``PreviewSource``, the previewer the registry
+chose from its name and first bytes (as for a local file), and a
+``VerifiedFile`` the previewer reads as it reads any opened file:
+
+- a file within its previewer's limit is fetched whole as one verified
+  version (``RemoteWorkspace.snapshot``) into a sealed memory file;
+- text over one page (2 MiB) is paged over SFTP behind the remote version
+  fence (``open_fenced``): the first page is read, never the whole file, and a
+  change on the host stops the paging as locally (``FenceBrokenError``);
+- a file over its previewer's limit is refused with the reason; nothing is read.
+
+The preview's context says the file is remote: a page's dependencies come
+from the host through the same limits and policy, a Markdown document's
+images are not loaded, and no remote path ever reaches the local disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import posixpath
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from app.core.filetype import HEAD_SIZE, Kind, detect
+from app.core.html_bind import Skip, check_dependency_size
+from app.core.manifest import MAX_BUNDLE_BYTES, MAX_DEPENDENCY_BYTES
+from app.core.names import display_name
+from app.core.policy import Policy
+from app.core.safeio import Identity, SafeOpenError, VerifiedFile
+from app.core.sizes import human_size
+from app.formats.json_load import JSON_SIZE_LIMIT
+from app.formats.pdf_doc import MAX_PDF_BYTES
+from app.formats.text_pages import (
+    PAGE_SIZE,
+    FenceBrokenError,
+    FencedReader,
+    ReaderFile,
+)
+from app.remote.errors import Failure, RemoteError
+from app.remote.files import RemoteIdentity, within
+from app.remote.paging import RemoteFencedReader
+from app.remote.snapshot import changed
+from app.remote.workspace import RemoteWorkspace
+from previewers.context import STANDALONE, PreviewContext
+from previewers.markdown.document import MARKDOWN_LIMIT
+from previewers.registry import REGISTRY, Previewer, PreviewerRegistry
+from previewers.source import PreviewSource
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from previewers.widget import PreviewWidget
+
+MIB = 1 << 20
+WHOLE_LIMIT = 256 * MIB
+"""The most fetched whole for a previewer with no byte limit of its own
+(images, audio and video, CSV): the bytes stay in memory while it is shown."""
+
+PREVIEW_LIMITS: dict[str, int] = {
+    "code": PAGE_SIZE,  # larger text is paged, never fetched
+    "markdown": MARKDOWN_LIMIT,
+    "json": JSON_SIZE_LIMIT,
+    "csv": WHOLE_LIMIT,
+    "html": MAX_BUNDLE_BYTES,
+    "svg": MAX_BUNDLE_BYTES,
+    "image_page": MAX_BUNDLE_BYTES,
+    "pdf": MAX_PDF_BYTES,
+    "image": WHOLE_LIMIT,
+    "media": WHOLE_LIMIT,
+    "fallback": 0,  # the card shows facts only: nothing is fetched
+    "not_a_page": 0,
+}
+"""How many bytes each previewer may have fetched whole; the default is
+``WHOLE_LIMIT``. Each is the previewer's own limit where it has one."""
+
+_workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="remote-preview")
+
+
+@dataclass
+class RemotePreview:
+    """What a tab needs to show a remote file: call ``create`` on the GUI thread.
+
+    ``refusal`` is the reason when the file is over its previewer's limit;
+    ``create`` then makes a preview marked refused. A preview that is never
+    created must be ``close``d (the widget owns the file once created).
+    """
+
+    source: PreviewSource
+    file: VerifiedFile
+    previewer: Previewer
+    context: PreviewContext
+    identity: RemoteIdentity
+    refusal: str | None = None
+    _taken: bool = field(default=False, repr=False)
+
+    @property
+    def paged(self) -> bool:
+        """Whether the text is paged over SFTP instead of fetched whole."""
+        return not isinstance(self.file, SnapshotFile)
+
+    def create(self, parent: QWidget | None = None) -> PreviewWidget:
+        """The preview widget; it owns the file from now on."""
+        if self._taken:
+            raise RuntimeError("this remote preview was already shown or closed")
+        self._taken = True
+        if self.refusal is not None:
+            from previewers.widget import PreviewWidget
+
+            widget = PreviewWidget(self.source, self.file, parent, context=self.context)
+            widget.mark_refused(self.refusal)
+            return widget
+        return self.previewer.create(
+            self.source, self.file, parent, context=self.context
+        )
+
+    def close(self) -> None:
+        """Let go of the file when no widget was created."""
+        if not self._taken:
+            self._taken = True
+            self.file.close()
+
+
+class SnapshotFile(ReaderFile):
+    """A verified snapshot in a sealed memory file, read like an opened file.
+
+    Previews reach it through its descriptor (audio and video duplicate it)
+    or through a fenced reader that names no local path, so nothing ever
+    looks up the remote path on this computer.
+    """
+
+    def __init__(self, memory: VerifiedFile) -> None:
+        super().__init__(FencedReader(memory, None), on_close=memory.close)
+        self.fd = memory.fd
+
+    def close(self) -> None:
+        self.fd = -1
+        super().close()
+
+
+class RemoteFilesAround:
+    """What a remote preview reads around its file: from the host, never locally.
+
+    Runs on a preview's worker thread; every fetch waits for the host within
+    the workspace's timeouts.
+    """
+
+    def __init__(self, workspace: RemoteWorkspace) -> None:
+        self._workspace = workspace
+
+    @property
+    def root(self) -> str:
+        return self._workspace.root
+
+    def fetch_dependency(self, path: str, budget: int) -> bytes:
+        """A page's dependency as one version, within the bundle's limits."""
+        with _as_skip():
+            identity = self._workspace.lstat(path).result()
+            if identity.is_symlink:
+                raise SafeOpenError("symlink", "the file is a symbolic link")
+            if identity.is_folder:
+                raise SafeOpenError("directory", "it is a folder, not a file")
+            if not identity.is_regular:
+                raise SafeOpenError("not_regular", "it is not a regular file")
+            check_dependency_size(identity.size, budget)
+            snapshot = self._workspace.snapshot(
+                path, limit=MAX_DEPENDENCY_BYTES, expected=identity
+            ).result()
+            return snapshot.data
+        raise AssertionError("unreachable")  # pragma: no cover - _as_skip re-raises
+
+
+@contextlib.contextmanager
+def _as_skip() -> Iterator[None]:
+    try:
+        yield
+    except RemoteError as error:
+        if error.failure is Failure.CHANGED:
+            raise Skip("changed", "the file changed while it was being read") from error
+        if error.failure is Failure.TOO_LARGE:
+            limit = MAX_DEPENDENCY_BYTES >> 20
+            raise Skip("too_large", f"the file is larger than {limit} MiB") from error
+        raise Skip("unreadable", str(error)) from error
+
+
+class _HostReader(FencedReader):
+    """The remote fenced reader as the pager sees it: a lost host stops paging.
+
+    A host that stops answering (a timeout, a dropped connection) ends the
+    paging with ``FenceBrokenError("unreachable")``, as a change does, so the
+    view freezes with a reason and a reload instead of failing mid-paint.
+    """
+
+    def __init__(self, remote: RemoteFencedReader) -> None:
+        # FencedReader's own __init__ wants a local descriptor.
+        self.remote = remote
+        self.path = remote.path
+        self.fence = remote.fence
+
+    @property
+    def size(self) -> int:
+        return self.remote.size
+
+    def check(self) -> None:
+        with _host_lost():
+            self.remote.check()
+
+    def read(self, size: int, offset: int) -> bytes:
+        with _host_lost():
+            return self.remote.read(size, offset)
+        raise AssertionError("unreachable")  # pragma: no cover - re-raised above
+
+    def close_soon(self) -> None:
+        self.remote.close_soon()
+
+
+@contextlib.contextmanager
+def _host_lost() -> Iterator[None]:
+    try:
+        yield
+    except RemoteError as error:
+        raise FenceBrokenError("unreachable") from error
+
+
+def open_remote_preview(
+    workspace: RemoteWorkspace,
+    path: str,
+    expected: RemoteIdentity | None,
+    context: PreviewContext = STANDALONE,
+    *,
+    kind: Kind | None = None,
+    source_view: bool = False,
+    registry: PreviewerRegistry = REGISTRY,
+) -> Future[RemotePreview]:
+    """Prepare the preview of the remote ``path``, off the GUI thread.
+
+    ``expected`` is the identity a record holds (``None`` for a file of the
+    remote tree no record vouches for): another version is refused as
+    *changed*. ``context`` gives the colour scheme; the root, the policy and
+    the reading around the file are the remote workspace's. The future fails
+    with ``SafeOpenError`` (denied, missing, a link, not a regular file) or
+    ``RemoteError`` (changed, timeout, connection lost...), each with a
+    sentence to show. Add a done-callback that posts to the GUI, as with
+    every remote future; ``cancel()`` before it starts stops it.
+    """
+    return _workers.submit(
+        _prepare, workspace, path, expected, context, kind, source_view, registry
+    )
+
+
+def _prepare(
+    workspace: RemoteWorkspace,
+    path: str,
+    expected: RemoteIdentity | None,
+    context: PreviewContext,
+    kind: Kind | None,
+    source_view: bool,
+    registry: PreviewerRegistry,
+) -> RemotePreview:
+    path = posixpath.normpath(path)
+    if not posixpath.isabs(path) or not within(path, workspace.root):
+        raise SafeOpenError("outside", "the file is outside the remote workspace")
+    policy = workspace.policy().result()
+    rule = policy.denying_rule(path)
+    if rule is not None:
+        reason = f"it is denied by read-deny rule {rule.describe()}"
+        raise SafeOpenError("denied", reason)
+    remote = workspace.open_fenced(path, expected=expected).result()
+    reader = _HostReader(remote)
+    try:
+        return _choose(
+            workspace, path, reader, policy, context, kind, source_view, registry
+        )
+    except BaseException:
+        remote.close_soon()
+        raise
+
+
+def _choose(
+    workspace: RemoteWorkspace,
+    path: str,
+    reader: _HostReader,
+    policy: Policy,
+    context: PreviewContext,
+    kind: Kind | None,
+    source_view: bool,
+    registry: PreviewerRegistry,
+) -> RemotePreview:
+    remote = reader.remote
+    identity, fence = remote.identity, reader.fence
+    try:
+        head = reader.read(HEAD_SIZE, 0)
+        name = posixpath.basename(path)
+        found = detect(head, name, kind=kind, read=reader.read)
+    except FenceBrokenError as error:
+        raise changed(path) from error
+    source = PreviewSource(
+        path=path,
+        name=display_name(name),
+        identity=fence,
+        head=head,
+        type=found,
+        source_view=source_view,
+    )
+    previewer = registry.choose(source)
+    remote_context = replace(
+        context,
+        root=None,
+        policy_provider=lambda: policy,
+        remote=RemoteFilesAround(workspace),
+    )
+    if previewer.name == "code" and identity.size > PAGE_SIZE:
+        file: VerifiedFile = ReaderFile(reader, on_close=reader.close_soon)
+        return RemotePreview(source, file, previewer, remote_context, identity)
+    remote.close_soon()
+    limit = PREVIEW_LIMITS.get(previewer.name, WHOLE_LIMIT)
+    if identity.size > limit:
+        nothing = Identity(0, 0, 0, fence.mtime_ns)
+        empty = SnapshotFile(VerifiedFile.from_bytes(b"", nothing, name))
+        refusal: str | None = (
+            f"it is {human_size(identity.size)}, more than the "
+            f"{human_size(limit)} this preview fetches from a remote host; "
+            "save it to a local folder to see it"
+        )
+        if limit == 0:
+            refusal = None  # the card needs no bytes: it shows the facts
+        return RemotePreview(
+            source, empty, previewer, remote_context, identity, refusal
+        )
+    snapshot = workspace.snapshot(path, limit=limit, expected=identity).result()
+    memory = VerifiedFile.from_bytes(snapshot.data, fence, name)
+    return RemotePreview(
+        source, SnapshotFile(memory), previewer, remote_context, identity
+    )
