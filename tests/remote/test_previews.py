@@ -106,9 +106,7 @@ def test_json_is_shown_as_a_tree(show: Show, remote_root: Path) -> None:
     assert widget.is_loaded()
 
 
-def test_csv_is_shown_as_a_table(
-    show: Show, qtbot: QtBot, remote_root: Path
-) -> None:
+def test_csv_is_shown_as_a_table(show: Show, qtbot: QtBot, remote_root: Path) -> None:
     path = remote_root / "people.csv"
     path.write_text("name,age\nada,36\nalan,41\n")
     widget = show(path)
