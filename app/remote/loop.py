@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -50,6 +51,9 @@ class LoopThread:
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._closed = False
+        # Held while scheduling and while closing, so a coroutine is either
+        # scheduled before the loop's stop (and cancelled cleanly) or refused.
+        self._scheduling = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
         self._ready.wait()
@@ -87,16 +91,31 @@ class LoopThread:
         what: str,
     ) -> concurrent.futures.Future[_T]:
         """Schedule ``coroutine`` on the loop; its future fails after ``timeout``."""
-        if self._closed:
-            coroutine.close()
-            failed: concurrent.futures.Future[_T] = concurrent.futures.Future()
-            failed.set_exception(
-                RemoteError(Failure.CANCELLED, "The SSH connections were closed.")
-            )
-            return failed
-        return asyncio.run_coroutine_threadsafe(
-            bounded(coroutine, timeout, what), self._loop
+        with self._scheduling:
+            if not self._closed:
+                future = asyncio.run_coroutine_threadsafe(
+                    bounded(coroutine, timeout, what), self._loop
+                )
+                future.add_done_callback(lambda _done: self._forget(coroutine))
+                return future
+        coroutine.close()
+        failed: concurrent.futures.Future[_T] = concurrent.futures.Future()
+        failed.set_exception(
+            RemoteError(Failure.CANCELLED, "The SSH connections were closed.")
         )
+        return failed
+
+    def _forget(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        """Close ``coroutine`` if its task ended before starting it.
+
+        A task cancelled before its first step (the loop closing) never
+        awaits what it was given. Only the loop thread starts coroutines, so
+        only there is "not started yet" still true when it is closed.
+        """
+        if self.in_loop_thread() and (
+            inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED
+        ):
+            coroutine.close()
 
     def call(
         self,
@@ -126,8 +145,9 @@ class LoopThread:
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop the loop (pending operations are cancelled) and join the thread."""
-        if self._closed:
-            return
-        self._closed = True
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        with self._scheduling:
+            if self._closed:
+                return
+            self._closed = True
+            self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout)

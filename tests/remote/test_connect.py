@@ -331,3 +331,31 @@ def test_an_unanswered_question_times_out_as_a_refusal(
         manager.close()
     assert error.failure is Failure.HOST_KEY_UNKNOWN
     assert prompter.pending[0].cancelled()
+
+
+def test_work_submitted_while_the_loop_closes_is_never_left_unawaited() -> None:
+    import inspect
+    import time as clock
+
+    from app.remote.loop import LoopThread
+
+    loop = LoopThread("closing")
+
+    async def busy() -> None:
+        clock.sleep(0.3)  # holds the loop thread, so what follows queues up
+
+    async def late() -> str:
+        return "ran"
+
+    loop.submit(busy(), timeout=5, what="Busy")
+    coroutine = late()
+    queued = loop.submit(coroutine, timeout=5, what="Late")
+    loop.close()
+    # Scheduled before the stop: it ran, or it was cancelled and its coroutine
+    # closed, never dropped unstarted (which warns, "never awaited").
+    assert queued.cancelled() or queued.result(5) == "ran"
+    assert inspect.getcoroutinestate(coroutine) == inspect.CORO_CLOSED
+    refused = loop.submit(late(), timeout=5, what="After")
+    with pytest.raises(RemoteError) as raised:
+        refused.result(5)
+    assert raised.value.failure is Failure.CANCELLED
