@@ -463,3 +463,37 @@ def test_binding_stops_when_cancelled(tmp_path):
     with open_verified(str(path)) as opened, pytest.raises(BindCancelledError):
         bind_html(opened, str(path), str(tmp_path), POLICY, cancelled)
     assert len(asked) == 2
+
+
+def test_a_page_read_elsewhere_binds_its_dependencies_through_the_given_fetch() -> None:
+    from app.core.html_bind import Skip, bind_document
+    from app.core.safeio import SafeOpenError
+
+    asked: list[tuple[str, int]] = []
+
+    def fetch(path: str, budget: int) -> bytes:
+        asked.append((path, budget))
+        if path.endswith("link.css"):
+            raise SafeOpenError("symlink", "the file is a symbolic link")
+        if path.endswith("moved.js"):
+            raise Skip("changed", "the file changed while it was being read")
+        return b"h1 { color: red }"
+
+    page = (
+        b"<link rel=stylesheet href=style.css><link rel=stylesheet href=link.css>"
+        b"<script src=moved.js></script><link rel=stylesheet href=.env>"
+    )
+    bundle = bind_document(page, "/srv/ws", ("site", "index.html"), POLICY, fetch)
+    assert bundle.entry_key == "site/index.html"
+    assert bundle.resources["site/style.css"].data == b"h1 { color: red }"
+    assert _reasons(bundle) == {
+        "link.css": "symlink",
+        "moved.js": "changed",
+        ".env": "denied",  # the policy is asked before the fetch: never fetched
+    }
+    assert [path for path, _budget in asked] == [
+        "/srv/ws/site/style.css",
+        "/srv/ws/site/link.css",
+        "/srv/ws/site/moved.js",
+    ]
+    assert asked[0][1] == 32 * 1024 * 1024 - len(page)

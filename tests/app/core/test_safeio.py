@@ -48,3 +48,28 @@ def test_missing_file_is_missing(tmp_path):
     with pytest.raises(SafeOpenError) as caught:
         open_verified(str(tmp_path / "nope"))
     assert caught.value.reason == "missing"
+
+
+def test_bytes_checked_elsewhere_become_a_sealed_file_with_their_identity() -> None:
+    from app.core.safeio import Identity, VerifiedFile
+
+    identity = Identity(0, 0, 5, 1_700_000_000_000_000_000)
+    with VerifiedFile.from_bytes(b"hello", identity, "notes.md") as file:
+        assert file.read() == b"hello" and file.read(2, 3) == b"lo"
+        assert file.real_path is None  # nothing on the local disk stands for it
+        assert file.current_identity() == identity
+        for change in (
+            lambda: os.pwrite(file.fd, b"J", 0),
+            lambda: os.ftruncate(file.fd, 1),
+            lambda: os.ftruncate(file.fd, 64),
+        ):
+            with pytest.raises(PermissionError):
+                change()
+        assert file.read() == b"hello"
+
+
+def test_bytes_of_another_length_than_their_identity_are_refused() -> None:
+    from app.core.safeio import Identity, VerifiedFile
+
+    with pytest.raises(ValueError):
+        VerifiedFile.from_bytes(b"hello", Identity(0, 0, 4, 0))

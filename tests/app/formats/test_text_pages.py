@@ -201,3 +201,28 @@ def test_removed_file_is_reported_missing_when_the_path_is_fenced(tmp_path):
     with pytest.raises(FenceBrokenError) as caught:
         text.read_page(32)
     assert caught.value.reason == "missing"
+
+
+def test_a_reader_file_pages_through_its_own_reader_and_never_a_path(
+    tmp_path,
+) -> None:
+    from app.core.safeio import Identity, VerifiedFile
+    from app.formats.line_index import LineIndex
+    from app.formats.text_pages import FencedReader, ReaderFile
+
+    data = b"".join(b"line %06d\n" % number for number in range(300_000))
+    closed: list[bool] = []
+    memory = VerifiedFile.from_bytes(data, Identity(0, 0, len(data), 0))
+    file = ReaderFile(FencedReader(memory), on_close=lambda: closed.append(True))
+    # The path names nothing on this disk: a local lstat would say "missing".
+    missing = str(tmp_path / "on-another-host.log")
+    pages = PagedText(file, path=missing)
+    assert not pages.is_single_page
+    assert pages.first_page().text.startswith("line 000000\n")
+    index = LineIndex.build(file, path=missing)
+    assert index.total_lines == 300_000
+    assert index.lines(299_999, 1) == ["line 299999"]
+    file.close()
+    file.close()
+    assert closed == [True]
+    memory.close()
