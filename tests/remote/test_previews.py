@@ -6,7 +6,6 @@ import io
 import json
 import os
 import sys
-import wave
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -71,10 +70,11 @@ def _png(width: int = 3, height: int = 2) -> bytes:
 # -- each kind, from the remote host ---------------------------------------------
 
 
-def test_code_is_highlighted_from_a_snapshot(
-    show: Show, workspace: RemoteWorkspace, remote_root: Path
+@pytest.mark.parametrize("name", ["tool.py", "notes.txt"])
+def test_code_and_text_are_shown_from_a_snapshot(
+    show: Show, workspace: RemoteWorkspace, remote_root: Path, name: str
 ) -> None:
-    path = remote_root / "tool.py"
+    path = remote_root / name
     path.write_text("def main():\n    return 42\n")
     prepared = _prepare(workspace, path)
     assert prepared.previewer.name == "code" and not prepared.paged
@@ -142,29 +142,38 @@ def test_a_pdf_is_rendered_by_the_worker_from_the_snapshot(
 
 
 # The offscreen machines have no audio or video acceleration; Qt says so.
-@pytest.mark.qt_log_ignore(
+MEDIA_NOISE = (
     r"^Couldn't (load|resolve) (va|va-x11|va-drm|va\(in plugin\)|pipewire-0\.3) "
     r"(library|symbols)$",
     r"^PulseAudioService: pa_context_connect\(\) failed$",
+    r"No RHI backend\. Using CPU conversion\.$",
 )
-def test_audio_plays_from_the_sealed_snapshot(
-    show: Show, qtbot: QtBot, remote_root: Path, monkeypatch: pytest.MonkeyPatch
+
+
+@pytest.mark.qt_log_ignore(*MEDIA_NOISE)
+@pytest.mark.parametrize("name", ["tone.wav", "clip.avi"])
+def test_audio_and_video_play_from_the_sealed_snapshot(
+    show: Show,
+    qtbot: QtBot,
+    remote_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
 ) -> None:
+    from app.demo import media
     from app.ui.application import MEDIA_PROTOCOL_WHITELIST
 
     monkeypatch.setenv("QT_FFMPEG_PROTOCOL_WHITELIST", MEDIA_PROTOCOL_WHITELIST)
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(8000)
-        out.writeframes(b"\x00\x10\x00\xf0" * 4000)
-    path = remote_root / "tone.wav"
-    path.write_bytes(buffer.getvalue())
+    path = remote_root / name
+    path.write_bytes(media.tone_wav() if name.endswith(".wav") else media.clip_avi())
     widget = show(path, settle=False)
     assert type(widget).__name__ == "MediaPlayerWidget"
     qtbot.waitUntil(widget.is_settled, timeout=15_000)
     assert widget.is_loaded(), widget.message_text()
+    if name.endswith(".avi"):
+        frame = widget.stage.image()
+        assert (frame.width(), frame.height()) == (320, 240)
+    else:
+        qtbot.waitUntil(lambda: bool(widget.waveform.peaks()), timeout=5_000)
 
 
 def test_a_file_over_its_previewers_limit_is_refused_before_any_read(
@@ -351,3 +360,28 @@ def test_an_html_report_with_css_script_and_image_from_the_remote_host(
     )
     assert run("location.protocol") == "http:"  # the capability server, not file:
     assert widget.blocked_urls() == []
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_an_svg_from_the_remote_host_is_an_image_in_a_page_without_script(
+    show: Show, qtbot: QtBot, remote_root: Path
+) -> None:
+    path = remote_root / "diagram.svg"
+    path.write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20">'
+        '<rect width="30" height="20" fill="teal"/></svg>'
+    )
+    widget = show(path)
+    assert type(widget).__name__ == "WebPreviewWidget"
+    assert widget.is_loaded()
+    from PySide6.QtWebEngineCore import QWebEngineSettings
+
+    settings = widget.page.settings()
+    assert not settings.testAttribute(QWebEngineSettings.WebAttribute.JavascriptEnabled)
+    box: list[Any] = []
+    widget.page.toHtml(box.append)
+    qtbot.waitUntil(lambda: bool(box), timeout=10_000)
+    assert '<img src="diagram.svg" alt="diagram.svg">' in box[0]
+    widget.source_button.click()
+    assert 'fill="teal"' in widget.source_text()
