@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
+import threading
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.filetype import HEAD_SIZE, Kind, detect
 from app.core.html_bind import Skip, check_dependency_size
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from previewers.widget import PreviewWidget
+
+_T = TypeVar("_T")
 
 MIB = 1 << 20
 WHOLE_LIMIT = 256 * MIB
@@ -200,6 +203,8 @@ class _HostReader(FencedReader):
         self.remote = remote
         self.path = remote.path
         self.fence = remote.fence
+        self._closing = threading.Lock()
+        self._closed = False
 
     @property
     def size(self) -> int:
@@ -215,6 +220,11 @@ class _HostReader(FencedReader):
         raise AssertionError("unreachable")  # pragma: no cover - re-raised above
 
     def close_soon(self) -> None:
+        """Close the remote handle once, without waiting."""
+        with self._closing:
+            if self._closed:
+                return
+            self._closed = True
         self.remote.close_soon()
 
 
@@ -245,14 +255,71 @@ def open_remote_preview(
     with ``SafeOpenError`` (denied, missing, a link, not a regular file) or
     ``RemoteError`` (changed, timeout, connection lost...), each with a
     sentence to show. Add a done-callback that posts to the GUI, as with
-    every remote future; ``cancel()`` before it starts stops it.
+    every remote future. ``cancel()`` works at any time: the wait on the
+    host is cancelled and whatever was opened or fetched is let go.
     """
-    return _workers.submit(
-        _prepare, workspace, path, expected, context, kind, source_view, registry
+    outcome: Future[RemotePreview] = Future()
+    waits = _Waits(outcome)
+    _workers.submit(
+        _run,
+        outcome,
+        waits,
+        workspace,
+        path,
+        expected,
+        context,
+        kind,
+        source_view,
+        registry,
     )
+    return outcome
+
+
+class _Waits:
+    """The waits of one preparation: cancelling its future cancels the current one."""
+
+    def __init__(self, outcome: Future[RemotePreview]) -> None:
+        self._outcome = outcome
+        self._lock = threading.Lock()
+        self._current: Future[Any] | None = None
+        outcome.add_done_callback(self._on_outcome_done)
+
+    def _on_outcome_done(self, outcome: Future[RemotePreview]) -> None:
+        if outcome.cancelled():
+            with self._lock:
+                current = self._current
+            if current is not None:
+                current.cancel()
+
+    def wait(self, step: Future[_T]) -> _T:
+        """``step``'s result; ``CancelledError`` once the preparation is cancelled."""
+        with self._lock:
+            if self._outcome.cancelled():
+                step.cancel()
+                raise CancelledError
+            self._current = step
+        try:
+            return step.result()
+        finally:
+            with self._lock:
+                self._current = None
+
+
+def _run(outcome: Future[RemotePreview], waits: _Waits, *arguments: Any) -> None:
+    try:
+        preview = _prepare(waits, *arguments)
+    except BaseException as error:
+        if outcome.set_running_or_notify_cancel():
+            outcome.set_exception(error)
+        return
+    if outcome.set_running_or_notify_cancel():
+        outcome.set_result(preview)
+    else:
+        preview.close()  # cancelled at the last moment: nobody will show it
 
 
 def _prepare(
+    waits: _Waits,
     workspace: RemoteWorkspace,
     path: str,
     expected: RemoteIdentity | None,
@@ -264,23 +331,24 @@ def _prepare(
     path = posixpath.normpath(path)
     if not posixpath.isabs(path) or not within(path, workspace.root):
         raise SafeOpenError("outside", "the file is outside the remote workspace")
-    policy = workspace.policy().result()
+    policy = waits.wait(workspace.policy())
     rule = policy.denying_rule(path)
     if rule is not None:
         reason = f"it is denied by read-deny rule {rule.describe()}"
         raise SafeOpenError("denied", reason)
-    remote = workspace.open_fenced(path, expected=expected).result()
+    remote = waits.wait(workspace.open_fenced(path, expected=expected))
     reader = _HostReader(remote)
     try:
         return _choose(
-            workspace, path, reader, policy, context, kind, source_view, registry
+            waits, workspace, path, reader, policy, context, kind, source_view, registry
         )
     except BaseException:
-        remote.close_soon()
+        reader.close_soon()
         raise
 
 
 def _choose(
+    waits: _Waits,
     workspace: RemoteWorkspace,
     path: str,
     reader: _HostReader,
@@ -297,6 +365,8 @@ def _choose(
         name = posixpath.basename(path)
         found = detect(head, name, kind=kind, read=reader.read)
     except FenceBrokenError as error:
+        if isinstance(error.__cause__, RemoteError):
+            raise error.__cause__ from None  # the host, not the file
         raise changed(path) from error
     source = PreviewSource(
         path=path,
@@ -316,7 +386,7 @@ def _choose(
     if previewer.name == "code" and identity.size > PAGE_SIZE:
         file: VerifiedFile = ReaderFile(reader, on_close=reader.close_soon)
         return RemotePreview(source, file, previewer, remote_context, identity)
-    remote.close_soon()
+    reader.close_soon()  # the rest is one snapshot, or nothing
     limit = PREVIEW_LIMITS.get(previewer.name, WHOLE_LIMIT)
     if identity.size > limit:
         nothing = Identity(0, 0, 0, fence.mtime_ns)
@@ -331,7 +401,7 @@ def _choose(
         return RemotePreview(
             source, empty, previewer, remote_context, identity, refusal
         )
-    snapshot = workspace.snapshot(path, limit=limit, expected=identity).result()
+    snapshot = waits.wait(workspace.snapshot(path, limit=limit, expected=identity))
     memory = VerifiedFile.from_bytes(snapshot.data, fence, name)
     return RemotePreview(
         source, SnapshotFile(memory), previewer, remote_context, identity

@@ -385,3 +385,25 @@ def test_an_svg_from_the_remote_host_is_an_image_in_a_page_without_script(
     assert '<img src="diagram.svg" alt="diagram.svg">' in box[0]
     widget.source_button.click()
     assert 'fill="teal"' in widget.source_text()
+
+
+def test_cancelling_a_preparation_cancels_the_fetch_it_waits_for(
+    workspace: RemoteWorkspace, remote_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    from concurrent.futures import Future
+
+    asked = threading.Event()
+    fetch: Future[Any] = Future()
+
+    def stuck(*_arguments: Any, **_keywords: Any) -> Future[Any]:
+        asked.set()
+        return fetch  # a host that never answers
+
+    monkeypatch.setattr(workspace, "snapshot", stuck)
+    preparing = open_remote_preview(workspace, str(remote_root / "notes.md"), None)
+    assert asked.wait(30)
+    assert not preparing.done()
+    assert preparing.cancel()
+    assert fetch.cancelled()
+    assert preparing.cancelled()
