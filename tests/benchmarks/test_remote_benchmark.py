@@ -96,6 +96,43 @@ def test_first_page_of_a_remote_1_gib_log_in_the_text_preview(
     )
 
 
+def test_a_scroll_block_read_from_a_paged_remote_text(
+    workspace: RemoteWorkspace, remote_root: Path, report: list[str]
+) -> None:
+    """What the text view waits for, on the GUI thread, per block past the cache."""
+    import random
+
+    from app.core.safeio import open_verified
+    from app.formats.text_pages import FencedReader
+    from previewers.remote import open_remote_preview
+
+    log = remote_root / "scroll.log"
+    line = b"2026-01-01T00:00:00.000Z INFO  worker-3 request done in 12 ms\n"
+    log.write_bytes(line * (16 * MIB // len(line)))
+    prepared = open_remote_preview(workspace, str(log), None).result(60)
+    assert prepared.paged
+    offsets = [random.randrange(0, 16 * MIB - 65536) for _ in range(50)]
+    remote_times: list[float] = []
+    for offset in offsets:
+        start = time.perf_counter()
+        prepared.file.read(65536, offset)
+        remote_times.append(time.perf_counter() - start)
+    prepared.close()
+    local_times: list[float] = []
+    with open_verified(str(log)) as opened:
+        reader = FencedReader(opened, str(log))
+        for offset in offsets:
+            start = time.perf_counter()
+            reader.read(65536, offset)
+            local_times.append(time.perf_counter() - start)
+    remote, local = statistics.median(remote_times), statistics.median(local_times)
+    report.append(
+        "paged remote text, one fenced 64 KiB read (a scroll block): "
+        f"median {remote * 1000:.1f} ms, worst {max(remote_times) * 1000:.1f} ms, "
+        f"{remote / local:.0f}x a local fenced read ({local * 1e6:.0f} us)"
+    )
+
+
 def _sftp_fetch(home: SshHome, remote: Path, local: Path) -> float:
     batch = home.home / "batch"
     batch.write_text(f'get "{remote}" "{local}"\n')
