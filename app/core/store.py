@@ -175,9 +175,9 @@ class Store:
         """
         macs = Macs(
             record=self._mac,
-            record_trusted=lambda cid, call, raw, mac: self._stored_record(
-                cid, call, raw, mac
-            ).trusted,
+            record_trusted=lambda cid, call, raw, mac: (
+                self._stored_record(cid, call, raw, mac).trusted
+            ),
             change=self._change_mac,
         )
         with self._write() as conn:

@@ -133,8 +133,11 @@ class FileActions(QObject):
             ``None`` for a plain path).
         revealRequested(str): select this path in the file tree.
         notice(str): a short plain-text confirmation, such as "Path copied".
+        acted(str): an action passed its checks and was carried out (its id);
+            an earlier refusal is stale now.
     """
 
+    acted = Signal(str)
     refused = Signal(str)
     verdictChanged = Signal(object, str)
     openRequested = Signal(str, object, bool, object, object)
@@ -301,6 +304,7 @@ class FileActions(QObject):
         ref: DeliverableRef | None,
         kind: Kind | None,
     ) -> bool:
+        self.acted.emit(spec.id)
         if spec.id in ("open", "show_source"):
             assert opened is not None
             source = spec.id == "show_source"

@@ -86,7 +86,9 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     app.setApplicationDisplayName(APP_NAME)
     app.setOrganizationName("Deliverables")
     app.setDesktopFileName("deliverables")
-    app.setStyle("Fusion")
+    from app.ui.style import AppStyle
+
+    app.setStyle(AppStyle())
     follow_color_scheme(app)
     return app
 

@@ -211,3 +211,80 @@ def test_a_viewer_is_loaded_once_its_file_is_shown(qtbot, tmp_path):
     assert win.workspace.current_preview() is not None
     win.close()
     store.close()
+
+
+def test_a_new_conversation_says_what_to_do_and_names_its_model(qtbot, tmp_path):
+    from app.ui.chat.empty_state import empty_state_lines
+
+    store = Store(tmp_path / "data")
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    cid = store.create_conversation("New", str(folder)).id
+    win = MainWindow(store, tmp_path / "data", model_spec="ollama:llama3.2")
+    qtbot.addWidget(win)
+    win.show_conversation(cid)
+    win.show()
+    qtbot.waitUntil(lambda: win.chat.is_loaded(), timeout=5000)
+    heading, text, facts = empty_state_lines(
+        conversation=True, workspace=str(folder), model="ollama:llama3.2"
+    )
+    assert heading == "Ask the agent for something"
+    assert "cards" in text
+    assert facts[-1] == "Model: ollama:llama3.2"
+    assert any("proj" in fact for fact in facts)
+    assert win.chat.model().rowCount() == 0
+    win.close()
+    store.close()
+
+
+def test_view_shows_the_viewed_folder_never_a_stored_conversation(
+    qtbot, demo_data, tmp_path
+):
+    folder = tmp_path / "viewed"
+    folder.mkdir()
+    (folder / "a.txt").write_text("alpha\n")
+    store = Store(demo_data)
+    win = MainWindow(store, demo_data)
+    qtbot.addWidget(win)
+    win.refresh_conversations()
+    refusals = win.view_files([str(folder / "a.txt")], folder)
+    win.show()
+    qtbot.waitExposed(win)
+    win.conversations.setFocus()
+    qtbot.waitUntil(win.is_loaded, timeout=10_000)
+    assert refusals == []
+    assert win.workspace.tree.tree_model.root == str(folder.resolve())
+    assert not win.chat_column.isVisible()
+    assert win.current_conversation_id() is None
+    win.close()
+    store.close()
+
+
+def test_a_refused_file_is_shown_in_the_viewer_itself(qtbot, tmp_path):
+    folder = tmp_path / "viewed"
+    folder.mkdir()
+    (folder / ".env").write_text("SECRET=1\n")
+    store = Store(tmp_path / "data")
+    win = MainWindow(store, tmp_path / "data")
+    qtbot.addWidget(win)
+    refusals = win.view_files([str(folder / ".env")], folder)
+    win.show()
+    qtbot.waitExposed(win)
+    assert len(refusals) == 1 and "denied by read-deny rule" in refusals[0]
+    assert win.notice_bar.isVisible()
+    assert win.notice_bar.text() == refusals[0]
+    assert win.workspace.tabs._empty_message == refusals[0]
+    win.close()
+    store.close()
+
+
+def test_the_first_window_shows_the_start_of_the_last_turn(window, qtbot):
+    from app.core.transcript import UserBlock
+
+    qtbot.waitUntil(window.chat.is_loaded, timeout=10_000)
+    model = window.chat.chat_model()
+    last_user = max(
+        r for r in range(model.rowCount()) if isinstance(model.block(r), UserBlock)
+    )
+    top = window.chat.indexAt(window.chat.viewport().rect().topLeft())
+    assert top.row() == last_user
