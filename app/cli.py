@@ -251,12 +251,16 @@ def _run_window(
     model_spec: str | None = None,
     mode: PermissionMode = PermissionMode.WORKSPACE_ONLY,
 ) -> int:
-    from app.ui.application import create_application
+    from app.ui.application import DisplayUnavailableError, create_application
     from app.ui.live_updates import LiveUpdates
     from app.ui.main_window import MainWindow
     from app.ui.screenshot import screenshot_when_loaded
 
-    app = create_application()
+    try:
+        app = create_application()
+    except DisplayUnavailableError as error:
+        print(f"deliverables: {error}", file=sys.stderr)
+        return 2
     window = MainWindow(store, data_dir, model_spec=model_spec, mode=mode)
     # Other agents' presentations (deliverables mcp) and later open/view
     # commands reach this window; a screenshot run takes part in neither.
