@@ -82,7 +82,6 @@ class ChatView(ChatInteractionView):
         # follows is shorter than the screen (space is left below it).
         self._pad_row: int | None = None
         self._model_spec = ""
-        self._press: tuple[int, str] | None = None
         self._policy_provider: Callable[[], Policy] | None = None
         self._images = ImageLoader(self)
         self._images.decoded.connect(self._on_images_decoded)
@@ -103,6 +102,7 @@ class ChatView(ChatInteractionView):
         self._older_fallback.setSingleShot(True)
         self._older_fallback.setInterval(OLDER_FALLBACK_MS)
         self._older_fallback.timeout.connect(self._on_older_fallback_timeout)
+        self._init_interaction()
         self.setModel(self._chat)
         self.setItemDelegate(self._delegate)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
@@ -134,6 +134,8 @@ class ChatView(ChatInteractionView):
         self._loaded_sent = False
         self._stick_bottom = True
         self._delegate.documents.clear()
+        self._delegate.plain_documents.clear()
+        self._delegate.selection.clear()
         self._chat.set_conversation(conversation_id, workspace, messages)
         self._anchor_row = self._last_turn_row()
         self._pad_row = self._anchor_row
@@ -314,6 +316,7 @@ class ChatView(ChatInteractionView):
         new = self._estimate(start, end + 1)
         self._rows.insert(start, new)
         count = end - start + 1
+        self._delegate.selection.rows_inserted(start, count)
         if self._pad_row is not None and start <= self._pad_row:
             self._pad_row += count
         if self._anchor_row is not None and start <= self._anchor_row:
@@ -326,6 +329,7 @@ class ChatView(ChatInteractionView):
     def rowsAboutToBeRemoved(self, parent: _Index, start: int, end: int) -> None:
         QAbstractItemView.rowsAboutToBeRemoved(self, parent, start, end)
         self._rows.remove(start, end)
+        self._delegate.selection.rows_removed(start, end)
         pad = self._pad_row
         if pad is not None and start <= pad:
             self._pad_row = None if pad <= end else pad - (end - start + 1)
