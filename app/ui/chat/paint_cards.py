@@ -20,6 +20,7 @@ from PySide6.QtGui import (
 )
 
 from app.core.filetype import Kind
+from app.core.present_failure import parse_present_failure
 from app.core.sizes import human_size
 from app.core.tool_names import PRESENT, SHOW_IMAGE
 from app.core.transcript import DeliverableBlock, ImageBlock, ToolCallBlock
@@ -123,11 +124,34 @@ def tool_body_text(block: ToolCallBlock, expanded: bool) -> str:
     if block.state == "running":
         return block.args_json_text
     if block.state == "error":
+        failure = (
+            parse_present_failure(block.result_text) if block.name == PRESENT else None
+        )
+        if failure is not None:
+            # Every failing entry, as the user reads it; not the model's JSON.
+            lines = failure.text().splitlines()
+            kept = lines[: ERROR_LINES_LIMIT + 1]
+            if len(lines) > len(kept):
+                kept.append(f"… and {len(lines) - len(kept)} more")
+            return "\n".join(kept)
         lines = block.result_text.splitlines()[:ERROR_LINES_LIMIT]
         return "\n".join(lines)
     if expanded:
         return "\n".join(block.result_text.splitlines()[:RESULT_LINES_LIMIT])
     return ""
+
+
+def _is_present_failure(block: ToolCallBlock) -> bool:
+    return (
+        block.state == "error"
+        and block.name == PRESENT
+        and parse_present_failure(block.result_text) is not None
+    )
+
+
+def body_font(block: ToolCallBlock, font: QFont) -> QFont:
+    """Prose for a failed present (read by people), monospace for tool output."""
+    return font if _is_present_failure(block) else mono_font(font)
 
 
 def tool_body_height(
@@ -136,7 +160,7 @@ def tool_body_height(
     text = tool_body_text(block, expanded)
     if not text:
         return 0
-    metrics = QFontMetrics(mono_font(font))
+    metrics = QFontMetrics(body_font(block, font))
     if block.state == "running":
         return metrics.height() + 10
     bound = metrics.boundingRect(QRect(0, 0, max(40, width - 28), 1 << 20), _WRAP, text)
@@ -148,6 +172,8 @@ def tool_summary(block: ToolCallBlock) -> str:
     if block.state == "running":
         return block.name
     if block.state == "error":
+        if block.name == PRESENT:
+            return f"{block.name} — failed, nothing was presented"
         return f"{block.name} — failed"
     if block.name == PRESENT:
         # How many cards follow is the record's to say, not the tool's text.
@@ -206,7 +232,7 @@ def paint_tool_card(
     text = tool_body_text(block, expanded)
     if not text:
         return
-    mono = mono_font(font)
+    mono = body_font(block, font)
     painter.setFont(mono)
     body = QRect(
         card.left() + 14,
