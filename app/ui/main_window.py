@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from app.core.filetype import Kind
@@ -274,6 +274,7 @@ class MainWindow(QMainWindow):
         self.chat.chat_model().historyLoaded.connect(self.recheck_cards)
         self.chat.deliverableActivated.connect(self._on_chat_deliverable_activated)
         self.chat.deliverableMenuRequested.connect(self._on_chat_menu_requested)
+        self.chat.deliverableDragged.connect(self._on_chat_deliverable_dragged)
         self.chat.forkRequested.connect(self._on_chat_fork_requested)
         self.chat.notice.connect(self.notice_bar.show_message)
         self.file_actions.refused.connect(self._on_actions_refused)
@@ -331,6 +332,20 @@ class MainWindow(QMainWindow):
         menu = self.file_actions.menu_for(ref, self)
         menu.exec(position)
         menu.deleteLater()
+
+    def _on_chat_deliverable_dragged(self, ref: DeliverableRef) -> None:
+        copy = self.file_actions.drag_copy(ref)
+        if copy is None:
+            return  # refused: the notice says why
+        data = QMimeData()
+        data.setUrls([QUrl.fromLocalFile(str(copy))])
+        self.start_drag(data)
+
+    def start_drag(self, data: QMimeData) -> None:
+        """Hand ``data`` to the desktop as a copy drag (blocks until dropped)."""
+        drag = QDrag(self.chat)
+        drag.setMimeData(data)
+        drag.exec(Qt.DropAction.CopyAction)
 
     def _on_chat_fork_requested(self, conversation_id: str, position: int) -> None:
         fork = self._store.fork(conversation_id, position)

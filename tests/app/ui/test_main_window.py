@@ -288,3 +288,21 @@ def test_the_first_window_shows_the_start_of_the_last_turn(window, qtbot):
     )
     top = window.chat.indexAt(window.chat.viewport().rect().topLeft())
     assert top.row() == last_user
+
+
+def test_dragging_a_card_out_hands_over_a_private_copy(window, monkeypatch):
+    dragged = []
+    monkeypatch.setattr(window, "start_drag", lambda data: dragged.append(data.urls()))
+    refs = _deliverable_refs(window)
+
+    window.chat.deliverableDragged.emit(refs["summary.md"])
+
+    [[url]] = dragged
+    copy = Path(url.toLocalFile())
+    assert copy.name == "summary.md"
+    workspace = Path(
+        window._store.conversation(refs["summary.md"].conversation_id).workspace
+    )
+    assert not copy.is_relative_to(workspace)
+    [original] = workspace.rglob("summary.md")
+    assert copy.read_bytes() == original.read_bytes()
