@@ -307,8 +307,10 @@ class CodePreviewWidget(PreviewWidget):
         return ""
 
     def line_count(self) -> int:
+        """Lines as a person counts them: a final line end opens no new line."""
         if self.code_view is not None:
-            return self.code_view.blockCount()
+            text = self._text
+            return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
         return self.paged_view.source().total if self.paged_view is not None else 0
 
     def current_line(self) -> int:
@@ -428,7 +430,8 @@ class CodePreviewWidget(PreviewWidget):
                 lines = f"{self.paged_view.source().total:,}+ lines"
         else:
             self.progress.hide()
-            lines = f"{self.line_count():,} lines"
+            count = self.line_count()
+            lines = f"{count:,} line" + ("" if count == 1 else "s")
         self.status.setText(f"{self._facts} · {lines}" if self._facts else lines)
 
     def _start_paged_search(self, needle: str, backward: bool) -> None:

@@ -306,3 +306,18 @@ def test_preview_reads_the_opened_file_not_the_path(
 def _write(path: Path, text: str) -> str:
     path.write_text(text)
     return path.name
+
+
+@pytest.mark.parametrize(
+    ("data", "lines"),
+    [(b"", 0), (b"one", 1), (b"one\n", 1), (b"x\n" * 300, 300), (b"a\n\nb", 3)],
+)
+def test_the_status_line_counts_lines_as_a_person_does(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path, data: bytes, lines: int
+) -> None:
+    path = tmp_path / "lines.txt"
+    path.write_bytes(data)
+    preview = _loaded(qtbot, open_preview(path))
+    assert preview.line_count() == lines
+    word = "line" if lines == 1 else "lines"
+    assert preview.status.text().endswith(f"{lines:,} {word}")
