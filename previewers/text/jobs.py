@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.core.safeio import VerifiedFile
+from app.formats.encoding import TextEncoding
 from app.formats.text_pages import Page, PagedText
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ class FirstPage:
     """The first page of a file and what the view needs to know about it."""
 
     page: Page
-    encoding: str
+    encoding: TextEncoding
     size: int
 
 
@@ -25,6 +26,7 @@ class FirstPage:
 class IndexOutcome:
     index: LineIndex | None
     error: str
+    generation: int = 0
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,10 @@ class Progress:
         self.share = done / total if total else 1.0
 
 
-def read_first_page(file: VerifiedFile, path: str) -> FirstPage:
-    paged = PagedText(file, path=path)
+def read_first_page(
+    file: VerifiedFile, path: str, codec: str | None = None
+) -> FirstPage:
+    """The first page, in the guessed encoding or in ``codec`` if one is chosen."""
+    paged = PagedText(file, path=path, codec=codec)
     page = paged.first_page()
-    return FirstPage(page, paged.encoding.name, paged.size)
+    return FirstPage(page, paged.encoding, paged.size)

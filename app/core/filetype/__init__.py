@@ -32,9 +32,12 @@ from app.core.filetype.signatures import (
 )
 from app.core.filetype.text import (
     BOMS,
+    SINGLE_BYTE_COMMON,
     Bom,
     find_bom,
     is_textual_mime,
+    is_utf8,
+    legacy_encoding,
     looks_binary,
 )
 
@@ -44,6 +47,7 @@ __all__ = [
     "HEAD_SIZE",
     "OCTET_STREAM",
     "PDF_MIME",
+    "SINGLE_BYTE_COMMON",
     "SVG_MIME",
     "TAG_LIMIT",
     "TEXT_KINDS",
@@ -57,7 +61,9 @@ __all__ = [
     "find_bom",
     "is_svg",
     "is_textual_mime",
+    "is_utf8",
     "kind_from_name",
+    "legacy_encoding",
     "looks_binary",
     "mime_from_name",
     "playlist_refusal",

@@ -372,3 +372,32 @@ def test_every_layer_iii_frame_sync_is_mp3(second: int) -> None:
 def test_a_reserved_mpeg_version_is_not_mp3() -> None:
     head = bytes((0xFF, 0xEB, 0x90, 0x64)) + bytes(200)
     assert detect(head, "song.bin").mime != "audio/mpeg"
+
+
+@pytest.mark.parametrize(
+    ("text", "codec", "found"),
+    [
+        ("Café crème, déjà vu à Noël.\n", "latin-1", "cp1252"),
+        ("naïve résumé", "latin-1", "cp1252"),
+        ("Привет, как дела? Всё хорошо.\n", "cp1251", "cp1251"),
+        ("Zażółć gęślą jaźń jest trudne.", "cp1250", "cp1250"),
+    ],
+)
+def test_a_short_legacy_text_is_text_and_its_encoding_is_named(
+    text: str, codec: str, found: str
+) -> None:
+    head = text.encode(codec)
+    assert filetype.legacy_encoding(head) == found
+    assert not filetype.looks_binary(head)
+    assert detect(head, "note.txt").text
+    assert detect(head, "note.txt").kind is Kind.TEXT
+
+
+def test_utf8_and_binaries_have_no_legacy_encoding() -> None:
+    assert filetype.legacy_encoding("déjà vu".encode()) is None
+    assert filetype.legacy_encoding(b"text\x00with a NUL\xe9") is None
+    assert (
+        filetype.legacy_encoding(codecs.BOM_UTF16_LE + "hi".encode("utf-16-le")) is None
+    )
+    noise = bytes((n * 7919 + 13) % 255 + 1 for n in range(4096))  # no NUL byte
+    assert filetype.looks_binary(noise)
