@@ -183,6 +183,7 @@ class MarkdownPreviewWidget(PreviewWidget):
         self.document.set_images(result.images, result.rendered.image_alts)
         self.document.setDefaultStyleSheet(style_sheet(self.palette()))
         self.document.setHtml(result.rendered.html)
+        self.view.fit_images()
         self.source_text.setPlainText(result.text)
         for heading in result.rendered.headings:
             item = QListWidgetItem("    " * (heading.level - 1) + heading.text)

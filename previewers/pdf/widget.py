@@ -139,6 +139,10 @@ def _read_pdf(file: VerifiedFile, cancelled: threading.Event) -> bytes | str:
     return b"".join(parts)
 
 
+OUTLINE_MIN_WIDTH = 1000
+"""A preview at least this wide shows the outline beside the pages at first."""
+
+
 class PdfPreviewWidget(PreviewWidget):
     """A PDF: pages in a continuous column, outline, find, zoom and links.
 
@@ -343,7 +347,11 @@ class PdfPreviewWidget(PreviewWidget):
             parents.append(item)
         has_outline = bool(info.outline)
         self.outline_button.setVisible(has_outline)
-        self.outline_button.setChecked(has_outline)
+        # Shown at once only where the pages keep a readable width beside it;
+        # in a narrower preview it is one click away.
+        self.outline_button.setChecked(
+            has_outline and self.width() >= OUTLINE_MIN_WIDTH
+        )
         self.outline.expandToDepth(0)
 
     def _notify(self, text: str) -> None:

@@ -131,6 +131,11 @@ class ChatInteractionView(QListView):
         )
         self.viewport().update()
 
+    def select_text(self, anchor: tuple[int, int], cursor: tuple[int, int]) -> None:
+        """Select from ``anchor`` to ``cursor``, each (row, character position)."""
+        self._delegate.selection.select(anchor, cursor)
+        self.viewport().update()
+
     def clear_text_selection(self) -> None:
         if self._delegate.selection.anchor is not None:
             self._delegate.selection.clear()

@@ -306,3 +306,115 @@ def test_dragging_a_card_out_hands_over_a_private_copy(window, monkeypatch):
     assert not copy.is_relative_to(workspace)
     [original] = workspace.rglob("summary.md")
     assert copy.read_bytes() == original.read_bytes()
+
+
+@pytest.fixture(params=["light", "dark"])
+def scheme_window(request, qtbot, demo_data, qapp):
+    from app.ui.application import dark_palette
+    from app.ui.style import AppStyle
+
+    before, style = qapp.palette(), qapp.style().name()
+    qapp.setStyle(AppStyle())  # the app's own style, as create_application sets it
+    if request.param == "dark":
+        qapp.setPalette(dark_palette())
+    store = Store(demo_data)
+    win = MainWindow(store, demo_data)
+    qtbot.addWidget(win)
+    win.resize(1440, 900)
+    win.refresh_conversations()
+    win.show_conversation(store.conversations()[-1].id)
+    win.show()
+    qtbot.waitExposed(win)
+    qtbot.waitUntil(win.is_loaded, timeout=10_000)
+    yield win, request.param
+    win.close()
+    store.close()
+    qapp.setStyle(style)
+    qapp.setPalette(before)
+
+
+def _image_widths(document) -> list[float]:
+    widths = []
+    block = document.begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            look = fragments.fragment().charFormat()
+            if look.isImageFormat():
+                widths.append(look.toImageFormat().width())
+            fragments += 1
+        block = block.next()
+    return widths
+
+
+def _shot(window, tmp_path: Path, name: str) -> Path:
+    """Save the window as PNG; to ``DELIVERABLES_SCREENSHOT_DIR`` when set."""
+    from PySide6.QtWidgets import QApplication
+
+    folder = Path(os.environ.get("DELIVERABLES_SCREENSHOT_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    QApplication.processEvents()
+    path = folder / f"{name}.png"
+    image = window.grab().toImage()
+    assert image.save(str(path), "PNG")
+    assert QImage(str(path)).size().width() == 1440
+    return path
+
+
+def test_a_new_user_at_1440_by_900_reads_a_pdf_and_a_report_and_folds_panes(
+    scheme_window, qtbot, tmp_path
+):
+    from previewers.markdown.widget import MarkdownPreviewWidget
+    from previewers.pdf.widget import PdfPreviewWidget
+
+    window, scheme = scheme_window
+    assert window.width() == 1440 and window.height() == 900
+    refs = _deliverable_refs(window)
+
+    window.chat.deliverableActivated.emit(refs["report.pdf"])
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
+    pdf = window.workspace.current_preview()
+    assert isinstance(pdf, PdfPreviewWidget)
+    qtbot.waitUntil(lambda: pdf.pages.zoom >= 0.8, timeout=5_000)  # readable
+    assert pdf.fit_width_button.isChecked()
+    _shot(window, tmp_path, f"pdf-{scheme}")
+
+    window.chat.deliverableActivated.emit(refs["summary.md"])
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
+    report = window.workspace.current_preview()
+    assert isinstance(report, MarkdownPreviewWidget)
+    qtbot.waitUntil(lambda: report.view.document().size().width() > 0)
+    widths = _image_widths(report.view.document())
+    assert widths and max(widths) <= report.view.viewport().width()  # chart fits
+    _shot(window, tmp_path, f"report-{scheme}")
+
+    window.menu_actions.conversations.trigger()
+    window.menu_actions.tree.trigger()
+    assert not window.conversations_panel.isVisible()
+    assert not window.workspace.tree.isVisible()
+    _shot(window, tmp_path, f"folded-{scheme}")
+    window.menu_actions.conversations.trigger()
+    window.menu_actions.tree.trigger()
+    assert window.conversations_panel.isVisible()
+    assert window.workspace.tree.isVisible()
+
+
+def test_a_new_user_selects_text_in_the_chat(scheme_window, qtbot, tmp_path):
+    from app.core.transcript import AssistantTextBlock
+
+    window, scheme = scheme_window
+    model = window.chat.chat_model()
+    row = next(
+        r
+        for r in range(model.rowCount())
+        if isinstance(model.block(r), AssistantTextBlock) and model.block(r).final
+    )
+    document = window.chat.document_for_row(row)
+    assert document is not None
+    plain = document.toPlainText()
+    start = plain.index("Revenue")
+    end = plain.index("%).", start) + 3
+    window.chat.scrollTo(model.index(row))
+    window.chat.select_text((row, start), (row, end))
+    assert window.chat.selected_text() == plain[start:end]
+    _shot(window, tmp_path, f"chat-selection-{scheme}")

@@ -257,6 +257,9 @@ def test_page_field_and_outline_jump(
     qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
 ) -> None:
     preview = _open(qtbot, open_preview, _make_pdf(tmp_path / "doc.pdf", pages=8))
+    # 800 px wide: the pages keep the width, the outline is one click away.
+    assert preview.outline_button.isVisible() and not preview.outline.isVisible()
+    preview.outline_button.click()
     assert preview.outline.isVisible()
     assert preview.page_field.accessibleName() == "Page number"
     qtbot.keyClick(preview.pages, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
@@ -501,3 +504,14 @@ def test_every_pymupdf_call_runs_on_one_thread_that_stops_on_release(
     assert threads == {worker.ident}
     assert called.count("close") == 2  # each document closed on the thread
     assert threading.get_ident() not in threads
+
+
+def test_a_wide_preview_shows_the_outline_at_once(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = open_preview(_make_pdf(tmp_path / "doc.pdf", pages=8))
+    assert isinstance(preview, PdfPreviewWidget)
+    preview.resize(1200, 700)
+    preview.show()
+    qtbot.waitUntil(preview.is_settled, timeout=10_000)
+    assert preview.outline.isVisible()
