@@ -209,3 +209,27 @@ def test_hundred_files_in_turn_keep_five_previews_and_bounded_memory(
 def test_empty_workspace_counts_as_loaded(workspace: WorkspaceWidget) -> None:
     assert workspace.tab_count() == 0
     assert workspace.is_loaded()
+
+
+def test_the_tab_the_limit_closes_is_named_in_a_quiet_notice(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    paths = _files(root, 6)
+    for path in paths[:5]:
+        _open(qtbot, workspace, path)
+    quiet: list[str] = []
+    workspace.quietNotice.connect(quiet.append)
+    _open(qtbot, workspace, paths[5])
+    assert quiet == [f"Closed file000.txt to keep {MAX_TABS} tabs open."]
+
+
+def test_the_tree_follows_the_active_tab(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    guide, main = root / "docs" / "guide.md", root / "src" / "main.py"
+    _open(qtbot, workspace, guide)
+    _open(qtbot, workspace, main)
+    assert workspace.tree.selected_path() == str(main)
+    workspace.tabs.setCurrentIndex(0)
+    assert workspace.tree.selected_path() == str(guide)
+    assert workspace.tree.isExpanded(workspace.tree.currentIndex().parent())
