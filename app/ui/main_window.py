@@ -20,6 +20,7 @@ from app.core.store import Store, StoredMessage
 from app.ui.actions import FileActions
 from app.ui.application import settings_for
 from app.ui.card_checks import CardChecker
+from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
 from app.ui.chat_input import ChatInputWidget
 from app.ui.conversation_commands import ConversationCommands
@@ -81,6 +82,9 @@ class MainWindow(QMainWindow):
         )
         self.file_actions.set_dialog_parent(self)
         self.card_checker = CardChecker(
+            store, self._policy_for, lambda: self._mode, self
+        )
+        self.thumbnails = ThumbnailMaker(
             store, self._policy_for, lambda: self._mode, self
         )
 
@@ -168,9 +172,9 @@ class MainWindow(QMainWindow):
         if self._conversation_id is None or self.panes.is_viewer():
             return
         workspace = str(self._workspace_root) if self._workspace_root else ""
-        self.card_checker.check(
-            self._conversation_id, workspace, self.chat.deliverable_refs()
-        )
+        refs = self.chat.deliverable_refs()
+        self.card_checker.check(self._conversation_id, workspace, refs)
+        self.thumbnails.request(workspace, refs)
 
     def show_no_conversation(self) -> None:
         """Nothing is chosen (the last conversation was deleted)."""
@@ -178,6 +182,7 @@ class MainWindow(QMainWindow):
         self._workspace_root = None
         self._bridge = None
         self.card_checker.cancel()
+        self.thumbnails.cancel()
         self.chat.clear_conversation()
         self.workspace.set_root(None)
         self.workspace.set_external_entries([])
@@ -271,6 +276,7 @@ class MainWindow(QMainWindow):
         self.conversations_panel.newRequested.connect(self.commands.new_conversation)
         self.panes.changed.connect(self._on_panes_changed)
         self.card_checker.checked.connect(self._on_card_checker_checked)
+        self.thumbnails.made.connect(self.chat.set_thumbnail)
         self.chat.chat_model().historyLoaded.connect(self.recheck_cards)
         self.chat.deliverableActivated.connect(self._on_chat_deliverable_activated)
         self.chat.deliverableMenuRequested.connect(self._on_chat_menu_requested)

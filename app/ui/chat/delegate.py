@@ -39,7 +39,13 @@ from app.core.transcript import (
 )
 from app.ui.chat import paint_cards as cards
 from app.ui.chat.markdown import DocumentCache, SafeTextDocument
-from app.ui.chat.model import BlockRole, ExpandedRole, ImageRole, VerdictRole
+from app.ui.chat.model import (
+    BlockRole,
+    ExpandedRole,
+    ImageRole,
+    ThumbnailRole,
+    VerdictRole,
+)
 from app.ui.chat.selection import TextSelection
 from app.ui.chat.style import (
     ACTIONS_HEIGHT,
@@ -254,7 +260,15 @@ class ChatDelegate(QStyledItemDelegate):
             ratio = painter.device().devicePixelRatioF()
             verdict = index.data(VerdictRole)
             cards.paint_deliverable(
-                painter, rect, block, verdict, colours, font, hover is not None, ratio
+                painter,
+                rect,
+                block,
+                verdict,
+                colours,
+                font,
+                hover is not None,
+                ratio,
+                index.data(ThumbnailRole),
             )
         elif isinstance(block, TurnActionsBlock):
             cards.paint_actions(painter, rect, colours, font, hover)

@@ -46,6 +46,7 @@ BlockRole: Final = Qt.ItemDataRole.UserRole + 1
 VerdictRole: Final = Qt.ItemDataRole.UserRole + 2
 ExpandedRole: Final = Qt.ItemDataRole.UserRole + 3
 ImageRole: Final = Qt.ItemDataRole.UserRole + 4  # QImage, an error str, or None
+ThumbnailRole: Final = Qt.ItemDataRole.UserRole + 5  # an image card's QImage, or None
 
 NEWEST_TURNS: Final = 30  # built at once; older turns follow in the background
 OLDER_CHUNK: Final = 100  # turns per event-loop pass: about 15 ms
@@ -106,6 +107,7 @@ class ChatModel(QAbstractListModel):
         self._streaming = False  # the last row is text being streamed
         self._expanded: set[str] = set()
         self._verdicts: dict[DeliverableRef, str] = {}
+        self._thumbnails: dict[DeliverableRef, QImage] = {}
         self._images: dict[str, QImage | str] = {}
         self.model_spec = ""
         """The model in use, so a failure can say how to fix it."""
@@ -156,6 +158,10 @@ class ChatModel(QAbstractListModel):
             if isinstance(block, ImageBlock):
                 return self._images.get(block.tool_call_id)
             return None
+        if role == ThumbnailRole:
+            if isinstance(block, DeliverableBlock) and block.ref not in self._verdicts:
+                return self._thumbnails.get(block.ref)
+            return None
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
@@ -191,6 +197,7 @@ class ChatModel(QAbstractListModel):
         self._streaming = False
         self._expanded.clear()
         self._verdicts.clear()
+        self._thumbnails.clear()
         self._images.clear()
         self.endResetModel()
         if self._builder.older_turns:
@@ -427,6 +434,20 @@ class ChatModel(QAbstractListModel):
 
     def verdict(self, ref: DeliverableRef) -> str | None:
         return self._verdicts.get(ref)
+
+    def set_thumbnail(self, ref: DeliverableRef, image: QImage | None) -> None:
+        """Show ``image`` on ``ref``'s card instead of its kind icon (``None``: icon).
+
+        A card with a problem badge shows its icon whatever it had before.
+        """
+        if image is None:
+            if self._thumbnails.pop(ref, None) is None:
+                return
+        else:
+            self._thumbnails[ref] = image
+        for row, block in enumerate(self._rows):
+            if isinstance(block, DeliverableBlock) and block.ref == ref:
+                self.dataChanged.emit(self.index(row), self.index(row))
 
     def deliverable_refs(self) -> list[DeliverableRef]:
         return [

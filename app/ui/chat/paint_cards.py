@@ -278,6 +278,22 @@ def _paint_spinner(
 # -- deliverable cards -------------------------------------------------------
 
 
+def _paint_thumbnail(
+    painter: QPainter, box: QRect, image: QImage, colours: Colours
+) -> None:
+    """``image`` fitted into ``box`` (aspect kept, centred), with a thin frame."""
+    size = image.size().scaled(box.size(), Qt.AspectRatioMode.KeepAspectRatio)
+    target = QRect(0, 0, max(size.width(), 1), max(size.height(), 1))
+    target.moveCenter(box.center())
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+    painter.drawImage(target, image)
+    painter.setPen(colours.border)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawRect(target.adjusted(0, 0, -1, -1))
+    painter.restore()
+
+
 def deliverable_card_rect(row: QRect) -> QRect:
     col = column(row)
     return QRect(col.left(), row.top() + CARD_GAP // 2, col.width(), CARD_HEIGHT)
@@ -319,15 +335,26 @@ def paint_deliverable(
     font: QFont,
     hovered: bool,
     device_pixel_ratio: float,
+    thumbnail: QImage | None = None,
 ) -> None:
     card = deliverable_card_rect(row)
     fill = colours.card_hover if hovered else colours.card
     card_background(painter, card, fill, colours.border)
     entry = block.entry
     kind = entry.kind_enum if entry is not None else None
-    icon = kind_icon(kind if entry is not None else None, ICON_SIZE, device_pixel_ratio)
     icon_y = card.center().y() - ICON_SIZE // 2
-    painter.drawPixmap(card.left() + 14, icon_y, icon)
+    if thumbnail is not None and not thumbnail.isNull():
+        _paint_thumbnail(
+            painter,
+            QRect(card.left() + 14, icon_y, ICON_SIZE, ICON_SIZE),
+            thumbnail,
+            colours,
+        )
+    else:
+        icon = kind_icon(
+            kind if entry is not None else None, ICON_SIZE, device_pixel_ratio
+        )
+        painter.drawPixmap(card.left() + 14, icon_y, icon)
     text_left = card.left() + 14 + ICON_SIZE + 12
     menu = menu_button_rect(row, block)
     right = (menu.left() - 8) if menu is not None else card.right() - 12

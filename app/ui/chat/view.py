@@ -30,6 +30,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QFontMetrics,
+    QImage,
     QPainter,
     QPaintEvent,
     QRegion,
@@ -179,6 +180,10 @@ class ChatView(ChatInteractionView):
 
     def set_verdicts(self, verdicts: dict[DeliverableRef, str]) -> None:
         self._chat.set_verdicts(verdicts)
+
+    def set_thumbnail(self, ref: DeliverableRef, image: object) -> None:
+        """Show ``image`` (a QImage) on ``ref``'s card, or its icon for ``None``."""
+        self._chat.set_thumbnail(ref, image if isinstance(image, QImage) else None)
 
     def deliverable_refs(self) -> list[DeliverableRef]:
         """The cards built so far that point at a file (newest turns first built)."""

@@ -418,3 +418,26 @@ def test_a_new_user_selects_text_in_the_chat(scheme_window, qtbot, tmp_path):
     window.chat.select_text((row, start), (row, end))
     assert window.chat.selected_text() == plain[start:end]
     _shot(window, tmp_path, f"chat-selection-{scheme}")
+
+
+def test_image_cards_show_a_thumbnail_and_others_their_icon(window, qtbot, tmp_path):
+    from app.core.transcript import DeliverableBlock
+    from app.ui.chat.model import ThumbnailRole
+
+    model = window.chat.chat_model()
+    rows = {
+        model.block(row).entry.name: row
+        for row in range(model.rowCount())
+        if isinstance(model.block(row), DeliverableBlock) and model.block(row).entry
+    }
+
+    def thumbnail(name: str) -> object:
+        return model.index(rows[name]).data(ThumbnailRole)
+
+    qtbot.waitUntil(lambda: thumbnail("chart.png") is not None, timeout=10_000)
+    image = thumbnail("chart.png")
+    assert isinstance(image, QImage) and max(image.width(), image.height()) <= 96
+    assert thumbnail("summary.md") is None
+    assert thumbnail("diagram.svg") is None  # no decoder runs on SVG
+    window.chat.scrollTo(model.index(rows["chart.png"]))
+    _shot(window, tmp_path, "thumbnails")
