@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QMessageBox,
     QPlainTextEdit,
     QSplitter,
     QStackedWidget,
@@ -47,7 +46,10 @@ from previewers.markdown.document import (
 )
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
-from previewers.widgets import ask_plain_question
+from previewers.widgets import (
+    ask_with_message_box,
+    tell_with_message_box,
+)
 
 _WEB_SCHEMES = frozenset({"http", "https"})
 
@@ -70,22 +72,6 @@ def decode_markdown(data: bytes) -> tuple[str, tuple[str, ...]]:
         codec = encoding.codec.upper()
         return text, (f"Some bytes are not valid {codec}; shown as \ufffd.",)
     return text, ()
-
-
-def ask_with_message_box(parent: QWidget, url: str) -> bool:
-    """Ask before a link leaves the app; the URL is shown as plain text."""
-    return ask_plain_question(
-        parent, "Open link", f"Open this link in your web browser?\n\n{url}"
-    )
-
-
-def tell_with_message_box(parent: QWidget, message: str) -> None:
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Information)
-    box.setWindowTitle("Link not opened")
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setText(message)
-    box.exec()
 
 
 class MarkdownPreviewWidget(PreviewWidget):

@@ -12,11 +12,12 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QUrl, Slot
-from PySide6.QtGui import QFont, QFontDatabase, QPalette
+from PySide6.QtCore import Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -30,13 +31,15 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.capability_server import Publication
-from app.core.manifest import LeftOut
+from app.core.manifest import LeftOut, is_canonical_key
+from app.core.paths import is_within
 from app.core.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 from previewers.web.pages import BoundPage, PageSpec, shared_server, source_of
 from previewers.web.source_text import TextLoadResult, load_text
 from previewers.widget import PreviewWidget
+from previewers.widgets import ask_with_message_box, tell_with_message_box
 
 if TYPE_CHECKING:
     from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEngineProfile
@@ -172,6 +175,50 @@ def _count(number: int, noun: str) -> str:
     return f"1 {noun}" if number == 1 else f"{number} {noun.replace(' ', 's ', 1)}"
 
 
+PAGE_SUFFIXES = (".html", ".htm", ".xhtml")
+WEB_SCHEMES = frozenset({"http", "https"})
+LINK_PAUSE_S = 0.5
+"""Links clicked faster than this after the last one are ignored."""
+
+
+def _same_origin(first: QUrl, second: QUrl) -> bool:
+    return (first.scheme(), first.host(), first.port()) == (
+        second.scheme(),
+        second.host(),
+        second.port(),
+    )
+
+
+def local_page_for(url: QUrl, publication: Publication, entry_path: str) -> str | None:
+    """The local page a link in a published page points to, or ``None``.
+
+    Only a link below the publication's own prefix on the loopback server,
+    to a canonical key that names an HTML file inside the bundle's root (the
+    folder the entry's key is relative to), is a local page. Nothing is
+    opened here: the caller opens the path through the workspace's checks.
+    """
+    base = QUrl(publication.url)
+    if (url.scheme(), url.host(), url.port()) != (
+        base.scheme(),
+        base.host(),
+        base.port(),
+    ):
+        return None
+    path = url.path(QUrl.ComponentFormattingOption.FullyDecoded)
+    prefix = publication.prefix.rstrip("/") + "/"
+    if not path.startswith(prefix):
+        return None
+    key = path[len(prefix) :]
+    if not is_canonical_key(key) or not key.lower().endswith(PAGE_SUFFIXES):
+        return None
+    entry_parts = publication.entry_key.count("/") + 1
+    root = os.path.abspath(entry_path)
+    for _ in range(entry_parts):
+        root = os.path.dirname(root)
+    target = os.path.normpath(os.path.join(root, *key.split("/")))
+    return target if is_within(target, root) else None
+
+
 class WebPreviewWidget(PreviewWidget):
     """A page in a sandboxed web view, with a Preview/Source toggle and info bar.
 
@@ -179,8 +226,16 @@ class WebPreviewWidget(PreviewWidget):
     page before its profile. A crashed renderer shows a message and a Reload
     button; nothing reloads by itself.
 
-    Signals: those of ``PreviewWidget``.
+    Signals:
+        pageRequested(str): a link to another local page was clicked; its path,
+            for the workspace to open with its own checks (bound afresh).
+        (and those of ``PreviewWidget``)
+
+    ``ask_open(parent, url)``, ``tell(parent, message)`` and ``open_url(url)``
+    are the same seams the Markdown preview has, for any other link.
     """
+
+    pageRequested = Signal(str)
 
     def __init__(
         self,
@@ -194,6 +249,10 @@ class WebPreviewWidget(PreviewWidget):
     ) -> None:
         super().__init__(source, file, parent, context=context)
         self._spec = spec
+        self.ask_open: Callable[[QWidget, str], bool] = ask_with_message_box
+        self.tell: Callable[[QWidget, str], None] = tell_with_message_box
+        self.open_url: Callable[[QUrl], object] = QDesktopServices.openUrl
+        self._last_link = -LINK_PAUSE_S
         # The live page, its view and URL: None before loading, after closing
         # and as root.
         self.publication: Publication | None = None
@@ -353,10 +412,49 @@ class WebPreviewWidget(PreviewWidget):
         self.page_layout.addWidget(view)
         interceptor.blocked.connect(self._on_interceptor_blocked)
         page.loadingChanged.connect(self._on_page_loading_changed)
+        page.linkClicked.connect(self.follow_link, Qt.ConnectionType.QueuedConnection)
         page.renderProcessTerminated.connect(self._on_page_render_process_terminated)
         self.page, self._profile = page, profile
         self._interceptor, self.view = interceptor, view
         page.load_entry()
+
+    @Slot(QUrl)
+    def follow_link(self, url: QUrl) -> None:
+        """A clicked link: a local page opens in its own bound preview; a web
+        link asks first and goes to the system browser; anything else is not
+        opened, and the user is told."""
+        now = time.monotonic()
+        if now - self._last_link < LINK_PAUSE_S:
+            return  # a page clicking links by script gets one answer, not a flood
+        self._last_link = now
+        publication = self.publication
+        local = (
+            local_page_for(url, publication, self.source.path)
+            if publication is not None
+            else None
+        )
+        if local is not None:
+            self.pageRequested.emit(local)
+            return
+        if publication is not None and _same_origin(url, QUrl(publication.url)):
+            # Only the name: the path holds the capability token.
+            shown = url.path(QUrl.ComponentFormattingOption.FullyDecoded)
+            self.tell(
+                self,
+                "This link is not opened: only other pages beside this one are."
+                f"\n\n{shown.rsplit('/', 1)[-1]}",
+            )
+            return
+        shown = url.toString()
+        if url.scheme().lower() not in WEB_SCHEMES:
+            self.tell(
+                self,
+                "This link is not opened: only web links (http, https) are."
+                f"\n\n{shown}",
+            )
+            return
+        if self.ask_open(self, shown):
+            self.open_url(url)
 
     @Slot(object)
     def _on_page_loading_changed(self, info: QWebEngineLoadingInfo) -> None:

@@ -313,6 +313,10 @@ class WorkspaceWidget(QWidget):
         preview.refused.connect(self._on_preview_settled)
         if isinstance(preview, FallbackCardWidget):
             preview.actionRequested.connect(self._on_fallback_action_requested)
+        page_requested = getattr(preview, "pageRequested", None)
+        if page_requested is not None:
+            # A link to another local page: opened as any file is, checks and all.
+            page_requested.connect(self.open_path)
         reload_requested = getattr(preview, "reloadRequested", None)
         if reload_requested is not None:
             # A paged preview that found the file changed offers its own Reload.

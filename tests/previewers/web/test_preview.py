@@ -258,3 +258,91 @@ def test_a_page_that_cannot_be_bound_fails_with_the_reason(opened, site, monkeyp
     widget = opened("report/.env.html")
     assert not widget.is_loaded()
     assert "denied by read-deny rule" in widget.message_text()
+
+
+class _Published:
+    """What a link is judged against: the page's URL, prefix and entry key."""
+
+    def __init__(self, entry_key: str) -> None:
+        self.prefix = "/cap-token123/"
+        self.url = f"http://127.0.0.1:4711{self.prefix}{entry_key}"
+        self.entry_key = entry_key
+
+    def revoke(self) -> None:
+        """Nothing is served: the page is never loaded in these tests."""
+
+
+def _link(text: str) -> Any:
+    from PySide6.QtCore import QUrl
+
+    return QUrl(text)
+
+
+def test_a_link_to_another_page_beside_the_entry_is_a_local_page(site):
+    entry = str(site / "report" / "index.html")
+    published = _Published("index.html")
+    local = web_preview.local_page_for(
+        _link("http://127.0.0.1:4711/cap-token123/other.html"), published, entry
+    )
+    assert local == str(site / "report" / "other.html")
+    nested = _Published("report/index.html")  # a bundle rooted at the workspace
+    assert web_preview.local_page_for(
+        _link("http://127.0.0.1:4711/cap-token123/docs/a%20b.html"), nested, entry
+    ) == str(site / "docs" / "a b.html")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:4711/cap-token123/style.css",  # not a page
+        "http://127.0.0.1:4711/cap-other/other.html",  # another publication
+        "http://127.0.0.1:4712/cap-token123/other.html",  # another port
+        "http://localhost:4711/cap-token123/other.html",  # another host
+        "http://127.0.0.1:4711/cap-token123/../outside.html",  # out of the bundle
+        "http://127.0.0.1:4711/cap-token123/a/%2e%2e/%2e%2e/x.html",
+        "https://example.com/other.html",
+        "file:///etc/passwd.html",
+    ],
+)
+def test_other_links_are_never_local_pages(site, url):
+    entry = str(site / "report" / "index.html")
+    assert (
+        web_preview.local_page_for(_link(url), _Published("index.html"), entry) is None
+    )
+
+
+def test_a_clicked_link_opens_a_local_page_or_asks_like_markdown(
+    opened, site, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
+    monkeypatch.setattr(web_preview, "LINK_PAUSE_S", 0.0)
+    widget = opened("report/index.html")
+    widget.publication = _Published("index.html")
+    pages, asked, told, opened_urls = [], [], [], []
+    widget.pageRequested.connect(pages.append)
+    widget.ask_open = lambda _parent, url: asked.append(url) or True
+    widget.tell = lambda _parent, message: told.append(message)
+    widget.open_url = lambda url: opened_urls.append(url.toString())
+
+    widget.follow_link(_link("http://127.0.0.1:4711/cap-token123/other.html"))
+    widget.follow_link(_link("https://example.com/docs"))
+    widget.follow_link(_link("mailto:someone@example.com"))
+    widget.follow_link(_link("http://127.0.0.1:4711/cap-token123/style.css"))
+
+    assert pages == [str(site / "report" / "other.html")]
+    assert asked == ["https://example.com/docs"]
+    assert opened_urls == ["https://example.com/docs"]
+    assert "only web links" in told[0]
+    assert "only other pages" in told[1] and "style.css" in told[1]
+    assert "cap-token123" not in told[1]  # the capability never reaches the user
+
+
+def test_links_clicked_in_a_burst_get_one_answer(opened, monkeypatch):
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
+    widget = opened("report/index.html")
+    widget.publication = _Published("index.html")
+    asked = []
+    widget.ask_open = lambda _parent, url: asked.append(url) or False
+    for _ in range(20):
+        widget.follow_link(_link("https://example.com/spam"))
+    assert asked == ["https://example.com/spam"]

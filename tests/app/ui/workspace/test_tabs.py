@@ -233,3 +233,24 @@ def test_the_tree_follows_the_active_tab(
     workspace.tabs.setCurrentIndex(0)
     assert workspace.tree.selected_path() == str(guide)
     assert workspace.tree.isExpanded(workspace.tree.currentIndex().parent())
+
+
+def test_a_link_to_another_local_page_opens_it_through_the_workspace_checks(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    (root / "docs" / "index.html").write_text('<a href="next.html">next</a>')
+    (root / "docs" / "next.html").write_text("<p>the next page</p>")
+    page = _open(qtbot, workspace, root / "docs" / "index.html")
+    refusals: list[str] = []
+    workspace.notice.connect(refusals.append)
+
+    page.pageRequested.emit(str(root / "docs" / "next.html"))  # type: ignore[attr-defined]
+    qtbot.waitUntil(workspace.is_loaded)
+    current = workspace.current_preview()
+    assert current is not None and current.source.path == str(
+        root / "docs" / "next.html"
+    )
+    assert workspace.tab_count() == 2
+
+    page.pageRequested.emit(str(root / ".env"))  # type: ignore[attr-defined]
+    assert workspace.tab_count() == 2 and refusals
