@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -39,7 +38,6 @@ from previewers.source import PreviewSource
 from previewers.web.pages import BoundPage, PageSpec, shared_server, source_of
 from previewers.web.source_text import TextLoadResult, load_text
 from previewers.widget import PreviewWidget
-from previewers.widgets import ask_with_message_box, tell_with_message_box
 
 if TYPE_CHECKING:
     from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEngineProfile
@@ -177,8 +175,6 @@ def _count(number: int, noun: str) -> str:
 
 PAGE_SUFFIXES = (".html", ".htm", ".xhtml")
 WEB_SCHEMES = frozenset({"http", "https"})
-LINK_PAUSE_S = 0.5
-"""Links clicked faster than this after the last one are ignored."""
 
 
 def _same_origin(first: QUrl, second: QUrl) -> bool:
@@ -249,10 +245,8 @@ class WebPreviewWidget(PreviewWidget):
     ) -> None:
         super().__init__(source, file, parent, context=context)
         self._spec = spec
-        self.ask_open: Callable[[QWidget, str], bool] = ask_with_message_box
-        self.tell: Callable[[QWidget, str], None] = tell_with_message_box
         self.open_url: Callable[[QUrl], object] = QDesktopServices.openUrl
-        self._last_link = -LINK_PAUSE_S
+        self._link_action: Callable[[], object] | None = None
         # The live page, its view and URL: None before loading, after closing
         # and as root.
         self.publication: Publication | None = None
@@ -287,6 +281,27 @@ class WebPreviewWidget(PreviewWidget):
         bar.addWidget(self.isolated_label)
         self.toolbar.setVisible(show_toggle and spec.offer_source)
         self.info_bar = PageInfoBarWidget(container)
+        self.link_bar = QWidget(container)
+        self.link_bar.setAccessibleName("Link")
+        self.link_bar.setAutoFillBackground(True)
+        self.link_bar.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
+        link_row = QHBoxLayout(self.link_bar)
+        link_row.setContentsMargins(8, 4, 8, 4)
+        self.link_label = QLabel(self.link_bar)
+        self.link_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.link_label.setWordWrap(True)
+        self.link_label.setForegroundRole(QPalette.ColorRole.ToolTipText)
+        self.link_button = QPushButton(self.link_bar)
+        self.link_button.clicked.connect(self._on_link_button_clicked)
+        link_close = QToolButton(self.link_bar)
+        link_close.setText("\u00d7")
+        link_close.setAutoRaise(True)
+        link_close.setAccessibleName("Dismiss the link")
+        link_close.clicked.connect(self.link_bar.hide)
+        link_row.addWidget(self.link_label, 1)
+        link_row.addWidget(self.link_button)
+        link_row.addWidget(link_close)
+        self.link_bar.hide()
         self.stack = QStackedWidget(container)
         self.page_holder = QWidget(self.stack)
         self.page_layout = QVBoxLayout(self.page_holder)
@@ -315,6 +330,7 @@ class WebPreviewWidget(PreviewWidget):
             self.stack.addWidget(page)
         layout.addWidget(self.toolbar)
         layout.addWidget(self.info_bar)
+        layout.addWidget(self.link_bar)
         layout.addWidget(self.stack, 1)
         self.set_content(container)
 
@@ -420,13 +436,13 @@ class WebPreviewWidget(PreviewWidget):
 
     @Slot(QUrl)
     def follow_link(self, url: QUrl) -> None:
-        """A clicked link: a local page opens in its own bound preview; a web
-        link asks first and goes to the system browser; anything else is not
-        opened, and the user is told."""
-        now = time.monotonic()
-        if now - self._last_link < LINK_PAUSE_S:
-            return  # a page clicking links by script gets one answer, not a flood
-        self._last_link = now
+        """A clicked link, answered in a bar above the page; nothing opens until
+        the user presses its button (a page's script can click links too).
+
+        Another page beside this one is offered to open in a tab of its own (the
+        workspace opens it with its checks); a web link is offered to the
+        system browser, as Markdown asks; anything else is not opened.
+        """
         publication = self.publication
         local = (
             local_page_for(url, publication, self.source.path)
@@ -434,27 +450,52 @@ class WebPreviewWidget(PreviewWidget):
             else None
         )
         if local is not None:
-            self.pageRequested.emit(local)
+            name = os.path.basename(local)
+            self._offer_link(f"This page links to {name}.", "Open the page", local)
             return
         if publication is not None and _same_origin(url, QUrl(publication.url)):
             # Only the name: the path holds the capability token.
             shown = url.path(QUrl.ComponentFormattingOption.FullyDecoded)
-            self.tell(
-                self,
-                "This link is not opened: only other pages beside this one are."
-                f"\n\n{shown.rsplit('/', 1)[-1]}",
+            self._offer_link(
+                "This link is not opened: only other pages beside this one are: "
+                + shown.rsplit("/", 1)[-1],
+                None,
+                None,
             )
             return
         shown = url.toString()
         if url.scheme().lower() not in WEB_SCHEMES:
-            self.tell(
-                self,
-                "This link is not opened: only web links (http, https) are."
-                f"\n\n{shown}",
+            self._offer_link(
+                f"This link is not opened: only web links (http, https) are: {shown}",
+                None,
+                None,
             )
             return
-        if self.ask_open(self, shown):
-            self.open_url(url)
+        self._offer_link(f"Open this link in your web browser? {shown}", "Open", url)
+
+    def _offer_link(self, text: str, button: str | None, target: object) -> None:
+        self.link_label.setText(text)
+        self.link_button.setVisible(button is not None)
+        self.link_button.setText(button or "")
+        if isinstance(target, str):
+            path = target
+            self._link_action = lambda: self.pageRequested.emit(path)
+        elif isinstance(target, QUrl):
+            url = QUrl(target)
+            self._link_action = lambda: self.open_url(url)
+        else:
+            self._link_action = None
+        self.link_bar.show()
+
+    def link_text(self) -> str:
+        return self.link_label.text() if self.link_bar.isVisibleTo(self) else ""
+
+    @Slot()
+    def _on_link_button_clicked(self) -> None:
+        action, self._link_action = self._link_action, None
+        self.link_bar.hide()
+        if action is not None:
+            action()
 
     @Slot(object)
     def _on_page_loading_changed(self, info: QWebEngineLoadingInfo) -> None:

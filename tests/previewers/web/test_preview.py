@@ -311,38 +311,37 @@ def test_other_links_are_never_local_pages(site, url):
     )
 
 
-def test_a_clicked_link_opens_a_local_page_or_asks_like_markdown(
+def test_a_clicked_link_is_offered_in_a_bar_and_opens_only_when_asked(
     opened, site, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
-    monkeypatch.setattr(web_preview, "LINK_PAUSE_S", 0.0)
     widget = opened("report/index.html")
     widget.publication = _Published("index.html")
-    pages, asked, told, opened_urls = [], [], [], []
+    pages, opened_urls = [], []
     widget.pageRequested.connect(pages.append)
-    widget.ask_open = lambda _parent, url: asked.append(url) or True
-    widget.tell = lambda _parent, message: told.append(message)
     widget.open_url = lambda url: opened_urls.append(url.toString())
 
     widget.follow_link(_link("http://127.0.0.1:4711/cap-token123/other.html"))
-    widget.follow_link(_link("https://example.com/docs"))
-    widget.follow_link(_link("mailto:someone@example.com"))
-    widget.follow_link(_link("http://127.0.0.1:4711/cap-token123/style.css"))
-
+    assert widget.link_text() == "This page links to other.html."
+    assert pages == []  # a click by the page's script opens nothing by itself
+    widget.link_button.click()
     assert pages == [str(site / "report" / "other.html")]
-    assert asked == ["https://example.com/docs"]
+    assert widget.link_text() == ""
+
+    widget.follow_link(_link("https://example.com/docs"))
+    assert (
+        widget.link_text()
+    ) == "Open this link in your web browser? https://example.com/docs"
+    assert opened_urls == []
+    widget.link_button.click()
     assert opened_urls == ["https://example.com/docs"]
-    assert "only web links" in told[0]
-    assert "only other pages" in told[1] and "style.css" in told[1]
-    assert "cap-token123" not in told[1]  # the capability never reaches the user
 
+    widget.follow_link(_link("mailto:someone@example.com"))
+    assert "only web links" in widget.link_text()
+    assert not widget.link_button.isVisibleTo(widget)
 
-def test_links_clicked_in_a_burst_get_one_answer(opened, monkeypatch):
-    monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
-    widget = opened("report/index.html")
-    widget.publication = _Published("index.html")
-    asked = []
-    widget.ask_open = lambda _parent, url: asked.append(url) or False
-    for _ in range(20):
-        widget.follow_link(_link("https://example.com/spam"))
-    assert asked == ["https://example.com/spam"]
+    widget.follow_link(_link("http://127.0.0.1:4711/cap-token123/style.css"))
+    assert "only other pages" in widget.link_text()
+    assert "style.css" in widget.link_text()
+    assert "cap-token123" not in widget.link_text()  # the capability stays hidden
+    assert pages == [str(site / "report" / "other.html")]
