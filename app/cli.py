@@ -173,9 +173,34 @@ def _view(args: argparse.Namespace) -> int:
     if workspace is None:
         workspace = Path(os.path.commonpath([os.path.dirname(p) for p in paths]))
     request = ViewRequest(tuple(paths), os.fspath(workspace))
-    if _handed_over(args, data_dir, request):
-        return 0
+    if not args.screenshot:
+        # Checked here too, so a refusal reaches the terminal (and the exit
+        # code) even when a running window takes the files.
+        refusals = view_refusals(paths, workspace)
+        if _handed_over(args, data_dir, request):
+            _print_refusals(refusals)
+            return 1 if len(refusals) == len(paths) else 0
     return _run_window(args, Store(data_dir), data_dir, view=(paths, workspace))
+
+
+def view_refusals(paths: Sequence[str], workspace: Path) -> list[str]:
+    """Why each of ``paths`` would not be shown by a viewer (none: all would)."""
+    from app.core.revalidate import check_path, open_refusal
+
+    policy = current_policy(workspace)
+    refusals: list[str] = []
+    for path in paths:
+        check, opened = check_path(path, policy, root=os.fspath(workspace))
+        if opened is None:
+            refusals.append(open_refusal(path, check.reason))
+        else:
+            opened.close()
+    return refusals
+
+
+def _print_refusals(refusals: Sequence[str]) -> None:
+    for refusal in refusals:
+        print(f"deliverables: {refusal}", file=sys.stderr)
 
 
 def _chat(args: argparse.Namespace) -> int:
@@ -226,12 +251,16 @@ def _run_window(
     model_spec: str | None = None,
     mode: PermissionMode = PermissionMode.WORKSPACE_ONLY,
 ) -> int:
-    from app.ui.application import create_application
+    from app.ui.application import DisplayUnavailableError, create_application
     from app.ui.live_updates import LiveUpdates
     from app.ui.main_window import MainWindow
     from app.ui.screenshot import screenshot_when_loaded
 
-    app = create_application()
+    try:
+        app = create_application()
+    except DisplayUnavailableError as error:
+        print(f"deliverables: {error}", file=sys.stderr)
+        return 2
     window = MainWindow(store, data_dir, model_spec=model_spec, mode=mode)
     # Other agents' presentations (deliverables mcp) and later open/view
     # commands reach this window; a screenshot run takes part in neither.
@@ -241,14 +270,20 @@ def _run_window(
     window.refresh_conversations()
     if conversation_id is not None:
         window.show_conversation(conversation_id)
-    window.show()
+    shown_none = False
     if view is not None:
-        window.view_files(*view)
+        # Before the window shows: a viewer never flashes a conversation.
+        refusals = window.view_files(*view)
+        _print_refusals(refusals)
+        shown_none = len(refusals) == len(view[0])
+    window.show()
     if args.screenshot:
         screenshot_when_loaded(
             window, Path(args.screenshot), window.is_loaded, args.wait_ms
         )
     code = app.exec()
+    if code == 0 and shown_none:
+        code = 1
     if live is not None:
         live.close()
     window.close()
@@ -282,6 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="deliverables",
         description="See, open and keep what AI agents made for you.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"deliverables {app_version()}"
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -352,6 +390,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     import_.set_defaults(handler=_import)
     return parser
+
+
+def app_version() -> str:
+    """The installed version, or the checkout's from its ``pyproject.toml``."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("deliverables")
+    except metadata.PackageNotFoundError:
+        import tomllib
+
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            return str(data["project"]["version"])
+        except (OSError, KeyError, ValueError):
+            return "unknown"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

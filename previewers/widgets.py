@@ -147,3 +147,19 @@ class FindBarWidget(QWidget):
     @Slot()
     def _on_next_clicked(self) -> None:
         self.searchRequested.emit(self.field.text(), False)
+
+
+def ask_with_message_box(parent: QWidget, url: str) -> bool:
+    """Ask before a link leaves the app; the URL is shown as plain text."""
+    return ask_plain_question(
+        parent, "Open link", f"Open this link in your web browser?\n\n{url}"
+    )
+
+
+def tell_with_message_box(parent: QWidget, message: str) -> None:
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Information)
+    box.setWindowTitle("Link not opened")
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setText(message)
+    box.exec()

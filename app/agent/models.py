@@ -17,19 +17,14 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr, SkipValidation, ValidationError
 
-# Providers with an install extra in pyproject, and the key each one needs.
-EXTRAS: Final = ("ollama", "openai", "anthropic")
+from app.agent.failures import EXTRAS, install_command
+
+# The key each provider with an install extra needs.
 _CREDENTIALS: Final = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
 class ModelConfigError(RuntimeError):
     """The chat model cannot be set up; the message says what to install or set."""
-
-
-def _install_hint(provider: str) -> str:
-    if provider in EXTRAS:
-        return f"pip install 'deliverables[{provider}]'"
-    return f"pip install langchain-{provider.replace('_', '-')}"
 
 
 def load_chat_model(spec: str) -> BaseChatModel:
@@ -54,7 +49,7 @@ def load_chat_model(spec: str) -> BaseChatModel:
     except ImportError as error:
         raise ModelConfigError(
             f"The {provider} provider is not installed. Install it with: "
-            f"{_install_hint(provider)}"
+            f"{install_command(provider)}"
         ) from error
     except ValidationError as error:
         raise ModelConfigError(
@@ -64,7 +59,7 @@ def load_chat_model(spec: str) -> BaseChatModel:
     except ValueError as error:
         raise ModelConfigError(
             f"Unknown model provider {provider!r}. Use one of {', '.join(EXTRAS)} "
-            f"and install it, e.g. {_install_hint('ollama')}. ({error})"
+            f"and install it, e.g. {install_command('ollama')}. ({error})"
         ) from error
 
 

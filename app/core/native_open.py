@@ -75,12 +75,15 @@ def _private_folder(path: Path) -> None:
     os.chmod(path, 0o700)
 
 
-def make_private_copy(source: VerifiedFile, name: str) -> Path:
-    """Copy ``source`` into a fresh private folder as ``name``; read-only, no exec.
+def make_private_copy(source: VerifiedFile, name: str, *, mode: int = 0o400) -> Path:
+    """Copy ``source`` into a fresh private folder as ``name``; never executable.
 
-    Raises ``PrivateCopyError`` when the copy fails or the file changed while
-    it was copied (then nothing is left behind).
+    Read-only unless ``mode`` says otherwise (a copy dragged to the desktop is
+    copied again there, permissions and all). Raises ``PrivateCopyError`` when
+    the copy fails or the file changed while it was copied (then nothing is
+    left behind).
     """
+    mode &= 0o666
     base = copies_folder()
     _private_folder(base.parent)
     _private_folder(base)
@@ -88,7 +91,7 @@ def make_private_copy(source: VerifiedFile, name: str) -> Path:
     folder.mkdir(mode=0o700)
     safe_name = name.replace(os.sep, "_").replace("\0", "_") or "file"
     target = folder / safe_name
-    result = copy_verified(source, str(target), mode=0o400)
+    result = copy_verified(source, str(target), mode=mode)
     if not result.ok:
         shutil.rmtree(folder, ignore_errors=True)
         raise PrivateCopyError(result.reason)

@@ -8,9 +8,11 @@ no record: ``check_path`` gives it the same refusals.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.core.names import display_name
 from app.core.paths import is_within, resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry, Record, UnsupportedRecord, parse_record
@@ -132,6 +134,57 @@ def revalidate(
     if opened is not None:
         opened.close()
     return check
+
+
+def peek(
+    entry: FileEntry,
+    policy: Policy,
+    *,
+    trusted: bool,
+    mode: PermissionMode | None = None,
+) -> Check:
+    """The verdict for ``entry`` from metadata alone: lstat, its folders, policy.
+
+    For the badge a card shows before anyone acts; it never opens the file, so
+    a swap it cannot see is still caught by the full check at the action.
+    """
+    if not trusted:
+        return Check(Verdict.UNTRUSTED, "the record was not written by this app")
+    if entry.remote is not None:
+        return Check(Verdict.DENIED, f"it is on {entry.remote.host}")
+    rule = policy.denying_rule(entry.resolved)
+    if rule is not None:
+        return Check(Verdict.DENIED, f"denied by read-deny rule {rule.describe()}")
+    if entry.scope == "external" and mode is PermissionMode.WORKSPACE_ONLY:
+        reason = "it is outside the workspace and the mode is workspace-only"
+        return Check(Verdict.DENIED, reason)
+    try:
+        status = os.lstat(entry.resolved)
+    except FileNotFoundError:
+        return Check(Verdict.MISSING, "it no longer exists")
+    except OSError as error:
+        return Check(Verdict.DENIED, f"it cannot be read: {error.strerror}")
+    if stat.S_ISLNK(status.st_mode):
+        return Check(Verdict.SYMLINK, "it is a symbolic link now")
+    if not stat.S_ISREG(status.st_mode):
+        return Check(Verdict.NOT_REGULAR, "it is not a regular file now")
+    folder, name = os.path.split(entry.resolved)
+    real = os.path.join(os.path.realpath(folder), name)
+    if real != entry.resolved:
+        return Check(Verdict.SYMLINK, "a folder on its path now leads somewhere else")
+    identity = Identity.of(status)
+    recorded = entry_identity(entry)
+    if identity == recorded:
+        return Check(Verdict.OK, "unchanged since it was presented", identity)
+    if not identity.same_file(recorded):
+        return Check(Verdict.CHANGED, "it was replaced by another file", identity)
+    return Check(Verdict.CHANGED, "it was modified since it was presented", identity)
+
+
+def open_refusal(path: str, reason: str) -> str:
+    """The sentence that says a file was not opened, and why."""
+    name = display_name(os.path.basename(path) or path)
+    return f"Cannot open {name}: {reason}."
 
 
 def check_path(

@@ -26,6 +26,7 @@ from app.core.change_rows import (
     insert_host_changes,
     message_call_id,
 )
+from app.core.conversation_delete import Macs, delete_rows
 from app.core.migrations import migrate
 from app.core.safeio import SafeOpenError, open_verified
 from app.core.verification_rows import (
@@ -166,6 +167,21 @@ class Store:
             )
             if cursor.rowcount == 0:
                 raise KeyError(id)
+
+    def delete_conversation(self, id: str) -> None:
+        """Delete a conversation with its messages, records and file changes.
+
+        Its forks keep their whole history (``app.core.conversation_delete``).
+        """
+        macs = Macs(
+            record=self._mac,
+            record_trusted=lambda cid, call, raw, mac: (
+                self._stored_record(cid, call, raw, mac).trusted
+            ),
+            change=self._change_mac,
+        )
+        with self._write() as conn:
+            delete_rows(conn, id, macs)
 
     def fork(
         self, conversation_id: str, at_position: int, title: str | None = None

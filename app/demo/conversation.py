@@ -110,6 +110,13 @@ def demo_script(demo: DemoWorkspace) -> list[AIMessage | Exception]:
     ]
 
 
+def _complete(store: Store, conversation_id: str) -> bool:
+    """Whether an earlier demo conversation holds all three turns, answered."""
+    messages = store.messages(conversation_id)
+    humans = sum(1 for m in messages if m.message.get("type") == "human")
+    return humans == len(USER_TURNS) and messages[-1].message.get("type") == "ai"
+
+
 def play_demo(
     store: Store,
     workspace_root: Path,
@@ -120,9 +127,23 @@ def play_demo(
 ) -> str:
     """Build the demo workspace, play the three turns; return the conversation id.
 
-    Pass the UI's ``links`` so the image link of turn 2 resolves in the chat view.
+    Played again over the same workspace, the demo keeps one conversation: the
+    earlier one when no file had to be written again (its records still match
+    the files), else a new one that replaces it. Pass the UI's ``links`` so the
+    image link of turn 2 resolves in the chat view.
     """
     demo = build_demo_workspace(workspace_root)
+    earlier = [
+        c.id
+        for c in store.conversations()
+        if c.title == DEMO_TITLE and c.workspace == str(demo.root)
+    ]
+    if earlier and not demo.written and _complete(store, earlier[-1]):
+        for duplicate in earlier[:-1]:
+            store.delete_conversation(duplicate)
+        return earlier[-1]
+    for stale in earlier:
+        store.delete_conversation(stale)
     conversation = store.create_conversation(DEMO_TITLE, str(demo.root))
     session = AgentSession(
         workspace=demo.root,

@@ -45,10 +45,12 @@ DEMO_FILES: Mapping[str, str] = MappingProxyType(
 
 @dataclass(frozen=True)
 class DemoWorkspace:
-    """A built demo workspace: its root and its files by logical name."""
+    """A built demo workspace: its root, its files by logical name, and which
+    of them this build wrote (the others were already there, byte for byte)."""
 
     root: Path
     files: Mapping[str, str]
+    written: frozenset[str] = frozenset()
 
     def path(self, name: str) -> Path:
         """Return the absolute path of the file with the given logical name."""
@@ -225,12 +227,35 @@ def _contents(chart: bytes) -> dict[str, Callable[[], bytes]]:
     }
 
 
+def _same_bytes(target: Path, data: bytes) -> bool:
+    """Whether ``target`` is a regular file holding exactly ``data``."""
+    try:
+        if not target.is_file() or target.is_symlink():
+            return False
+        if target.stat().st_size != len(data):
+            return False
+        return target.read_bytes() == data
+    except OSError:
+        return False
+
+
 def build_demo_workspace(root: Path) -> DemoWorkspace:
-    """Write the demo files under root, replacing any earlier demo files there."""
+    """Write the demo files under root, replacing any earlier demo files there.
+
+    A file that already holds the right bytes is left alone, so a second
+    ``deliverables demo`` keeps the files, and so the records, of the first.
+    """
     chart = demo_media.bar_chart_png("Revenue by quarter (k$)")
     contents = _contents(chart)
+    written: set[str] = set()
     for name, relative in DEMO_FILES.items():
         target = root / relative
+        data = contents[name]()
+        if _same_bytes(target, data):
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(contents[name]())
-    return DemoWorkspace(root=root, files=DEMO_FILES)
+        if target.is_symlink():
+            target.unlink()
+        target.write_bytes(data)
+        written.add(name)
+    return DemoWorkspace(root=root, files=DEMO_FILES, written=frozenset(written))

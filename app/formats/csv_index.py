@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from app.core.safeio import VerifiedFile
+from app.formats.csv_header import plainly_header
 from app.formats.encoding import UTF8, detect_encoding
 from app.formats.text_pages import (
     BuildCancelledError,
@@ -150,6 +151,8 @@ def sniff_format(sample: str, name: str = "") -> CsvFormat:
     else:
         delimiter = max(shapes, key=lambda d: (shapes[d][0] > 1, shapes[d][1]))
     rows = _parse_sample(short, delimiter)
+    if plainly_header(rows):
+        return CsvFormat(delimiter, True, max(shapes[delimiter][0], 1))
     try:
         has_header = csv.Sniffer().has_header(short)
     except csv.Error:
@@ -211,7 +214,14 @@ def _scan(segment: bytes, inside: bool) -> tuple[int, bool]:
 class CsvFile:
     """An opened CSV or TSV: its format, header and first rows, before any index."""
 
-    def __init__(self, file: VerifiedFile, *, name: str = "", path: str | None = None):
+    def __init__(
+        self,
+        file: VerifiedFile,
+        *,
+        name: str = "",
+        path: str | None = None,
+        header: bool | None = None,
+    ):
         self.reader = fenced_reader(file, path)
         head = self.reader.read(SAMPLE_BYTES, 0)
         encoding = detect_encoding(head)
@@ -232,12 +242,14 @@ class CsvFile:
         self.column_count = self.format.columns
         self._not_plain = (self.format.quotechar, "\r", "\n", "\0")
         _allow_big_fields()
-        if self.format.has_header and self._only_one_row():
+        # ``header`` is the reader's own choice ("First row is header"), if made;
+        # else a table of one row is data, not a header over no rows.
+        if header is None and self.format.has_header and self._only_one_row():
             self.format = dataclasses.replace(self.format, has_header=False)
-        if self.format.has_header:
+        if self.format.has_header if header is None else header:
             end = self._next_end(self.data_start)
-            header = self._read_row(self.data_start, end)
-            self.header = header.cells[: max(self.column_count, 1)]
+            names = self._read_row(self.data_start, end)
+            self.header = names.cells[: max(self.column_count, 1)]
             self.first_row = min(end, self.reader.size)
 
     def _only_one_row(self) -> bool:

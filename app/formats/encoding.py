@@ -12,7 +12,26 @@ import sys
 from array import array
 from dataclasses import dataclass
 
-from app.core.filetype import find_bom
+from app.core.filetype import SINGLE_BYTE_COMMON, find_bom, is_utf8, legacy_encoding
+
+# Names people know legacy encodings by; other codecs show their codec name.
+_NAMES = {
+    "latin_1": "ISO-8859-1 (Latin-1)",
+    "iso8859_15": "ISO-8859-15 (Latin-9)",
+    "koi8_r": "KOI8-R",
+    "koi8_u": "KOI8-U",
+    "mac_roman": "Mac Roman",
+    "cp437": "DOS (CP437)",
+    "cp850": "DOS Latin-1 (CP850)",
+    "cp866": "DOS Cyrillic (CP866)",
+}
+for _number in range(1250, 1259):
+    _NAMES[f"cp{_number}"] = f"Windows-{_number}"
+for _number in range(2, 17):
+    _NAMES.setdefault(f"iso8859_{_number}", f"ISO-8859-{_number}")
+
+CHOOSABLE = ("utf-8", *SINGLE_BYTE_COMMON)
+"""What "Reopen with encoding…" offers: UTF-8 and single-byte encodings."""
 
 
 @dataclass(frozen=True)
@@ -25,8 +44,14 @@ class TextEncoding:
 
     @property
     def name(self) -> str:
-        """A name to show the user, for example ``UTF-16 LE``."""
+        """A name to show the user, for example ``UTF-16 LE`` or ``Windows-1252``."""
+        if self.codec in _NAMES:
+            return _NAMES[self.codec]
         return self.codec.upper().replace("-LE", " LE").replace("-BE", " BE")
+
+    @property
+    def utf8(self) -> bool:
+        return self.codec == "utf-8"
 
     def char_bytes(self, char: str) -> bytes:
         return char.encode(self.codec)
@@ -39,6 +64,23 @@ def detect_encoding(head: bytes) -> TextEncoding:
     """The encoding a byte order mark names; UTF-8 when there is none."""
     bom = find_bom(head)
     return UTF8 if bom is None else TextEncoding(bom.codec, bom.mark, bom.unit)
+
+
+def guess_encoding(head: bytes) -> TextEncoding:
+    """A mark's encoding; else UTF-8 if the head is valid UTF-8; else the legacy
+    single-byte encoding the detector reads it as (UTF-8 when it has none)."""
+    if find_bom(head) is not None or is_utf8(head):
+        return detect_encoding(head)
+    legacy = legacy_encoding(head)
+    return UTF8 if legacy is None else TextEncoding(legacy)
+
+
+def chosen_encoding(codec: str, head: bytes) -> TextEncoding:
+    """The encoding a person chose; a byte order mark the file has is skipped."""
+    if codec == "utf-8":
+        marked = detect_encoding(head)
+        return marked if marked.codec == "utf-8" else UTF8
+    return TextEncoding(codec)
 
 
 def decode(data: bytes, encoding: TextEncoding) -> tuple[str, bool]:
@@ -94,6 +136,8 @@ def rfind_char(data: bytes, encoding: TextEncoding, char: str, end: int = -1) ->
 
 def char_boundary(data: bytes, encoding: TextEncoding) -> int:
     """The largest cut ``<= len(data)`` that splits no character (0 if none)."""
+    if encoding.unit == 1 and not encoding.utf8:
+        return len(data)  # single-byte: every cut is between characters
     if encoding.unit == 1:
         cut = len(data)
         lead = cut - 1
@@ -138,6 +182,8 @@ def last_line_end(
 
 def char_start(data: bytes, encoding: TextEncoding) -> int:
     """How many leading bytes of ``data`` belong to a character begun before it."""
+    if encoding.unit == 1 and not encoding.utf8:
+        return 0
     if encoding.unit == 1:
         skip = 0
         while skip < min(3, len(data)) and data[skip] & 0xC0 == 0x80:

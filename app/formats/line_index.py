@@ -88,10 +88,16 @@ class LineIndex:
         path: str | None = None,
         progress: Progress | None = None,
         cancelled: Cancelled | None = None,
+        encoding: TextEncoding | None = None,
     ) -> LineIndex:
-        """Scan the file in 1 MiB reads; ``BuildCancelledError`` if cancelled."""
+        """Scan the file in 1 MiB reads; ``BuildCancelledError`` if cancelled.
+
+        ``encoding`` is the one the first page was read in (by default the one a
+        byte order mark names, else UTF-8).
+        """
         reader = fenced_reader(file, path)
-        encoding = detect_encoding(reader.read(4, 0))
+        if encoding is None:
+            encoding = detect_encoding(reader.read(4, 0))
         start = min(len(encoding.bom), reader.size)
         checkpoints = array("Q")
         terminator: str | None = None

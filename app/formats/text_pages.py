@@ -23,14 +23,15 @@ from app.core.safeio import Identity, VerifiedFile
 from app.formats.encoding import (
     TextEncoding,
     char_boundary,
+    chosen_encoding,
     decode,
-    detect_encoding,
+    guess_encoding,
     last_line_end,
 )
 
 PAGE_SIZE = 2 * 1024 * 1024
-# A longest byte order mark (UTF-32) decides the encoding.
-_HEAD = 4
+# A byte order mark, else the first bytes' reading, decides the encoding.
+_HEAD = 16 * 1024
 
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes in total) while a background pass runs."""
@@ -154,16 +155,26 @@ class Page:
 class PagedText:
     """A text file read page by page: the whole file up to 2 MiB, else 2 MiB pages.
 
-    Opening reads only the first few bytes (for a byte order mark); the first page
-    reads at most one page, so the first screen never waits on the file's size.
+    Opening reads only the first 16 KiB (a byte order mark, else whether they
+    are UTF-8 or a legacy encoding; ``codec`` is a person's own choice); the
+    first page reads at most one page, so the first screen never waits on the
+    file's size.
     """
 
     def __init__(
-        self, file: VerifiedFile, *, path: str | None = None, page_size: int = PAGE_SIZE
+        self,
+        file: VerifiedFile,
+        *,
+        path: str | None = None,
+        page_size: int = PAGE_SIZE,
+        codec: str | None = None,
     ) -> None:
         self.reader = fenced_reader(file, path)
         self.page_size = max(page_size, 16)
-        self.encoding: TextEncoding = detect_encoding(self.reader.read(_HEAD, 0))
+        head = self.reader.read(_HEAD, 0)
+        self.encoding: TextEncoding = (
+            guess_encoding(head) if codec is None else chosen_encoding(codec, head)
+        )
 
     @property
     def size(self) -> int:

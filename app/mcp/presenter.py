@@ -175,7 +175,6 @@ class Presenter:
         record: str | None,
         answer: str,
     ) -> None:
-        conversation_id = self._conversation(workspace)
         call_id = f"mcp-{uuid.uuid4().hex}"
         call = {"name": tool, "args": args, "id": call_id, "type": "tool_call"}
         result_data = {
@@ -185,19 +184,26 @@ class Presenter:
             "tool_call_id": call_id,
             "status": "success",
         }
-        self._store.append_messages(
-            conversation_id,
-            [
-                (_message("human", FROM.format(agent=self._agent)), None, None),
-                (_message("ai", "", tool_calls=[call]), None, None),
-                (
-                    {"type": "tool", "data": result_data},
-                    record,
-                    call_id if record is not None else None,
-                ),
-                (_message("ai", answer, tool_calls=[]), None, None),
-            ],
-        )
+        items = [
+            (_message("human", FROM.format(agent=self._agent)), None, None),
+            (_message("ai", "", tool_calls=[call]), None, None),
+            (
+                {"type": "tool", "data": result_data},
+                record,
+                call_id if record is not None else None,
+            ),
+            (_message("ai", answer, tool_calls=[]), None, None),
+        ]
+        conversation_id = self._conversation(workspace)
+        try:
+            self._store.append_messages(conversation_id, items)
+        except KeyError:
+            # The user deleted this session's conversation in the window: the
+            # session goes on in a new one.
+            with self._lock:
+                self._conversations.pop(os.fspath(workspace), None)
+            conversation_id = self._conversation(workspace)
+            self._store.append_messages(conversation_id, items)
         self._window.changed(conversation_id)
 
 

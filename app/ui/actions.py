@@ -16,7 +16,7 @@ from app.core.names import display_name, plain_file_name
 from app.core.native_open import make_private_copy, native_open_refusal
 from app.core.paths import resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy, current_policy
-from app.core.records import UnsupportedRecord
+from app.core.records import FileEntry, UnsupportedRecord
 from app.core.revalidate import (
     Check,
     DeliverableRef,
@@ -24,11 +24,13 @@ from app.core.revalidate import (
     check_deliverable,
     check_path,
     look_up,
+    peek,
 )
 from app.core.safeio import VerifiedFile
 from app.core.store import Store
 from app.ui.save_copy import SaveCopier
 from app.ui.system_open import SystemOpener
+from previewers.widgets import plain_tooltip
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("save_copy", "Sa&ve a copy…", "save a copy of {name}", needs_fd=True),
 )
 _SPECS = {spec.id: spec for spec in ACTIONS}
+DRAG_OUT = ActionSpec("drag_out", "Drag out", "drag {name} out", needs_fd=True)
+DRAG_COPY_LIMIT = 64 * 1024 * 1024
+"""A drag needs its file at once; larger ones go through Save a copy."""
 
 
 def offers_browser(name: str, kind: Kind) -> bool:
@@ -133,8 +138,11 @@ class FileActions(QObject):
             ``None`` for a plain path).
         revealRequested(str): select this path in the file tree.
         notice(str): a short plain-text confirmation, such as "Path copied".
+        acted(str): an action passed its checks and was carried out (its id);
+            an earlier refusal is stale now.
     """
 
+    acted = Signal(str)
     refused = Signal(str)
     verdictChanged = Signal(object, str)
     openRequested = Signal(str, object, bool, object, object)
@@ -190,7 +198,58 @@ class FileActions(QObject):
         self._fill_menu(
             menu, entry.name, entry.kind_enum, lambda action: self.perform(action, ref)
         )
+        self._disable_what_cannot_work(menu, ref, entry, lookup.trusted)
         return menu
+
+    def _disable_what_cannot_work(
+        self, menu: QMenu, ref: DeliverableRef, entry: FileEntry, trusted: bool
+    ) -> None:
+        """Grey out actions the file's state refuses now, the reason as tooltip.
+
+        Judged from metadata (``peek``), as the badge is; each action still
+        runs its full check when chosen.
+        """
+        try:
+            workspace = self._store.conversation(ref.conversation_id).workspace
+        except KeyError:
+            workspace = ""
+        check = peek(
+            entry,
+            self._policy_provider(workspace),
+            trusted=trusted,
+            mode=self._mode_provider(),
+        )
+        self.verdictChanged.emit(ref, check.verdict.value)
+        native = None
+        if check.allowed:
+            try:
+                mode = os.lstat(entry.resolved).st_mode
+            except OSError:
+                mode = 0
+            # Name and permission bits only: the bytes are read at the action.
+            native = native_open_refusal(entry.name, mode, b"")
+        for action in menu.actions():
+            spec = _SPECS.get(str(action.data()))
+            if spec is None:
+                continue
+            reason = None if check.allowed else check.reason
+            if reason is None and spec.id == "open_native":
+                reason = native
+            if reason is not None:
+                action.setEnabled(False)
+                refusal = spec.refusal.format(name=entry.display_name)
+                action.setToolTip(plain_tooltip(f"Can't {refusal}: {reason}"))
+        menu.setToolTipsVisible(True)
+        if not check.allowed:
+            note = QAction(f"{entry.display_name}: {check.reason}", menu)
+            note.setObjectName("action_none")
+            note.setEnabled(False)
+            items = menu.actions()
+            if items:
+                menu.insertAction(items[0], note)
+                menu.insertSeparator(items[0])
+            else:
+                menu.addAction(note)
 
     def menu_for_path(self, path: str, workspace: str | None, parent: QWidget) -> QMenu:
         """The same menu for a file chosen in the tree or shown by the fallback."""
@@ -256,6 +315,54 @@ class FileActions(QObject):
             spec, entry.resolved, name, check, opened, ref, entry.kind_enum
         )
 
+    def drag_copy(self, ref: DeliverableRef) -> Path | None:
+        """A private copy of ``ref``'s file to hand a drag, or ``None`` (refused).
+
+        Checked again at the moment the drag starts, like every action, and
+        refused for what could run, as opening with another app is: the
+        desktop gets a copy made from the verified descriptor, never the path
+        the agent can write to.
+        """
+        try:
+            workspace = self._store.conversation(ref.conversation_id).workspace
+        except KeyError:
+            workspace = ""
+        check, entry, opened = check_deliverable(
+            self._store,
+            ref,
+            self._policy_provider(workspace),
+            mode=self._mode_provider(),
+            keep_open=True,
+        )
+        self.verdictChanged.emit(ref, check.verdict.value)
+        name = "this file" if entry is None else entry.display_name
+        if not check.allowed or entry is None or opened is None:
+            self._refuse(DRAG_OUT, name, check.reason)
+            return None
+        with opened:
+            try:
+                refusal = native_open_refusal(
+                    entry.name, os.fstat(opened.fd).st_mode, opened.read(HEAD_SIZE)
+                )
+            except OSError as error:
+                refusal = f"it cannot be read: {error}"
+            if refusal is None and opened.identity.size > DRAG_COPY_LIMIT:
+                refusal = (
+                    "it is larger than 64 MiB; use Save a copy… to put it elsewhere"
+                )
+            if refusal is not None:
+                self._refuse(DRAG_OUT, name, refusal)
+                return None
+            try:
+                copy = make_private_copy(
+                    opened, plain_file_name(entry.name), mode=0o644
+                )
+            except OSError as error:
+                self._refuse(DRAG_OUT, name, f"no private copy could be made: {error}")
+                return None
+        self.acted.emit(DRAG_OUT.id)
+        return copy
+
     # -- actions on plain paths ----------------------------------------------
 
     def perform_path(self, action: str, path: str, workspace: str | None) -> bool:
@@ -301,6 +408,7 @@ class FileActions(QObject):
         ref: DeliverableRef | None,
         kind: Kind | None,
     ) -> bool:
+        self.acted.emit(spec.id)
         if spec.id in ("open", "show_source"):
             assert opened is not None
             source = spec.id == "show_source"

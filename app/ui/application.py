@@ -74,11 +74,24 @@ def scrub_environment(argv: Sequence[str] = ()) -> list[str]:
     return kept
 
 
+class DisplayUnavailableError(RuntimeError):
+    """The window cannot open here; the message says what to install or set."""
+
+
 def create_application(argv: Sequence[str] | None = None) -> QApplication:
-    """The one QApplication, made after the environment is scrubbed."""
+    """The one QApplication, made after the environment is scrubbed.
+
+    Raises ``DisplayUnavailableError`` before Qt would abort on a machine
+    whose X11 libraries are missing.
+    """
     existing = QApplication.instance()
     if isinstance(existing, QApplication):
         return existing
+    from app.ui.display_check import display_problem
+
+    problem = display_problem()
+    if problem is not None:
+        raise DisplayUnavailableError(problem)
     arguments = scrub_environment(list(argv) if argv is not None else sys.argv[:1])
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
         Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
@@ -88,7 +101,9 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     app.setApplicationDisplayName(APP_NAME)
     app.setOrganizationName("Deliverables")
     app.setDesktopFileName("deliverables")
-    app.setStyle("Fusion")
+    from app.ui.style import AppStyle
+
+    app.setStyle(AppStyle())
     app.setWindowIcon(app_icon())
     follow_color_scheme(app)
     return app

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPixmap
+from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPainterPath, QPixmap
 
 from app.core.filetype import Kind
 
@@ -69,3 +69,45 @@ def kind_icon(kind: Kind | None, size: int, device_pixel_ratio: float) -> QPixma
     painter.end()
     _CACHE[key] = pixmap
     return pixmap
+
+
+_FILE_ICONS: dict[str, QIcon] = {}
+
+
+def kind_file_icon(kind: Kind | None) -> QIcon:
+    """A small page in the kind's colour, for lists such as the file tree.
+
+    No label: at 16 pixels letters are noise; the colour matches the cards'.
+    """
+    colour = kind_colour(kind).name()
+    icon = _FILE_ICONS.get(colour)
+    if icon is not None:
+        return icon
+    icon = QIcon()
+    for size in (16, 32):
+        pixmap = QPixmap(size, size)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.scale(size / 16, size / 16)
+        fold = 4.5
+        page = QPainterPath()
+        page.moveTo(3, 1.5)
+        page.lineTo(13 - fold, 1.5)
+        page.lineTo(13, 1.5 + fold)
+        page.lineTo(13, 14.5)
+        page.lineTo(3, 14.5)
+        page.closeSubpath()
+        painter.fillPath(page, QColor(colour))
+        corner = QPainterPath()
+        corner.moveTo(13 - fold, 1.5)
+        corner.lineTo(13 - fold, 1.5 + fold)
+        corner.lineTo(13, 1.5 + fold)
+        corner.closeSubpath()
+        painter.fillPath(corner, QColor(255, 255, 255, 110))
+        painter.fillRect(QRectF(5, 8.5, 6, 1.2), QColor(255, 255, 255, 170))
+        painter.fillRect(QRectF(5, 11, 4.5, 1.2), QColor(255, 255, 255, 170))
+        painter.end()
+        icon.addPixmap(pixmap)
+    _FILE_ICONS[colour] = icon
+    return icon

@@ -122,8 +122,9 @@ class LiveUpdates(QObject):
         if not self._known(conversation_id):
             return
         window = self._window
-        if window.current_conversation_id() is None:
-            # An empty window shows the first thing an agent presents.
+        if window.current_conversation_id() is None and not window.is_viewer():
+            # An empty window shows the first thing an agent presents; a
+            # viewer keeps showing the files it was asked to.
             window.show_conversation(conversation_id)
         else:
             window.refresh_from_store(conversation_id)

@@ -5,14 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (
-    QMainWindow,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
+from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from app.core.filetype import Kind
 from app.core.names import display_name
@@ -24,13 +19,17 @@ from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
 from app.ui.actions import FileActions
 from app.ui.application import app_icon, settings_for
+from app.ui.card_checks import CardChecker
+from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
 from app.ui.chat_input import ChatInputWidget
-from app.ui.conversations import ConversationListView
+from app.ui.conversation_commands import ConversationCommands
+from app.ui.conversations_panel import ConversationsPanelWidget
+from app.ui.menus import WindowActions, WindowCommands, build_menus
 from app.ui.notice import NoticeBarWidget
+from app.ui.window_layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.workspace.widget import WorkspaceWidget
 
-SPLITTER_KEY = "window/splitter"
 GEOMETRY_KEY = "window/geometry"
 DEFAULT_SIZE = (1440, 900)
 MIN_SIZE = (720, 480)
@@ -66,10 +65,9 @@ class MainWindow(QMainWindow):
         self._workspace_root: Path | None = None
         self._bridge: object | None = None
         self._browsers: list[QWidget] = []
-        self._viewer_only = False
 
-        self.conversations = ConversationListView(self)
-        self.notice_bar = NoticeBarWidget(self)
+        self.conversations_panel = ConversationsPanelWidget(self)
+        self.conversations = self.conversations_panel.list
         self.chat = ChatView(self)
         self.chat.set_policy_provider(self.current_policy)
         self.chat_input = ChatInputWidget(self)
@@ -78,34 +76,60 @@ class MainWindow(QMainWindow):
         self.workspace = WorkspaceWidget(
             self.current_policy,
             self,
-            mode_provider=lambda: None if self._viewer_only else self._mode,
+            mode_provider=lambda: None if self.panes.is_viewer() else self._mode,
         )
         self.file_actions = FileActions(
             store, self._policy_for, lambda: self._mode, parent=self
         )
         self.file_actions.set_dialog_parent(self)
+        self.card_checker = CardChecker(
+            store, self._policy_for, lambda: self._mode, self
+        )
+        self.thumbnails = ThumbnailMaker(
+            store, self._policy_for, lambda: self._mode, self
+        )
 
-        chat_column = QWidget(self)
-        chat_column.setMinimumWidth(360)
-        column = QVBoxLayout(chat_column)
+        self.chat_column = QWidget(self)
+        self.chat_column.setMinimumWidth(CHAT_MIN_WIDTH)
+        column = QVBoxLayout(self.chat_column)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
-        column.addWidget(self.notice_bar)
         column.addWidget(self.chat, 1)
         column.addWidget(self.chat_input)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.splitter.addWidget(self.conversations)
-        self.splitter.addWidget(chat_column)
+        self.splitter.addWidget(self.conversations_panel)
+        self.splitter.addWidget(self.chat_column)
         self.splitter.addWidget(self.workspace)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setStretchFactor(2, 4)
-        self.splitter.setChildrenCollapsible(True)
-        self.setCentralWidget(self.splitter)
+        self.splitter.setChildrenCollapsible(False)
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+        self.setCentralWidget(central)
+        # Floating over the window, a notice never moves what is under the
+        # pointer, and a viewer (whose chat is folded away) shows it too.
+        self.notice_bar = NoticeBarWidget(central)
+        self.notice_bar.float_over(central)
+        self.panes = PaneLayout(
+            self.splitter,
+            self.conversations_panel,
+            self.chat_column,
+            self.workspace,
+            self.workspace.tree,
+            self._settings,
+            self,
+        )
+        self.commands = ConversationCommands(self, store)
+        self.commands.setParent(self)
+        self.menu_actions: WindowActions = build_menus(self, self._window_commands())
         self._restore_layout()
-        self._build_menus()
         self._connect()
-        self.chat_input.set_model_configured(bool(self._model_spec))
+        self._on_panes_changed()
+        self.chat_input.set_model(self._model_spec)
+        self.chat.set_model(self._model_spec)
         # Copies handed to other apps a day ago or more are no longer needed.
         QTimer.singleShot(0, sweep_private_copies)
 
@@ -121,9 +145,14 @@ class MainWindow(QMainWindow):
         self.conversations.set_conversations(
             self._store.conversations(), self._conversation_id
         )
+        self.menu_actions.rename.setEnabled(self._conversation_id is not None)
+        self.menu_actions.delete.setEnabled(self._conversation_id is not None)
 
     def show_conversation(self, conversation_id: str) -> None:
         conversation = self._store.conversation(conversation_id)
+        if self.panes.is_viewer():
+            self.panes.set_viewer(False)
+            self.panes.default_sizes()
         self._conversation_id = conversation_id
         self._workspace_root = Path(conversation.workspace)
         messages = self._store.messages(conversation_id)
@@ -132,11 +161,49 @@ class MainWindow(QMainWindow):
         self.workspace.set_external_entries(_external_entries(messages))
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
         self._bridge = None
+        self.chat_input.set_busy(False)
         if self.conversations.current_conversation_id() != conversation_id:
             self.refresh_conversations()
+        self.menu_actions.rename.setEnabled(True)
+        self.menu_actions.delete.setEnabled(True)
+        self.recheck_cards()
+
+    def recheck_cards(self) -> None:
+        """Bring the cards' badges up to date, in the background."""
+        if self._conversation_id is None or self.panes.is_viewer():
+            return
+        workspace = str(self._workspace_root) if self._workspace_root else ""
+        refs = self.chat.deliverable_refs()
+        self.card_checker.check(self._conversation_id, workspace, refs)
+        self.thumbnails.request(workspace, refs)
+
+    def show_no_conversation(self) -> None:
+        """Nothing is chosen (the last conversation was deleted)."""
+        self._conversation_id = None
+        self._workspace_root = None
+        self._bridge = None
+        self.card_checker.cancel()
+        self.thumbnails.cancel()
+        self.chat.clear_conversation()
+        self.workspace.set_root(None)
+        self.workspace.set_external_entries([])
+        self.setWindowTitle("Deliverables")
+        self.refresh_conversations()
 
     def current_conversation_id(self) -> str | None:
         return self._conversation_id
+
+    def dialog_parent(self) -> QWidget:
+        return self
+
+    def is_viewer(self) -> bool:
+        return self.panes.is_viewer()
+
+    def is_busy(self) -> bool:
+        """Whether an agent turn is running in the conversation shown."""
+        from app.ui.agent_bridge import AgentBridge
+
+        return isinstance(self._bridge, AgentBridge) and self._bridge.busy
 
     def refresh_from_store(self, conversation_id: str) -> None:
         """Show what another process added to ``conversation_id``.
@@ -157,61 +224,81 @@ class MainWindow(QMainWindow):
             messages = self._store.messages(conversation_id)
             self.workspace.set_external_entries(_external_entries(messages))
 
-    def view_files(self, paths: Sequence[str], workspace: Path | None) -> None:
+    def view_files(self, paths: Sequence[str], workspace: Path | None) -> list[str]:
         """Open files straight into the workspace, the last one active.
 
         The window becomes a viewer: the conversations and the chat fold away,
-        and this layout is not remembered for the next start.
+        and this layout is not remembered for the next start. Returns why each
+        file that could not be shown was not (empty when all were).
         """
-        self._viewer_only = True
+        self.panes.set_viewer(True)
         self._workspace_root = workspace
         self.workspace.set_root(workspace)
-        self._default_sizes()
+        refusals: list[str] = []
         for path in paths:
-            self.workspace.open_path(path)
+            reason = self.workspace.open_path_or_reason(path)
+            if reason is not None:
+                refusals.append(reason)
+        if refusals:
+            shown = "\n".join(refusals)
+            self.notice_bar.show_message(shown, "warning")
+            if self.workspace.tab_count() == 0:
+                self.workspace.tabs.set_empty_message(shown)
+        return refusals
 
     def is_loaded(self) -> bool:
         # A viewer folds the chat away, so it never paints: wait for the
         # workspace alone there.
-        chat_loaded = self._viewer_only or self.chat.is_loaded()
+        chat_loaded = self.panes.is_viewer() or self.chat.is_loaded()
         return bool(chat_loaded and self.workspace.is_loaded())
 
     # Wiring --------------------------------------------------------------------
+
+    def _window_commands(self) -> WindowCommands:
+        return WindowCommands(
+            new_conversation=self.commands.new_conversation,
+            rename_conversation=self.commands.rename_current,
+            delete_conversation=self.commands.delete_current,
+            filter_conversations=self._on_filter_requested,
+            settings=self._open_settings,
+            quit=self.close,
+            show_conversations=self.panes.set_conversations_visible,
+            show_tree=self.panes.set_tree_visible,
+            focus_preview=self.panes.set_focus,
+            focus_message=self.chat_input.focus_editor,
+        )
 
     def _connect(self) -> None:
         self.conversations.conversationSelected.connect(
             self._on_conversations_conversation_selected
         )
+        self.conversations.renameRequested.connect(self.commands.rename)
+        self.conversations.deleteRequested.connect(self.commands.delete)
+        self.conversations_panel.newRequested.connect(self.commands.new_conversation)
+        self.panes.changed.connect(self._on_panes_changed)
+        self.card_checker.checked.connect(self._on_card_checker_checked)
+        self.thumbnails.made.connect(self.chat.set_thumbnail)
+        self.chat.chat_model().historyLoaded.connect(self.recheck_cards)
         self.chat.deliverableActivated.connect(self._on_chat_deliverable_activated)
         self.chat.deliverableMenuRequested.connect(self._on_chat_menu_requested)
+        self.chat.deliverableDragged.connect(self._on_chat_deliverable_dragged)
         self.chat.forkRequested.connect(self._on_chat_fork_requested)
         self.chat.notice.connect(self.notice_bar.show_message)
         self.file_actions.refused.connect(self._on_actions_refused)
         self.file_actions.notice.connect(self.notice_bar.show_message)
+        self.file_actions.acted.connect(self.notice_bar.clear_problem)
         self.file_actions.verdictChanged.connect(self.chat.set_verdict)
         self.file_actions.openRequested.connect(self._on_actions_open_requested)
         self.file_actions.browserRequested.connect(self._on_actions_browser_requested)
         self.file_actions.revealRequested.connect(self.workspace.reveal)
         self.workspace.notice.connect(self._on_actions_refused)
+        self.workspace.quietNotice.connect(self.notice_bar.show_message)
+        self.workspace.previewOpened.connect(self._on_workspace_preview_opened)
         self.workspace.actionRequested.connect(self._on_workspace_action_requested)
+        self.workspace.focusToggled.connect(self._on_workspace_focus_toggled)
         self.chat_input.sendRequested.connect(self._on_input_send_requested)
         self.chat_input.stopRequested.connect(self._on_input_stop_requested)
         self.chat_input.settingsRequested.connect(self._open_settings)
-
-    def _build_menus(self) -> None:
-        menu = self.menuBar().addMenu("&Conversation")
-        settings = QAction("&Settings…", self)
-        settings.triggered.connect(self._open_settings)
-        menu.addAction(settings)
-        menu.addSeparator()
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        menu.addAction(quit_action)
-        focus_chat = QAction("Focus message box", self)
-        focus_chat.setShortcut(QKeySequence("Ctrl+L"))
-        focus_chat.triggered.connect(self.chat_input.focus_editor)
-        self.addAction(focus_chat)
 
     def _policy_for(self, workspace: str | None) -> Policy:
         policy = current_policy(workspace)
@@ -224,8 +311,25 @@ class MainWindow(QMainWindow):
             )
         return policy
 
+    def _on_panes_changed(self) -> None:
+        self.menu_actions.conversations.setChecked(self.panes.conversations_visible())
+        self.menu_actions.tree.setChecked(self.panes.tree_visible())
+        self.menu_actions.focus.setChecked(self.panes.focused())
+        self.workspace.set_focus_checked(self.panes.focused())
+
+    def _on_card_checker_checked(self, conversation_id: str, verdicts: object) -> None:
+        if conversation_id == self._conversation_id and isinstance(verdicts, dict):
+            self.chat.set_verdicts(verdicts)
+
+    def _on_workspace_focus_toggled(self, focus: bool) -> None:
+        self.panes.set_focus(focus)
+
+    def _on_filter_requested(self) -> None:
+        self.panes.set_conversations_visible(True)
+        self.conversations_panel.focus_filter()
+
     def _on_conversations_conversation_selected(self, conversation_id: str) -> None:
-        if conversation_id != self._conversation_id:
+        if conversation_id != self._conversation_id or self.panes.is_viewer():
             self.show_conversation(conversation_id)
 
     def _on_chat_deliverable_activated(self, ref: DeliverableRef) -> None:
@@ -236,6 +340,20 @@ class MainWindow(QMainWindow):
         menu.exec(position)
         menu.deleteLater()
 
+    def _on_chat_deliverable_dragged(self, ref: DeliverableRef) -> None:
+        copy = self.file_actions.drag_copy(ref)
+        if copy is None:
+            return  # refused: the notice says why
+        data = QMimeData()
+        data.setUrls([QUrl.fromLocalFile(str(copy))])
+        self.start_drag(data)
+
+    def start_drag(self, data: QMimeData) -> None:
+        """Hand ``data`` to the desktop as a copy drag (blocks until dropped)."""
+        drag = QDrag(self.chat)
+        drag.setMimeData(data)
+        drag.exec(Qt.DropAction.CopyAction)
+
     def _on_chat_fork_requested(self, conversation_id: str, position: int) -> None:
         fork = self._store.fork(conversation_id, position)
         self.show_conversation(fork.id)
@@ -244,6 +362,10 @@ class MainWindow(QMainWindow):
 
     def _on_actions_refused(self, message: str) -> None:
         self.notice_bar.show_message(message, "warning")
+
+    def _on_workspace_preview_opened(self, _path: str) -> None:
+        self.notice_bar.clear_problem()
+        self.panes.make_room_for_preview()
 
     def _on_actions_open_requested(
         self, path: str, opened: object, source_view: bool, ref: object, kind: object
@@ -287,8 +409,9 @@ class MainWindow(QMainWindow):
 
     def _on_input_send_requested(self, text: str) -> None:
         if not self._model_spec or self._conversation_id is None:
+            self.chat_input.restore_unsent()
             self.notice_bar.show_message(
-                "Configure a model in Settings before sending messages.", "warning"
+                "Choose a model in Settings before sending messages.", "warning"
             )
             return
         from app.ui.agent_bridge import AgentBridge
@@ -307,7 +430,7 @@ class MainWindow(QMainWindow):
             )
             bridge.runEvent.connect(self._on_bridge_event)
             bridge.busyChanged.connect(self.chat_input.set_busy)
-            bridge.failed.connect(self._on_actions_refused)
+            bridge.failed.connect(self._on_bridge_failed)
             bridge.policyChanged.connect(self._on_bridge_policy_changed)
             self._bridge = bridge
         bridge.send(text)
@@ -318,10 +441,19 @@ class MainWindow(QMainWindow):
         if isinstance(self._bridge, AgentBridge):
             self._bridge.cancel()
 
-    def _on_bridge_event(self, event: object) -> None:
-        self.chat.apply_event(event)
-        from app.agent.events import MessageStored
+    def _on_bridge_failed(self, message: str) -> None:
+        # Nothing was sent: what the user wrote goes back in the box.
+        self.chat_input.restore_unsent()
+        self.notice_bar.show_message(message, "warning")
 
+    def _on_bridge_event(self, event: object) -> None:
+        from app.agent.events import MessageStored, RunFailed, RunFinished
+
+        self.chat.apply_event(event)
+        if isinstance(event, RunFailed):
+            self.chat_input.restore_unsent()
+        elif isinstance(event, RunFinished) and not event.cancelled:
+            self.chat_input.forget_unsent()
         if isinstance(event, MessageStored) and event.record is not None:
             record = parse_record(event.record)
             if isinstance(record, Record) and self._conversation_id is not None:
@@ -343,19 +475,25 @@ class MainWindow(QMainWindow):
             self._model_spec = dialog.model_spec()
             self._mode = dialog.mode()
             self._settings.setValue("model/spec", self._model_spec)
-            self.chat_input.set_model_configured(bool(self._model_spec))
+            self.chat_input.set_model(self._model_spec)
+            self.chat.set_model(self._model_spec)
             self._bridge = None
+
+    def model_spec(self) -> str:
+        return self._model_spec
 
     # Layout memory -------------------------------------------------------------
 
     def _restore_layout(self) -> None:
         geometry = self._settings.value(GEOMETRY_KEY)
-        restored = geometry is not None and self.restoreGeometry(geometry)
+        # The offscreen platform's screen is tiny and would shrink the window.
+        offscreen = QGuiApplication.platformName() == "offscreen"
+        restored = (
+            geometry is not None and not offscreen and self.restoreGeometry(geometry)
+        )
         if not restored or self.width() < MIN_SIZE[0] or self.height() < MIN_SIZE[1]:
             self.resize(*self._default_size())
-        state = self._settings.value(SPLITTER_KEY)
-        if state is None or not self.splitter.restoreState(state):
-            QTimer.singleShot(0, self._default_sizes)
+        self.panes.restore()
 
     def _default_size(self) -> tuple[int, int]:
         width, height = DEFAULT_SIZE
@@ -369,18 +507,15 @@ class MainWindow(QMainWindow):
             )
         return width, height
 
-    def _default_sizes(self) -> None:
-        if self._viewer_only:
-            self.splitter.setSizes([0, 0, max(self.width(), 800)])
-            return
-        width = max(self.width(), 1200)
-        self.splitter.setSizes(
-            [int(width * 0.14), int(width * 0.40), int(width * 0.46)]
-        )
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            # Back from another app: files may have changed meanwhile.
+            self.recheck_cards()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._viewer_only:
-            self._settings.setValue(SPLITTER_KEY, self.splitter.saveState())
+        if not self.panes.is_viewer():
+            self.panes.save()
             self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
             self._settings.sync()
         self.workspace.close()

@@ -1,11 +1,15 @@
-"""An inline, non-modal message bar: plain text, an optional action, a close button."""
+"""A non-modal message that floats over the window: plain text, an action, close.
+
+It floats (``float_over``) rather than sitting in a layout, so showing it never
+moves what is under the pointer: a card the user is about to click stays put.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPaintEvent
+from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -16,6 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 INFO_TIMEOUT_MS = 6000
+FLOAT_MARGIN = 14
+FLOAT_WIDTH = 460
+PROBLEM_KINDS = frozenset({"warning", "error"})
 
 # Translucent tints read on both light and dark palettes; the text keeps the
 # palette's own colour so contrast follows the system scheme. Painted rather
@@ -31,10 +38,12 @@ _KIND_LABELS = {"info": "Information", "warning": "Warning", "error": "Error"}
 
 
 class NoticeBarWidget(QFrame):
-    """A message bar shown above a view instead of a modal dialog.
+    """A message shown over the window instead of a modal dialog.
 
     Every text it shows is plain text: messages quote file names and reasons
     that come from agents, and a QLabel would otherwise render them as HTML.
+    Floating over a host widget, it sits at the host's bottom right and follows
+    its size; a warning or error stays until dismissed or ``clear_problem``.
 
     Signals:
         closed(): the bar was dismissed by the user, by a timeout or by code.
@@ -51,6 +60,7 @@ class NoticeBarWidget(QFrame):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self._kind = "info"
         self._on_action: Callable[[], None] | None = None
+        self._host: QWidget | None = None
 
         self._text = QLabel(self)
         self._text.setObjectName("noticeText")
@@ -119,6 +129,41 @@ class NoticeBarWidget(QFrame):
         if kind == "info" and not action_text:
             self._timer.start(INFO_TIMEOUT_MS)
         self.show()
+        self._place()
+
+    def float_over(self, host: QWidget) -> None:
+        """Float over ``host`` (a parent or ancestor), at its bottom right."""
+        self._host = host
+        self.setParent(host)
+        self.setAutoFillBackground(False)
+        host.installEventFilter(self)
+        self.hide()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._host and event.type() == QEvent.Type.Resize:
+            self._place()
+        return False
+
+    def clear_problem(self) -> None:
+        """Hide a warning or error: a later action worked, so it is stale."""
+        if self.isVisible() and self._kind in PROBLEM_KINDS:
+            self.dismiss()
+
+    def _place(self) -> None:
+        host = self._host
+        if host is None:
+            return
+        width = max(200, min(FLOAT_WIDTH, host.width() - 2 * FLOAT_MARGIN))
+        height = self.heightForWidth(width)
+        if height <= 0:
+            height = self.sizeHint().height()
+        self.setGeometry(
+            host.width() - width - FLOAT_MARGIN,
+            host.height() - height - FLOAT_MARGIN,
+            width,
+            height,
+        )
+        self.raise_()
 
     def dismiss(self) -> None:
         """Hide the bar and forget its action."""
@@ -133,11 +178,17 @@ class NoticeBarWidget(QFrame):
         tint.setAlpha(_TINT_ALPHA)
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        if self._host is not None:
+            # Floating: an opaque card, so the text reads over any content.
+            painter.setPen(accent)
+            painter.setBrush(self.palette().color(QPalette.ColorRole.Base))
+            painter.drawRoundedRect(rect, 6, 6)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(tint)
-        painter.drawRoundedRect(QRectF(self.rect()), 3, 3)
+        painter.drawRoundedRect(rect, 6, 6)
         painter.setBrush(accent)
-        painter.drawRect(QRectF(0, 0, 3, self.height()))
+        painter.drawRoundedRect(QRectF(0, 0, 4, self.height()), 2, 2)
         painter.end()
         super().paintEvent(event)
 

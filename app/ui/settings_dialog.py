@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.agent.failures import install_command
 from app.core.policy import PermissionMode
 
 
@@ -33,8 +34,8 @@ class SettingsDialog(QDialog):
         self._mode.addItem("Allow external files", PermissionMode.ALLOW_EXTERNAL.value)
         self._mode.setCurrentIndex(self._mode.findData(mode.value))
         hint = QLabel(
-            "Install the provider's extra first, for example "
-            "pip install 'deliverables[ollama]'.",
+            "Install the provider's extra first, from the checkout, for example "
+            f"{install_command('ollama')}.",
             self,
         )
         hint.setTextFormat(Qt.TextFormat.PlainText)

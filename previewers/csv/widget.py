@@ -1,6 +1,7 @@
 """The CSV and TSV preview: the first rows at once, the rest once indexed.
 
-The format (delimiter, header) comes from the engine's sniffing; the first
+The format (delimiter, header) comes from the engine's sniffing, and "First row
+is header" overrides the header guess by reading the table again; the first
 ``HEAD_ROWS`` rows are read without an index and shown while the index is built
 on a worker, with its progress in the status line. Rows are then read in blocks
 as the view scrolls. Sorting needs every row in memory, so it is on only for
@@ -25,6 +26,8 @@ from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QTableView,
@@ -71,6 +74,7 @@ class IndexOutcome:
 
     index: CsvIndex | None
     problem: str = ""
+    generation: int = 0
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ class SortOutcome:
     descending: bool
     order: tuple[int, ...] | None
     problem: str = ""
+    generation: int = 0
 
 
 def _yield_to_view(clock: UseClock, cancelled: threading.Event) -> None:
@@ -124,6 +129,8 @@ class CsvPreviewWidget(PreviewWidget):
         self._progress = 0.0  # written by the index worker, read by a timer
         self._sort_state: tuple[int, bool] | None = None
         self._index_done = False
+        self._generation = 0  # a table read again (header choice) drops old work
+        self._header_choice: bool | None = None
         container = QWidget(self)
         layout = QVBoxLayout(container)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -153,10 +160,21 @@ class CsvPreviewWidget(PreviewWidget):
         self.find_bar.closeRequested.connect(self._on_find_bar_close_requested)
         self._search: threading.Event | None = None
         self._find_progress = 0.0  # written by the find worker, read by a timer
+        self.header_box = QCheckBox("First row is header", container)
+        self.header_box.setAccessibleName("First row is header")
+        self.header_box.setToolTip(
+            plain_tooltip("Whether the first row names the columns (a guess at first)")
+        )
+        self.header_box.setEnabled(False)
+        self.header_box.toggled.connect(self._on_header_box_toggled)
+        footer = QHBoxLayout()
+        footer.setContentsMargins(0, 0, 8, 0)
+        footer.addWidget(self.status, 1)
+        footer.addWidget(self.header_box)
         layout.addWidget(self.notice)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.find_bar)
-        layout.addWidget(self.status)
+        layout.addLayout(footer)
         self.set_content(container)
         copy = QShortcut(QKeySequence(QKeySequence.StandardKey.Copy), self.view)
         copy.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -167,25 +185,55 @@ class CsvPreviewWidget(PreviewWidget):
         self._find_timer = QTimer(self)
         self._find_timer.setInterval(_PROGRESS_MS)
         self._find_timer.timeout.connect(self._on_find_timer_timeout)
-        name, path = source.name, source.path
-
-        def head_job(file: VerifiedFile, cancelled: threading.Event) -> CsvHead | str:
-            try:
-                table = CsvFile(file, name=name, path=path)
-                return CsvHead(table, tuple(table.head_rows(HEAD_ROWS)))
-            except (CsvError, FenceBrokenError) as error:
-                return str(error)
-
-        self.run_in_background(head_job, self._on_head_finished)
+        self._read_head()
 
     # -- loading -------------------------------------------------------------------
 
+    def _read_head(self) -> None:
+        name, path = self.source.name, self.source.path
+        header, generation = self._header_choice, self._generation
+
+        def head_job(
+            file: VerifiedFile, cancelled: threading.Event
+        ) -> tuple[int, CsvHead | str]:
+            try:
+                table = CsvFile(file, name=name, path=path, header=header)
+                return generation, CsvHead(table, tuple(table.head_rows(HEAD_ROWS)))
+            except (CsvError, FenceBrokenError) as error:
+                return generation, str(error)
+
+        self.run_in_background(head_job, self._on_head_finished)
+
+    @Slot(bool)
+    def _on_header_box_toggled(self, checked: bool) -> None:
+        """Read the table again with the first row as header, or as data."""
+        self._header_choice = checked
+        self._generation += 1
+        self._timer.stop()
+        self.index = None
+        self._sort_state = None
+        self._index_done = False
+        self.header_box.setEnabled(False)
+        self.status.setText("Reading…")
+        self._read_head()
+
     @Slot(object)
-    def _on_head_finished(self, head: CsvHead | str) -> None:
+    def _on_head_finished(self, result: tuple[int, CsvHead | str]) -> None:
+        generation, head = result
+        if generation != self._generation:
+            return
         if isinstance(head, str):
-            self.mark_failed(head)
+            if self.is_loaded():
+                self._show_notice(head)
+            else:
+                self.mark_failed(head)
             return
         table = self._table = head.table
+        blocked = self.header_box.blockSignals(True)
+        self.header_box.setChecked(table.header is not None)
+        self.header_box.blockSignals(blocked)
+        self.header_box.setEnabled(True)
+        old = self.model
         self.model = CsvTableModel(
             table.header, table.column_count, list(head.rows), self
         )
@@ -194,6 +242,9 @@ class CsvPreviewWidget(PreviewWidget):
         # A table not on screen is not painted: nothing to wait for.
         first_paint = _FIRST_PAINT_S if self.view.isVisible() else 0.0
         self.view.setModel(self.model)
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        if old is not None:
+            old.deleteLater()
         self._show_status(indexing=0.0)
         self.mark_loaded()
         self._timer.start()
@@ -213,15 +264,17 @@ class CsvPreviewWidget(PreviewWidget):
                     table, progress=progress, cancelled=cancelled.is_set
                 )
             except FenceBrokenError as error:
-                return IndexOutcome(None, str(error))
+                return IndexOutcome(None, str(error), generation)
             except BuildCancelledError:
-                return IndexOutcome(None, "cancelled")
-            return IndexOutcome(built)
+                return IndexOutcome(None, "cancelled", generation)
+            return IndexOutcome(built, generation=generation)
 
         self.run_in_background(index_job, self._on_index_finished)
 
     @Slot(object)
     def _on_index_finished(self, outcome: IndexOutcome) -> None:
+        if outcome.generation != self._generation:
+            return
         self._timer.stop()
         self._index_done = True
         if outcome.index is None or self.model is None:
@@ -294,18 +347,22 @@ class CsvPreviewWidget(PreviewWidget):
         descending = self._sort_state == (column, False)
         self._sort_state = (column, descending)
 
+        generation = self._generation
+
         def sort_job(file: VerifiedFile, cancelled: threading.Event) -> SortOutcome:
             try:
                 order = index.sorted_order(column, descending)
             except (CsvError, FenceBrokenError) as error:
-                return SortOutcome(column, descending, None, str(error))
-            return SortOutcome(column, descending, tuple(order))
+                return SortOutcome(column, descending, None, str(error), generation)
+            return SortOutcome(column, descending, tuple(order), "", generation)
 
         self.status.setText("Sorting…")
         self.run_in_background(sort_job, self._on_sort_finished)
 
     @Slot(object)
     def _on_sort_finished(self, outcome: SortOutcome) -> None:
+        if outcome.generation != self._generation:
+            return  # the table was read again meanwhile
         if outcome.order is None or self.model is None:
             self._show_notice(outcome.problem)
         else:

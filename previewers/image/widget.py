@@ -378,6 +378,11 @@ class ImagePreviewWidget(PreviewWidget):
         self.mark_loaded()
 
     def _on_movie_error(self, _error: object) -> None:
+        movie = self._movie
+        if movie is not None and movie.state() == QMovie.MovieState.Running:
+            # Qt's reader reports the end of the data on every loop while the
+            # movie goes on from its first frame: not damage.
+            return
         reason = f"The {self._format.label} data is damaged or truncated"
         if self.is_loaded():
             self.info.setText(f"{self.info.text()} · stopped: {reason}")

@@ -23,6 +23,8 @@ from PySide6.QtGui import (
     QImageReader,
     QPainter,
     QPalette,
+    QResizeEvent,
+    QTextCursor,
     QTextDocument,
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
@@ -217,6 +219,51 @@ class MarkdownTextView(QTextBrowser):
         if isinstance(document, MarkdownDocument):
             return document.loadResource(type, name)
         return QByteArray(b" ")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_images()
+
+    def fit_images(self) -> None:
+        """Show each image at its own size, or narrower to fit the view's width.
+
+        A chart wider than the preview is scaled down, never cropped behind a
+        scroll bar; the decoded pixels stay as they are (at most
+        ``MAX_IMAGE_WIDTH`` wide).
+        """
+        document = self.document()
+        room = self.viewport().width() - 2 * document.documentMargin() - 8
+        if room <= 0:
+            return
+        image_kind = int(QTextDocument.ResourceType.ImageResource)
+        changes: list[tuple[int, int, float, float]] = []
+        block = document.begin()
+        while block.isValid():
+            fragments = block.begin()
+            while not fragments.atEnd():
+                fragment = fragments.fragment()
+                look = fragment.charFormat()
+                if look.isImageFormat():
+                    name = look.toImageFormat().name()
+                    image = document.resource(image_kind, QUrl(name))
+                    if isinstance(image, QImage) and not image.isNull():
+                        width = min(float(image.width()), room)
+                        height = image.height() * width / image.width()
+                        changes.append(
+                            (fragment.position(), fragment.length(), width, height)
+                        )
+                fragments += 1
+            block = block.next()
+        for position, length, width, height in changes:
+            cursor = QTextCursor(document)
+            cursor.setPosition(position)
+            cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+            look = cursor.charFormat().toImageFormat()
+            if abs(look.width() - width) < 0.5 and abs(look.height() - height) < 0.5:
+                continue
+            look.setWidth(width)
+            look.setHeight(height)
+            cursor.setCharFormat(look)
 
 
 def style_sheet(palette: QPalette) -> str:

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListView,
-    QMessageBox,
     QPlainTextEdit,
     QSplitter,
     QStackedWidget,
@@ -44,25 +43,12 @@ from previewers.markdown.document import (
 )
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
-from previewers.widgets import ask_plain_question
+from previewers.widgets import (
+    ask_with_message_box,
+    tell_with_message_box,
+)
 
 _WEB_SCHEMES = frozenset({"http", "https"})
-
-
-def ask_with_message_box(parent: QWidget, url: str) -> bool:
-    """Ask before a link leaves the app; the URL is shown as plain text."""
-    return ask_plain_question(
-        parent, "Open link", f"Open this link in your web browser?\n\n{url}"
-    )
-
-
-def tell_with_message_box(parent: QWidget, message: str) -> None:
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Information)
-    box.setWindowTitle("Link not opened")
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setText(message)
-    box.exec()
 
 
 class MarkdownPreviewWidget(PreviewWidget):
@@ -175,6 +161,8 @@ class MarkdownPreviewWidget(PreviewWidget):
         self._heading_positions = result.heading_positions
         result.document.setParent(self.view)
         self.view.setDocument(result.document)
+        if any(image.image is not None for image in result.images):
+            self.view.fit_images()
         old.deleteLater()
         self.outline_model.setStringList(
             [

@@ -135,6 +135,10 @@ def _read_pdf(file: VerifiedFile, cancelled: threading.Event) -> bytes | str:
     return b"".join(parts)
 
 
+OUTLINE_MIN_WIDTH = 1000
+"""A preview at least this wide shows the outline beside the pages at first."""
+
+
 class PdfPreviewWidget(PreviewWidget):
     """A PDF: pages in a continuous column, outline, find, zoom and links.
 
@@ -337,7 +341,11 @@ class PdfPreviewWidget(PreviewWidget):
             )
         has_outline = bool(info.outline)
         self.outline_button.setVisible(has_outline)
-        self.outline_button.setChecked(has_outline)
+        # Shown at once only where the pages keep a readable width beside it;
+        # in a narrower preview it is one click away.
+        self.outline_button.setChecked(
+            has_outline and self.width() >= OUTLINE_MIN_WIDTH
+        )
         for index in self.outline_model.open_rows():
             self.outline.expand(index)
 

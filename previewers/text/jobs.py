@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.core.safeio import VerifiedFile
+from app.formats.encoding import TextEncoding
 from app.formats.text_pages import Page, PagedText
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ class FirstPage:
     """
 
     page: Page
-    encoding: str
+    encoding: TextEncoding
     size: int
     lexer: Any = None
 
@@ -30,6 +31,7 @@ class FirstPage:
 class IndexOutcome:
     index: LineIndex | None
     error: str
+    generation: int = 0
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,13 @@ class Progress:
         self.share = done / total if total else 1.0
 
 
-def read_first_page(file: VerifiedFile, path: str, name: str = "") -> FirstPage:
+def read_first_page(
+    file: VerifiedFile, path: str, name: str = "", codec: str | None = None
+) -> FirstPage:
+    """The first page, in the guessed encoding or in ``codec`` if one is chosen."""
     from previewers.text.highlight import lexer_for_name
 
-    paged = PagedText(file, path=path)
+    paged = PagedText(file, path=path, codec=codec)
     page = paged.first_page()
     lexer = lexer_for_name(name) if name else None
-    return FirstPage(page, paged.encoding.name, paged.size, lexer)
+    return FirstPage(page, paged.encoding, paged.size, lexer)

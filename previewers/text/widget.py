@@ -12,10 +12,11 @@ import threading
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMetaMethod, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QFont, QFontDatabase, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QFont, QFontDatabase, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QMenu,
     QProgressBar,
     QToolButton,
     QVBoxLayout,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 from app.core.filetype import Kind
 from app.core.safeio import VerifiedFile
 from app.core.sizes import human_size
+from app.formats.encoding import CHOOSABLE, UTF8, TextEncoding
 from app.formats.json_load import JSON_SIZE_LIMIT
 from app.formats.text_pages import BuildCancelledError, FenceBrokenError, Page
 from previewers.context import STANDALONE, PreviewContext
@@ -100,6 +102,9 @@ class CodePreviewWidget(PreviewWidget):
         self._count_progress = Progress()
         self._base_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self._facts = ""
+        self._encoding: TextEncoding = UTF8
+        self._codec_choice: str | None = None
+        self._generation = 0  # a text read again in another encoding drops old work
         self.scan_done = False
         """Whether the lexer checkpoints of a whole-file text have arrived."""
         self.highlighting_stopped = False
@@ -139,9 +144,20 @@ class CodePreviewWidget(PreviewWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(100)
         self._timer.timeout.connect(self._on_timer_timeout)
-        path, name = source.path, source.name
+        self._read_first_page()
+
+    def _read_first_page(self) -> None:
+        path, name, codec, generation = (
+            self._source.path,
+            self._source.name,
+            self._codec_choice,
+            self._generation,
+        )
         self.run_in_background(
-            lambda opened, _cancelled: read_first_page(opened, path, name),
+            lambda opened, _cancelled: (
+                generation,
+                read_first_page(opened, path, name, codec),
+            ),
             self._on_first_page_read,
         )
 
@@ -164,29 +180,92 @@ class CodePreviewWidget(PreviewWidget):
         self.wrap_button.setAutoRaise(True)
         self.wrap_button.setAccessibleName("Wrap long lines")
         self.wrap_button.toggled.connect(self.set_wrap)
+        self.encoding_button = QToolButton(row)
+        self.encoding_button.setText("Reopen with encoding…")
+        self.encoding_button.setAutoRaise(True)
+        self.encoding_button.setAccessibleName("Reopen with encoding")
+        self.encoding_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.encoding_menu = QMenu(self.encoding_button)
+        self.encoding_menu.setAccessibleName("Encodings")
+        for codec in CHOOSABLE:
+            action = self.encoding_menu.addAction(TextEncoding(codec).name)
+            action.setData(codec)
+            action.setCheckable(True)
+        self.encoding_menu.triggered.connect(self._on_encoding_menu_triggered)
+        self.encoding_button.setMenu(self.encoding_menu)
+        self.encoding_button.hide()
         layout.addWidget(self.status, 1)
         layout.addWidget(self.progress)
+        layout.addWidget(self.encoding_button)
         layout.addWidget(self.wrap_button)
         return row
+
+    def _on_encoding_menu_triggered(self, action: QAction) -> None:
+        codec = action.data()
+        if isinstance(codec, str):
+            self.reopen_with(codec)
+
+    def reopen_with(self, codec: str) -> None:
+        """Read the text again in ``codec`` (one of ``CHOOSABLE``)."""
+        from previewers.text.view import TextNoticeWidget
+
+        self._generation += 1
+        self._codec_choice = codec
+        self._timer.stop()
+        self._index = None
+        self._pending_find = None
+        self._text = ""
+        old = self.code_view or self.paged_view
+        self.code_view = self.paged_view = None
+        if old is not None:
+            self._placeholder = QLabel("Loading…", old.parentWidget())
+            self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self._body.replaceWidget(old, self._placeholder)
+            old.deleteLater()
+        notice = TextNoticeWidget(self.notice.parentWidget())
+        notice.reloadClicked.connect(self.reloadRequested)
+        self._body.replaceWidget(self.notice, notice)
+        self.notice.deleteLater()
+        self.notice = notice
+        self.wrap_button.setEnabled(True)
+        self.wrap_button.setToolTip("")
+        self.status.setText("Reading…")
+        self._read_first_page()
 
     # -- loading -----------------------------------------------------------------------
 
     @Slot(object)
-    def _on_first_page_read(self, first: FirstPage) -> None:
+    def _on_first_page_read(self, result: tuple[int, FirstPage]) -> None:
         from previewers.text.paged_view import TokenFormats
 
+        generation, first = result
+        if generation != self._generation:
+            return
         page = first.page
+        self._encoding = encoding = first.encoding
+        legacy = encoding.unit == 1 and not encoding.utf8
+        for action in self.encoding_menu.actions():
+            action.setChecked(action.data() == encoding.codec)
+        # Offered where it can help: a file without a byte order mark.
+        self.encoding_button.setVisible(
+            not encoding.bom or self._codec_choice is not None
+        )
+        if legacy and self._codec_choice is None:
+            self.notice.add(
+                f"This file is not UTF-8; it is shown as {encoding.name}. "
+                "If the text looks wrong, use Reopen with encoding…"
+            )
         if self._source.kind is Kind.JSON and not self._source.source_view:
             # JSON over the tree's size limit falls through to this view.
             self.notice.add(OVERSIZE_NOTICE)
         if page.had_invalid_bytes:
             self.notice.add(
-                f"Some bytes are not valid {first.encoding} and are shown as \ufffd."
+                f"Some bytes are not valid {encoding.name} and are shown as \ufffd."
             )
         lexer = first.lexer
         formats = TokenFormats(self.is_dark()) if lexer else None
         language = lexer.name if lexer is not None else "Plain text"
-        self._facts = f"{language} · {first.encoding} · {human_size(first.size)}"
+        self._facts = f"{language} · {encoding.name} · {human_size(first.size)}"
         long_line = any(len(line) > LONG_LINE_CHARS for line in page.text.splitlines())
         if page.is_last and not long_line:
             self._show_whole(page.text)
@@ -281,6 +360,7 @@ class CodePreviewWidget(PreviewWidget):
 
     def _build_index(self) -> None:
         path, progress = self._source.path, self._index_progress
+        encoding, generation = self._encoding, self._generation
         self.progress.show()
         self._timer.start()
 
@@ -293,15 +373,18 @@ class CodePreviewWidget(PreviewWidget):
                     path=path,
                     progress=progress.update,
                     cancelled=cancelled.is_set,
+                    encoding=encoding,
                 )
             except FenceBrokenError as error:
-                return IndexOutcome(None, str(error))
-            return IndexOutcome(index, "")
+                return IndexOutcome(None, str(error), generation)
+            return IndexOutcome(index, "", generation)
 
         self.run_in_background(job, self._on_index_built)
 
     @Slot(object)
     def _on_index_built(self, outcome: IndexOutcome) -> None:
+        if outcome.generation != self._generation:
+            return
         from previewers.text.paged_view import IndexedLines
 
         self._index_progress.share = 1.0
@@ -344,8 +427,10 @@ class CodePreviewWidget(PreviewWidget):
         return ""
 
     def line_count(self) -> int:
+        """Lines as a person counts them: a final line end opens no new line."""
         if self.code_view is not None:
-            return self.code_view.blockCount()
+            text = self._text
+            return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
         return self.paged_view.source().total if self.paged_view is not None else 0
 
     def current_line(self) -> int:
@@ -464,7 +549,8 @@ class CodePreviewWidget(PreviewWidget):
                 lines = f"{self.paged_view.source().total:,}+ lines"
         else:
             self.progress.hide()
-            lines = f"{self.line_count():,} lines"
+            count = self.line_count()
+            lines = f"{count:,} line" + ("" if count == 1 else "s")
         self.status.setText(f"{self._facts} · {lines}" if self._facts else lines)
 
     def _start_paged_search(self, needle: str, backward: bool) -> None:

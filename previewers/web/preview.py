@@ -13,11 +13,11 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Slot
-from PySide6.QtGui import QFont, QFontDatabase, QPalette
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.capability_server import Publication
-from app.core.manifest import LeftOut
+from app.core.manifest import LeftOut, is_canonical_key
+from app.core.paths import is_within
 from app.core.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
@@ -180,6 +181,48 @@ def _count(number: int, noun: str) -> str:
     return f"1 {noun}" if number == 1 else f"{number} {noun.replace(' ', 's ', 1)}"
 
 
+PAGE_SUFFIXES = (".html", ".htm", ".xhtml")
+WEB_SCHEMES = frozenset({"http", "https"})
+
+
+def _same_origin(first: QUrl, second: QUrl) -> bool:
+    return (first.scheme(), first.host(), first.port()) == (
+        second.scheme(),
+        second.host(),
+        second.port(),
+    )
+
+
+def local_page_for(url: QUrl, publication: Publication, entry_path: str) -> str | None:
+    """The local page a link in a published page points to, or ``None``.
+
+    Only a link below the publication's own prefix on the loopback server,
+    to a canonical key that names an HTML file inside the bundle's root (the
+    folder the entry's key is relative to), is a local page. Nothing is
+    opened here: the caller opens the path through the workspace's checks.
+    """
+    base = QUrl(publication.url)
+    if (url.scheme(), url.host(), url.port()) != (
+        base.scheme(),
+        base.host(),
+        base.port(),
+    ):
+        return None
+    path = url.path(QUrl.ComponentFormattingOption.FullyDecoded)
+    prefix = publication.prefix.rstrip("/") + "/"
+    if not path.startswith(prefix):
+        return None
+    key = path[len(prefix) :]
+    if not is_canonical_key(key) or not key.lower().endswith(PAGE_SUFFIXES):
+        return None
+    entry_parts = publication.entry_key.count("/") + 1
+    root = os.path.abspath(entry_path)
+    for _ in range(entry_parts):
+        root = os.path.dirname(root)
+    target = os.path.normpath(os.path.join(root, *key.split("/")))
+    return target if is_within(target, root) else None
+
+
 class WebPreviewWidget(PreviewWidget):
     """A page in a sandboxed web view, with a Preview/Source toggle and info bar.
 
@@ -187,8 +230,16 @@ class WebPreviewWidget(PreviewWidget):
     page before its profile. A crashed renderer shows a message and a Reload
     button; nothing reloads by itself.
 
-    Signals: those of ``PreviewWidget``.
+    Signals:
+        pageRequested(str): a link to another local page was clicked; its path,
+            for the workspace to open with its own checks (bound afresh).
+        (and those of ``PreviewWidget``)
+
+    ``ask_open(parent, url)``, ``tell(parent, message)`` and ``open_url(url)``
+    are the same seams the Markdown preview has, for any other link.
     """
+
+    pageRequested = Signal(str)
 
     def __init__(
         self,
@@ -202,6 +253,8 @@ class WebPreviewWidget(PreviewWidget):
     ) -> None:
         super().__init__(source, file, parent, context=context)
         self._spec = spec
+        self.open_url: Callable[[QUrl], object] = QDesktopServices.openUrl
+        self._link_action: Callable[[], object] | None = None
         # The live page, its view and URL: None before loading, after closing
         # and as root.
         self.publication: Publication | None = None
@@ -243,6 +296,27 @@ class WebPreviewWidget(PreviewWidget):
         bar.addWidget(self.isolated_label)
         self.toolbar.setVisible(show_toggle and spec.offer_source)
         self.info_bar = PageInfoBarWidget(container)
+        self.link_bar = QWidget(container)
+        self.link_bar.setAccessibleName("Link")
+        self.link_bar.setAutoFillBackground(True)
+        self.link_bar.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
+        link_row = QHBoxLayout(self.link_bar)
+        link_row.setContentsMargins(8, 4, 8, 4)
+        self.link_label = QLabel(self.link_bar)
+        self.link_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.link_label.setWordWrap(True)
+        self.link_label.setForegroundRole(QPalette.ColorRole.ToolTipText)
+        self.link_button = QPushButton(self.link_bar)
+        self.link_button.clicked.connect(self._on_link_button_clicked)
+        link_close = QToolButton(self.link_bar)
+        link_close.setText("\u00d7")
+        link_close.setAutoRaise(True)
+        link_close.setAccessibleName("Dismiss the link")
+        link_close.clicked.connect(self.link_bar.hide)
+        link_row.addWidget(self.link_label, 1)
+        link_row.addWidget(self.link_button)
+        link_row.addWidget(link_close)
+        self.link_bar.hide()
         self.stack = QStackedWidget(container)
         self.page_holder = QWidget(self.stack)
         self.page_layout = QVBoxLayout(self.page_holder)
@@ -271,6 +345,7 @@ class WebPreviewWidget(PreviewWidget):
             self.stack.addWidget(page)
         layout.addWidget(self.toolbar)
         layout.addWidget(self.info_bar)
+        layout.addWidget(self.link_bar)
         layout.addWidget(self.stack, 1)
         self.set_content(container)
 
@@ -368,6 +443,7 @@ class WebPreviewWidget(PreviewWidget):
         self.page_layout.addWidget(view)
         interceptor.blocked.connect(self._on_interceptor_blocked)
         page.loadingChanged.connect(self._on_page_loading_changed)
+        page.linkClicked.connect(self.follow_link, Qt.ConnectionType.QueuedConnection)
         page.renderProcessTerminated.connect(self._on_page_render_process_terminated)
         self.page, self._profile = page, profile
         self._interceptor, self.view = interceptor, view
@@ -410,6 +486,69 @@ class WebPreviewWidget(PreviewWidget):
         self._show_stopped(message, reload=True)
         if not self.is_settled():
             self.mark_failed(message)
+
+    @Slot(QUrl)
+    def follow_link(self, url: QUrl) -> None:
+        """A clicked link, answered in a bar above the page; nothing opens until
+        the user presses its button (a page's script can click links too).
+
+        Another page beside this one is offered to open in a tab of its own (the
+        workspace opens it with its checks); a web link is offered to the
+        system browser, as Markdown asks; anything else is not opened.
+        """
+        publication = self.publication
+        local = (
+            local_page_for(url, publication, self.source.path)
+            if publication is not None
+            else None
+        )
+        if local is not None:
+            name = os.path.basename(local)
+            self._offer_link(f"This page links to {name}.", "Open the page", local)
+            return
+        if publication is not None and _same_origin(url, QUrl(publication.url)):
+            # Only the name: the path holds the capability token.
+            shown = url.path(QUrl.ComponentFormattingOption.FullyDecoded)
+            self._offer_link(
+                "This link is not opened: only other pages beside this one are: "
+                + shown.rsplit("/", 1)[-1],
+                None,
+                None,
+            )
+            return
+        shown = url.toString()
+        if url.scheme().lower() not in WEB_SCHEMES:
+            self._offer_link(
+                f"This link is not opened: only web links (http, https) are: {shown}",
+                None,
+                None,
+            )
+            return
+        self._offer_link(f"Open this link in your web browser? {shown}", "Open", url)
+
+    def _offer_link(self, text: str, button: str | None, target: object) -> None:
+        self.link_label.setText(text)
+        self.link_button.setVisible(button is not None)
+        self.link_button.setText(button or "")
+        if isinstance(target, str):
+            path = target
+            self._link_action = lambda: self.pageRequested.emit(path)
+        elif isinstance(target, QUrl):
+            url = QUrl(target)
+            self._link_action = lambda: self.open_url(url)
+        else:
+            self._link_action = None
+        self.link_bar.show()
+
+    def link_text(self) -> str:
+        return self.link_label.text() if self.link_bar.isVisibleTo(self) else ""
+
+    @Slot()
+    def _on_link_button_clicked(self) -> None:
+        action, self._link_action = self._link_action, None
+        self.link_bar.hide()
+        if action is not None:
+            action()
 
     @Slot(object)
     def _on_page_loading_changed(self, info: QWebEngineLoadingInfo) -> None:

@@ -334,8 +334,14 @@ class SandboxedPage(QWebEnginePage):
     handlers, full screen and JavaScript dialogs are all refused without
     showing anything.
 
-    Signals: those of ``QWebEnginePage``.
+    Signals:
+        linkClicked(QUrl): a link in the page was clicked; the navigation
+            was refused, and the preview decides what to do (queued, so the
+            engine's callback has returned first).
+        (and those of ``QWebEnginePage``)
     """
+
+    linkClicked = Signal(QUrl)
 
     def __init__(
         self,
@@ -377,6 +383,11 @@ class SandboxedPage(QWebEnginePage):
         if is_main_frame and target == self._entry.toString():
             return True
         self.refused_navigations.append(redact(target))
+        if (
+            is_main_frame
+            and type == QWebEnginePage.NavigationType.NavigationTypeLinkClicked
+        ):
+            self.linkClicked.emit(QUrl(url))
         return False
 
     def createWindow(  # type: ignore[override]  # returning None refuses it

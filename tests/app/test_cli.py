@@ -196,3 +196,79 @@ def test_view_with_no_file_opens_the_window_on_the_conversations(
 def test_view_still_takes_files() -> None:
     args = cli.build_parser().parse_args(["view", "a.txt", "b.md"])
     assert args.paths == ["a.txt", "b.md"]
+
+
+def run_cli(*args: str, timeout: int = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_version_prints_the_version_and_exits_zero() -> None:
+    result = run_cli("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"deliverables {cli.app_version()}"
+    assert cli.app_version()[0].isdigit()
+
+
+def test_view_of_a_refused_file_says_why_on_stderr_and_exits_one(
+    workspace: Path, tmp_path: Path
+) -> None:
+    png = tmp_path / "env.png"
+    result = run_cli(
+        "view",
+        str(workspace / ".env"),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--screenshot",
+        str(png),
+    )
+    assert result.returncode == 1
+    assert "Cannot open .env: denied by read-deny rule" in result.stderr
+    assert png.exists()
+
+
+def test_view_of_one_good_and_one_missing_file_exits_zero(
+    workspace: Path, tmp_path: Path
+) -> None:
+    result = run_cli(
+        "view",
+        str(workspace / "report.html"),
+        str(workspace / "nowhere.txt"),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--screenshot",
+        str(tmp_path / "two.png"),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Cannot open nowhere.txt" in result.stderr
+
+
+def test_a_screenshot_that_cannot_be_written_exits_non_zero_with_the_reason(
+    workspace: Path, tmp_path: Path
+) -> None:
+    result = run_cli(
+        "view",
+        str(workspace / "report.html"),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--screenshot",
+        str(tmp_path / "no-such-folder" / "shot.png"),
+    )
+    assert result.returncode == 2
+    assert "cannot save the screenshot" in result.stderr
+    assert "No such file or directory" in result.stderr
+
+
+def test_the_refusals_a_viewer_would_give(workspace: Path) -> None:
+    refusals = cli.view_refusals(
+        [str(workspace / "report.html"), str(workspace / ".env")], workspace
+    )
+    assert len(refusals) == 1
+    assert refusals[0].startswith("Cannot open .env: denied")

@@ -32,9 +32,12 @@ from app.core.filetype.signatures import (
 )
 from app.core.filetype.text import (
     BOMS,
+    SINGLE_BYTE_COMMON,
     Bom,
     find_bom,
     is_textual_mime,
+    is_utf8,
+    legacy_encoding,
     looks_binary,
 )
 
@@ -44,6 +47,7 @@ __all__ = [
     "HEAD_SIZE",
     "OCTET_STREAM",
     "PDF_MIME",
+    "SINGLE_BYTE_COMMON",
     "SVG_MIME",
     "TAG_LIMIT",
     "TEXT_KINDS",
@@ -57,7 +61,9 @@ __all__ = [
     "find_bom",
     "is_svg",
     "is_textual_mime",
+    "is_utf8",
     "kind_from_name",
+    "legacy_encoding",
     "looks_binary",
     "mime_from_name",
     "playlist_refusal",
@@ -125,6 +131,10 @@ def detect(
     """
     named = kind if kind is not None else kind_from_name(name)
     text = not looks_binary(head)
+    if text and named is Kind.JSON and not _utf8_or_marked(head):
+        # JSON is UTF-8 (or marked otherwise by a byte order mark): a legacy
+        # encoding's guess does not make its invalid bytes text.
+        text = False
     if not head:
         return FileType(EMPTY_MIME, "empty file", _text_kind(named, EMPTY_MIME), True)
     found = match_signature(head, read)
@@ -148,6 +158,11 @@ def detect(
     if by_name is not None and is_textual_mime(by_name):
         return FileType(by_name, f"text ({by_name})", _text_kind(named, by_name), True)
     return FileType(TEXT_PLAIN, "plain text", _text_kind(named, TEXT_PLAIN), True)
+
+
+def _utf8_or_marked(head: bytes) -> bool:
+    """Whether ``head`` is UTF-8 (a sequence cut at its end allowed) or has a BOM."""
+    return find_bom(head) is not None or is_utf8(head)
 
 
 def is_svg(name: str, head: bytes | None = None) -> bool:

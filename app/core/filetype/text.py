@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+from functools import cache
 from typing import NamedTuple
 
 
@@ -56,11 +57,79 @@ def find_bom(head: bytes) -> Bom | None:
     return None
 
 
+# How much of a head the legacy-encoding detector reads: enough for a guess.
+LEGACY_SAMPLE = 16 * 1024
+SINGLE_BYTE_COMMON = (
+    "cp1252",
+    "latin_1",
+    "iso8859_15",
+    "cp1250",
+    "iso8859_2",
+    "cp1251",
+    "koi8_r",
+    "koi8_u",
+    "cp1253",
+    "cp1254",
+    "cp1257",
+    "mac_roman",
+    "cp437",
+)
+"""The single-byte encodings people still meet, Western first."""
+
+
+def is_utf8(head: bytes) -> bool:
+    """Whether ``head`` is valid UTF-8, a character cut off at its end allowed."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+@cache
+def _single_byte(codec: str) -> bool:
+    """Whether ``codec`` maps each byte to one character (so any cut is safe)."""
+    try:
+        return len(bytes(range(256)).decode(codec, "replace")) == 256
+    except LookupError:
+        return False
+
+
+def legacy_encoding(head: bytes) -> str | None:
+    """The single-byte encoding (``cp1252``, ``koi8_r``, …) of a non-UTF-8 text.
+
+    ``None`` for UTF-8, a byte order mark, NUL bytes or no convincing guess.
+    The detector (charset-normalizer) scores how readable each decoding is;
+    among equally good ones Windows-1252, the usual Western one, is taken.
+    Multi-byte legacy encodings are not offered: pages of a long file are cut
+    at any byte, which only a single-byte encoding survives.
+    """
+    sample = head[:LEGACY_SAMPLE]
+    if not sample or b"\x00" in sample or find_bom(sample) or is_utf8(sample):
+        return None
+    from charset_normalizer import from_bytes
+
+    matches = [m for m in from_bytes(sample) if _single_byte(m.encoding)]
+    if not matches:
+        # The detector stops at its first clean reading, which for a short text
+        # can be a multi-byte one: ask again among the common single-byte ones.
+        matches = list(from_bytes(sample, cp_isolation=list(SINGLE_BYTE_COMMON)))
+    if not matches:
+        return None
+    best = min((m.chaos, -m.coherence) for m in matches)
+    tied = [m for m in matches if (m.chaos, -m.coherence) == best]
+    for match in tied:
+        if "cp1252" in match.could_be_from_charset:
+            return "cp1252"
+    return str(tied[0].encoding)
+
+
 def looks_binary(head: bytes) -> bool:
     """Whether a file's head is mostly not text: NUL bytes, or many invalid bytes.
 
     A byte order mark makes it text (UTF-16 and UTF-32 are full of NUL bytes);
-    so does an empty head.
+    so does an empty head, and so do bytes that read as a single-byte legacy
+    encoding (a Latin-1 note is text, however short).
     """
     if not head or find_bom(head) is not None:
         return False
@@ -68,10 +137,12 @@ def looks_binary(head: bytes) -> bool:
         return True
     # final=False: a character cut off by the end of the head is not invalid.
     text = codecs.getincrementaldecoder("utf-8")("replace").decode(head, final=False)
-    suspicious = text.count("\ufffd") + sum(
+    controls = sum(
         1 for char in text if ord(char) < 32 and ord(char) not in _TEXT_CONTROLS
     )
-    return suspicious > BINARY_SHARE * len(head)
+    if controls + text.count("\ufffd") <= BINARY_SHARE * len(head):
+        return False
+    return controls > BINARY_SHARE * len(head) or legacy_encoding(head) is None
 
 
 def is_textual_mime(mime: str) -> bool:

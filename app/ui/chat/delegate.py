@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import (
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QPointF,
+    QRect,
+    QSize,
+    Qt,
+)
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QFont,
@@ -13,6 +21,9 @@ from PySide6.QtGui import (
     QPainter,
     QPalette,
     QPen,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
@@ -28,7 +39,14 @@ from app.core.transcript import (
 )
 from app.ui.chat import paint_cards as cards
 from app.ui.chat.markdown import DocumentCache, SafeTextDocument
-from app.ui.chat.model import BlockRole, ExpandedRole, ImageRole, VerdictRole
+from app.ui.chat.model import (
+    BlockRole,
+    ExpandedRole,
+    ImageRole,
+    ThumbnailRole,
+    VerdictRole,
+)
+from app.ui.chat.selection import TextSelection
 from app.ui.chat.style import (
     ACTIONS_HEIGHT,
     BUBBLE_PAD_X,
@@ -52,14 +70,18 @@ class ChatDelegate(QStyledItemDelegate):
     """Paints every kind of chat row; the view owns the height cache.
 
     ``spinner_phase`` (0..1) turns running tool spinners; ``hover`` is the
-    (row, part) under the mouse.
+    (row, part) under the mouse; ``selection`` is the text the user selected,
+    painted over the rows it spans. User messages and answers are laid out as
+    documents (``text_document``), so both are hit-tested and selected alike.
     """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.documents = DocumentCache()
+        self.plain_documents = DocumentCache(plain=True)
         self.spinner_phase = 0.0
         self.hover: tuple[int, str] | None = None
+        self.selection = TextSelection()
         self._colours: tuple[int, Colours] | None = None
 
     # -- measuring -------------------------------------------------------------
@@ -75,13 +97,39 @@ class ChatDelegate(QStyledItemDelegate):
     ) -> SafeTextDocument:
         return self.documents.get(block.text, max(40, width), font, palette)
 
+    def user_document(self, text: str, col: int, font: QFont) -> QTextDocument:
+        inner = max(40, self._bubble_width(col) - 2 * BUBBLE_PAD_X)
+        return self.plain_documents.get(text, inner, font, QPalette())
+
+    def text_document(
+        self, index: _Index, rect: QRect, font: QFont, palette: QPalette
+    ) -> tuple[QTextDocument, QPointF] | None:
+        """The laid-out text of a message row and where it is drawn in ``rect``.
+
+        ``None`` for rows that hold no selectable text (cards, tool calls).
+        """
+        block = index.data(BlockRole)
+        col = column(rect)
+        if isinstance(block, AssistantTextBlock):
+            answer = self.document(block, col.width(), font, palette)
+            return answer, QPointF(col.left(), rect.top() + 4)
+        if isinstance(block, UserBlock):
+            message = self.user_document(block.text, col.width(), font)
+            bubble = self._bubble_rect(rect, message)
+            return message, QPointF(
+                bubble.left() + BUBBLE_PAD_X, bubble.top() + BUBBLE_PAD_Y
+            )
+        return None
+
     def exact_height(
         self, index: _Index, width: int, font: QFont, palette: QPalette
     ) -> int:
         block = index.data(BlockRole)
         col = column(QRect(0, 0, width, 1)).width()
         if isinstance(block, UserBlock):
-            return TURN_GAP + self._bubble_height(block.text, col, font) + TEXT_GAP
+            document = self.user_document(block.text, col, font)
+            height = round(document.size().height()) + 2 * BUBBLE_PAD_Y
+            return TURN_GAP + height + TEXT_GAP
         if isinstance(block, AssistantTextBlock):
             document = self.document(block, col, font, palette)
             return round(document.size().height()) + TEXT_GAP + 4
@@ -129,10 +177,17 @@ class ChatDelegate(QStyledItemDelegate):
     def _bubble_width(self, col: int) -> int:
         return int(col * USER_SHARE)
 
-    def _bubble_height(self, text: str, col: int, font: QFont) -> int:
-        inner = self._bubble_width(col) - 2 * BUBBLE_PAD_X
-        box = QFontMetrics(font).boundingRect(QRect(0, 0, inner, 1 << 20), _WRAP, text)
-        return box.height() + 2 * BUBBLE_PAD_Y
+    def _bubble_rect(self, rect: QRect, document: QTextDocument) -> QRect:
+        col = column(rect)
+        inner_max = self._bubble_width(col.width()) - 2 * BUBBLE_PAD_X
+        inner = min(inner_max, int(document.idealWidth()) + 2)
+        width = inner + 2 * BUBBLE_PAD_X
+        return QRect(
+            col.right() - width,
+            rect.top() + TURN_GAP,
+            width,
+            rect.height() - TURN_GAP - TEXT_GAP,
+        )
 
     def _image_height(
         self, block: ImageBlock, image: object, col: int, font: QFont
@@ -189,9 +244,9 @@ class ChatDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
         hover = self.hover[1] if self.hover and self.hover[0] == index.row() else None
         if isinstance(block, UserBlock):
-            self._paint_user(painter, rect, block, colours, font)
+            self._paint_user(painter, rect, block, colours, option, index.row())
         elif isinstance(block, AssistantTextBlock):
-            self._paint_text(painter, rect, block, option)
+            self._paint_text(painter, rect, block, option, index.row())
         elif isinstance(block, ToolCallBlock):
             expanded = bool(index.data(ExpandedRole))
             cards.paint_tool_card(
@@ -205,7 +260,15 @@ class ChatDelegate(QStyledItemDelegate):
             ratio = painter.device().devicePixelRatioF()
             verdict = index.data(VerdictRole)
             cards.paint_deliverable(
-                painter, rect, block, verdict, colours, font, hover is not None, ratio
+                painter,
+                rect,
+                block,
+                verdict,
+                colours,
+                font,
+                hover is not None,
+                ratio,
+                index.data(ThumbnailRole),
             )
         elif isinstance(block, TurnActionsBlock):
             cards.paint_actions(painter, rect, colours, font, hover)
@@ -221,30 +284,14 @@ class ChatDelegate(QStyledItemDelegate):
         rect: QRect,
         block: UserBlock,
         colours: Colours,
-        font: QFont,
+        option: QStyleOptionViewItem,
+        row: int,
     ) -> None:
-        col = column(rect)
-        inner_max = self._bubble_width(col.width()) - 2 * BUBBLE_PAD_X
-        metrics = QFontMetrics(font)
-        box = metrics.boundingRect(QRect(0, 0, inner_max, 1 << 20), _WRAP, block.text)
-        width = min(inner_max, box.width() + 2) + 2 * BUBBLE_PAD_X
-        bubble = QRect(
-            col.right() - width,
-            rect.top() + TURN_GAP,
-            width,
-            rect.height() - TURN_GAP - TEXT_GAP,
-        )
+        document = self.user_document(block.text, column(rect).width(), option.font)
+        bubble = self._bubble_rect(rect, document)
         cards.rounded(painter, bubble, colours.bubble, Qt.PenStyle.NoPen)
-        painter.setPen(colours.text)
-        painter.setFont(font)
-        inner = bubble.adjusted(
-            BUBBLE_PAD_X, BUBBLE_PAD_Y, -BUBBLE_PAD_X, -BUBBLE_PAD_Y
-        )
-        painter.drawText(
-            inner,
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop) | int(_WRAP),
-            block.text,
-        )
+        painter.translate(bubble.left() + BUBBLE_PAD_X, bubble.top() + BUBBLE_PAD_Y)
+        self._draw_document(painter, document, option.palette, colours.text, row)
 
     def _paint_text(
         self,
@@ -252,14 +299,37 @@ class ChatDelegate(QStyledItemDelegate):
         rect: QRect,
         block: AssistantTextBlock,
         option: QStyleOptionViewItem,
+        row: int,
     ) -> None:
         col = column(rect)
         document = self.document(block, col.width(), option.font, option.palette)
         painter.translate(col.left(), rect.top() + 4)
-        context = QAbstractTextDocumentLayout.PaintContext()
-        context.palette = QPalette(option.palette)
         text = option.palette.color(QPalette.ColorRole.Text)
+        self._draw_document(painter, document, option.palette, text, row)
+
+    def _draw_document(
+        self,
+        painter: QPainter,
+        document: QTextDocument,
+        palette: QPalette,
+        text: Any,
+        row: int,
+    ) -> None:
+        context = QAbstractTextDocumentLayout.PaintContext()
+        context.palette = QPalette(palette)
         context.palette.setColor(QPalette.ColorRole.Text, text)
+        span = self.selection.span(row, document.characterCount() - 1)
+        if span is not None:
+            cursor = QTextCursor(document)
+            cursor.setPosition(span[0])
+            cursor.setPosition(span[1], QTextCursor.MoveMode.KeepAnchor)
+            chosen = QAbstractTextDocumentLayout.Selection()
+            chosen.cursor = cursor
+            highlight = QTextCharFormat()
+            highlight.setBackground(palette.color(QPalette.ColorRole.Highlight))
+            highlight.setForeground(palette.color(QPalette.ColorRole.HighlightedText))
+            chosen.format = highlight
+            context.selections = [chosen]
         document.documentLayout().draw(painter, context)
 
     def _paint_error(

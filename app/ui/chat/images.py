@@ -14,6 +14,7 @@ from PySide6.QtCore import (
     QObject,
     QRunnable,
     QSize,
+    Qt,
     QThreadPool,
     Signal,
 )
@@ -72,6 +73,15 @@ def load_public_image(path: str, workspace: str, policy: Policy) -> QImage:
         if verified.identity.size > MAX_BYTES:
             raise ImageLoadError("Image not shown: the file is too large")
         data = verified.read(MAX_BYTES + 1)
+    return decode_image(data, QSize(MAX_WIDTH, MAX_PIXELS))
+
+
+def decode_image(data: bytes, box: QSize) -> QImage:
+    """Decode ``data`` by its magic bytes, scaled down to fit ``box`` if larger.
+
+    Only the raster formats of ``_FORMATS``; more than ``MAX_PIXELS`` pixels is
+    refused before any pixel is decoded. Raises ``ImageLoadError``.
+    """
     image_format = sniff_format(data[:HEAD_SIZE])
     if image_format is None:
         raise ImageLoadError("Image not shown: not a supported image format")
@@ -86,9 +96,10 @@ def load_public_image(path: str, workspace: str, policy: Policy) -> QImage:
         raise ImageLoadError("Image not shown: it cannot be decoded")
     if size.width() * size.height() > MAX_PIXELS:
         raise ImageLoadError("Image not shown: it has too many pixels")
-    if size.width() > MAX_WIDTH:
-        height = max(1, round(size.height() * MAX_WIDTH / size.width()))
-        reader.setScaledSize(QSize(MAX_WIDTH, height))
+    if size.width() > box.width() or size.height() > box.height():
+        reader.setScaledSize(
+            size.scaled(box, Qt.AspectRatioMode.KeepAspectRatio).expandedTo(QSize(1, 1))
+        )
     image = reader.read()
     if image.isNull():
         raise ImageLoadError(f"Image not shown: {reader.errorString()}")

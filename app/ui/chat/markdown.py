@@ -107,14 +107,27 @@ def make_document(
     return document
 
 
+def make_plain_document(text: str, width: float, font: QFont) -> SafeTextDocument:
+    """A laid-out document of plain ``text`` (a user's message) at ``width``."""
+    document = SafeTextDocument()
+    document.setDefaultFont(font)
+    document.setDocumentMargin(0)
+    document.setPlainText(text)
+    document.setTextWidth(width)
+    return document
+
+
 class DocumentCache:
     """Documents for the rows on and near the screen: a least-recently-used map.
 
     A screen shows a handful of answers; the capacity keeps a few screens of
-    them either side, so scrolling back and forth lays nothing out again.
+    them either side, so scrolling back and forth lays nothing out again. A
+    ``plain`` cache holds plain-text documents (user messages), which are
+    laid out like answers so they can be selected the same way.
     """
 
-    def __init__(self, capacity: int = 96) -> None:
+    def __init__(self, capacity: int = 96, *, plain: bool = False) -> None:
+        self._plain = plain
         self._capacity = capacity
         self._documents: OrderedDict[tuple[str, int, str], SafeTextDocument] = (
             OrderedDict()
@@ -126,7 +139,10 @@ class DocumentCache:
         key = (text, width, font.key() + palette.color(QPalette.ColorRole.Link).name())
         document = self._documents.get(key)
         if document is None:
-            document = make_document(text, width, font, palette)
+            if self._plain:
+                document = make_plain_document(text, width, font)
+            else:
+                document = make_document(text, width, font, palette)
             self._documents[key] = document
             while len(self._documents) > self._capacity:
                 self._documents.popitem(last=False)

@@ -23,6 +23,7 @@ from app.agent.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from app.agent.failures import failure_hint
 from app.core.names import display_name
 from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage, StoredRecord
@@ -45,6 +46,7 @@ BlockRole: Final = Qt.ItemDataRole.UserRole + 1
 VerdictRole: Final = Qt.ItemDataRole.UserRole + 2
 ExpandedRole: Final = Qt.ItemDataRole.UserRole + 3
 ImageRole: Final = Qt.ItemDataRole.UserRole + 4  # QImage, an error str, or None
+ThumbnailRole: Final = Qt.ItemDataRole.UserRole + 5  # an image card's QImage, or None
 
 NEWEST_TURNS: Final = 30  # built at once; older turns follow in the background
 OLDER_CHUNK: Final = 100  # turns per event-loop pass: about 15 ms
@@ -105,7 +107,10 @@ class ChatModel(QAbstractListModel):
         self._streaming = False  # the last row is text being streamed
         self._expanded: set[str] = set()
         self._verdicts: dict[DeliverableRef, str] = {}
+        self._thumbnails: dict[DeliverableRef, QImage] = {}
         self._images: dict[str, QImage | str] = {}
+        self.model_spec = ""
+        """The model in use, so a failure can say how to fix it."""
         self._older_timer = QTimer(self)
         self._older_timer.setInterval(0)
         self._older_timer.timeout.connect(self._on_older_timer_timeout)
@@ -153,6 +158,10 @@ class ChatModel(QAbstractListModel):
             if isinstance(block, ImageBlock):
                 return self._images.get(block.tool_call_id)
             return None
+        if role == ThumbnailRole:
+            if isinstance(block, DeliverableBlock) and block.ref not in self._verdicts:
+                return self._thumbnails.get(block.ref)
+            return None
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
@@ -188,6 +197,7 @@ class ChatModel(QAbstractListModel):
         self._streaming = False
         self._expanded.clear()
         self._verdicts.clear()
+        self._thumbnails.clear()
         self._images.clear()
         self.endResetModel()
         if self._builder.older_turns:
@@ -254,7 +264,9 @@ class ChatModel(QAbstractListModel):
         elif isinstance(event, RunFailed):
             self._end_streaming()
             self._stop_live_tools("the run failed")
-            self._append_live(RunErrorBlock(f"The agent run failed: {event.error}"))
+            hint = failure_hint(event.error, self.model_spec)
+            text = f"The agent run failed: {event.error}"
+            self._append_live(RunErrorBlock(f"{text}\n\n{hint}" if hint else text))
         elif isinstance(event, RunFinished):
             self._end_streaming()
             if event.cancelled:
@@ -403,6 +415,46 @@ class ChatModel(QAbstractListModel):
             block = self._rows[row]
             if isinstance(block, DeliverableBlock) and block.ref == ref:
                 self.dataChanged.emit(self.index(row), self.index(row))
+
+    def set_verdicts(self, verdicts: dict[DeliverableRef, str]) -> None:
+        """``set_verdict`` for many cards at once: one pass over the rows."""
+        changed = False
+        for ref, verdict in verdicts.items():
+            before = self._verdicts.get(ref)
+            if verdict in _PROBLEM_VERDICTS:
+                self._verdicts[ref] = verdict
+            else:
+                self._verdicts.pop(ref, None)
+            changed = changed or before != self._verdicts.get(ref)
+        if not changed:
+            return
+        for row, block in enumerate(self._rows):
+            if isinstance(block, DeliverableBlock) and block.ref in verdicts:
+                self.dataChanged.emit(self.index(row), self.index(row))
+
+    def verdict(self, ref: DeliverableRef) -> str | None:
+        return self._verdicts.get(ref)
+
+    def set_thumbnail(self, ref: DeliverableRef, image: QImage | None) -> None:
+        """Show ``image`` on ``ref``'s card instead of its kind icon (``None``: icon).
+
+        A card with a problem badge shows its icon whatever it had before.
+        """
+        if image is None:
+            if self._thumbnails.pop(ref, None) is None:
+                return
+        else:
+            self._thumbnails[ref] = image
+        for row, block in enumerate(self._rows):
+            if isinstance(block, DeliverableBlock) and block.ref == ref:
+                self.dataChanged.emit(self.index(row), self.index(row))
+
+    def deliverable_refs(self) -> list[DeliverableRef]:
+        return [
+            block.ref
+            for block in self._rows
+            if isinstance(block, DeliverableBlock) and block.entry is not None
+        ]
 
     def set_image(self, tool_call_id: str, image: QImage | str) -> list[int]:
         """Store a decoded image (or why not); return the rows that show it."""

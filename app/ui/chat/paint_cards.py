@@ -20,6 +20,7 @@ from PySide6.QtGui import (
 )
 
 from app.core.filetype import Kind
+from app.core.present_failure import parse_present_failure
 from app.core.sizes import human_size
 from app.core.tool_names import PRESENT, SHOW_IMAGE
 from app.core.transcript import DeliverableBlock, ImageBlock, ToolCallBlock
@@ -123,11 +124,34 @@ def tool_body_text(block: ToolCallBlock, expanded: bool) -> str:
     if block.state == "running":
         return block.args_json_text
     if block.state == "error":
+        failure = (
+            parse_present_failure(block.result_text) if block.name == PRESENT else None
+        )
+        if failure is not None:
+            # Every failing entry, as the user reads it; not the model's JSON.
+            lines = failure.text().splitlines()
+            kept = lines[: ERROR_LINES_LIMIT + 1]
+            if len(lines) > len(kept):
+                kept.append(f"… and {len(lines) - len(kept)} more")
+            return "\n".join(kept)
         lines = block.result_text.splitlines()[:ERROR_LINES_LIMIT]
         return "\n".join(lines)
     if expanded:
         return "\n".join(block.result_text.splitlines()[:RESULT_LINES_LIMIT])
     return ""
+
+
+def _is_present_failure(block: ToolCallBlock) -> bool:
+    return (
+        block.state == "error"
+        and block.name == PRESENT
+        and parse_present_failure(block.result_text) is not None
+    )
+
+
+def body_font(block: ToolCallBlock, font: QFont) -> QFont:
+    """Prose for a failed present (read by people), monospace for tool output."""
+    return font if _is_present_failure(block) else mono_font(font)
 
 
 def tool_body_height(
@@ -136,7 +160,7 @@ def tool_body_height(
     text = tool_body_text(block, expanded)
     if not text:
         return 0
-    metrics = QFontMetrics(mono_font(font))
+    metrics = QFontMetrics(body_font(block, font))
     if block.state == "running":
         return metrics.height() + 10
     bound = metrics.boundingRect(QRect(0, 0, max(40, width - 28), 1 << 20), _WRAP, text)
@@ -148,6 +172,8 @@ def tool_summary(block: ToolCallBlock) -> str:
     if block.state == "running":
         return block.name
     if block.state == "error":
+        if block.name == PRESENT:
+            return f"{block.name} — failed, nothing was presented"
         return f"{block.name} — failed"
     if block.name == PRESENT:
         # How many cards follow is the record's to say, not the tool's text.
@@ -206,7 +232,7 @@ def paint_tool_card(
     text = tool_body_text(block, expanded)
     if not text:
         return
-    mono = mono_font(font)
+    mono = body_font(block, font)
     painter.setFont(mono)
     body = QRect(
         card.left() + 14,
@@ -252,6 +278,22 @@ def _paint_spinner(
 # -- deliverable cards -------------------------------------------------------
 
 
+def _paint_thumbnail(
+    painter: QPainter, box: QRect, image: QImage, colours: Colours
+) -> None:
+    """``image`` fitted into ``box`` (aspect kept, centred), with a thin frame."""
+    size = image.size().scaled(box.size(), Qt.AspectRatioMode.KeepAspectRatio)
+    target = QRect(0, 0, max(size.width(), 1), max(size.height(), 1))
+    target.moveCenter(box.center())
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+    painter.drawImage(target, image)
+    painter.setPen(colours.border)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawRect(target.adjusted(0, 0, -1, -1))
+    painter.restore()
+
+
 def deliverable_card_rect(row: QRect) -> QRect:
     col = column(row)
     return QRect(col.left(), row.top() + CARD_GAP // 2, col.width(), CARD_HEIGHT)
@@ -293,15 +335,26 @@ def paint_deliverable(
     font: QFont,
     hovered: bool,
     device_pixel_ratio: float,
+    thumbnail: QImage | None = None,
 ) -> None:
     card = deliverable_card_rect(row)
     fill = colours.card_hover if hovered else colours.card
     card_background(painter, card, fill, colours.border)
     entry = block.entry
     kind = entry.kind_enum if entry is not None else None
-    icon = kind_icon(kind if entry is not None else None, ICON_SIZE, device_pixel_ratio)
     icon_y = card.center().y() - ICON_SIZE // 2
-    painter.drawPixmap(card.left() + 14, icon_y, icon)
+    if thumbnail is not None and not thumbnail.isNull():
+        _paint_thumbnail(
+            painter,
+            QRect(card.left() + 14, icon_y, ICON_SIZE, ICON_SIZE),
+            thumbnail,
+            colours,
+        )
+    else:
+        icon = kind_icon(
+            kind if entry is not None else None, ICON_SIZE, device_pixel_ratio
+        )
+        painter.drawPixmap(card.left() + 14, icon_y, icon)
     text_left = card.left() + 14 + ICON_SIZE + 12
     menu = menu_button_rect(row, block)
     right = (menu.left() - 8) if menu is not None else card.right() - 12

@@ -30,6 +30,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QFontMetrics,
+    QImage,
     QPainter,
     QPaintEvent,
     QRegion,
@@ -42,8 +43,10 @@ from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage
 from app.core.transcript import (
     ImageBlock,
+    UserBlock,
 )
 from app.ui.chat.delegate import ChatDelegate
+from app.ui.chat.empty_state import paint_empty_state
 from app.ui.chat.heights import RowHeights
 from app.ui.chat.images import ImageLoader, ImageResult
 from app.ui.chat.interaction import ChatInteractionView
@@ -73,7 +76,13 @@ class ChatView(ChatInteractionView):
         self._rows = RowHeights()
         self._width = 0
         self._stick_bottom = True
-        self._press: tuple[int, str] | None = None
+        # The row whose top the first paint puts at the top: the last turn's
+        # start, so a long answer is read from its beginning.
+        self._anchor_row: int | None = None
+        # While set, the list may scroll this row to the top even when what
+        # follows is shorter than the screen (space is left below it).
+        self._pad_row: int | None = None
+        self._model_spec = ""
         self._policy_provider: Callable[[], Policy] | None = None
         self._images = ImageLoader(self)
         self._images.decoded.connect(self._on_images_decoded)
@@ -94,6 +103,7 @@ class ChatView(ChatInteractionView):
         self._older_fallback.setSingleShot(True)
         self._older_fallback.setInterval(OLDER_FALLBACK_MS)
         self._older_fallback.timeout.connect(self._on_older_fallback_timeout)
+        self._init_interaction()
         self.setModel(self._chat)
         self.setItemDelegate(self._delegate)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
@@ -125,11 +135,32 @@ class ChatView(ChatInteractionView):
         self._loaded_sent = False
         self._stick_bottom = True
         self._delegate.documents.clear()
+        self._delegate.plain_documents.clear()
+        self._delegate.selection.clear()
         self._chat.set_conversation(conversation_id, workspace, messages)
+        self._anchor_row = self._last_turn_row()
+        self._pad_row = self._anchor_row
         # Older turns are built after the first paint, whose event would
         # otherwise wait behind them; the fallback covers a view never shown.
         self._chat.defer_older()
         self._older_fallback.start()
+
+    def clear_conversation(self) -> None:
+        """Show no conversation at all (the empty state says how to start one)."""
+        self.set_conversation("", "", [])
+
+    def set_model(self, spec: str) -> None:
+        """The model the empty state names."""
+        self._model_spec = spec
+        self._chat.model_spec = spec
+        self.viewport().update()
+
+    def _last_turn_row(self) -> int | None:
+        model = self._chat
+        for row in range(model.rowCount() - 1, -1, -1):
+            if isinstance(model.block(row), UserBlock):
+                return row
+        return None
 
     def apply_event(self, event: object) -> None:
         self._chat.apply_event(event)
@@ -146,6 +177,17 @@ class ChatView(ChatInteractionView):
 
     def set_verdict(self, ref: DeliverableRef, verdict: str) -> None:
         self._chat.set_verdict(ref, verdict)
+
+    def set_verdicts(self, verdicts: dict[DeliverableRef, str]) -> None:
+        self._chat.set_verdicts(verdicts)
+
+    def set_thumbnail(self, ref: DeliverableRef, image: object) -> None:
+        """Show ``image`` (a QImage) on ``ref``'s card, or its icon for ``None``."""
+        self._chat.set_thumbnail(ref, image if isinstance(image, QImage) else None)
+
+    def deliverable_refs(self) -> list[DeliverableRef]:
+        """The cards built so far that point at a file (newest turns first built)."""
+        return self._chat.deliverable_refs()
 
     def set_policy_provider(self, provider: Callable[[], Policy]) -> None:
         self._policy_provider = provider
@@ -194,13 +236,15 @@ class ChatView(ChatInteractionView):
         option = QStyleOptionViewItem()
         self.initViewItemOption(option)
         height = self.viewport().height()
+        if self._anchor_row is not None and width > 0:
+            self._place_anchor(self._anchor_row, option, height)
         if self._stick_bottom:
             row, covered = rows - 1, 0
             while row >= 0 and covered < height:
                 self._measure(row, option)
                 covered += self._rows.heights[row]
                 row -= 1
-            self._set_range(max(0, self._rows.total() - height), to_bottom=True)
+            self._set_range(max(0, self._content_height() - height), to_bottom=True)
             return
         anchor = self._rows.row_at(bar.value())
         delta = bar.value() - self._rows.top(anchor)
@@ -211,10 +255,40 @@ class ChatView(ChatInteractionView):
             row += 1
         self._set_range(self._rows.top(anchor) + delta)
 
+    def _place_anchor(
+        self, anchor: int, option: QStyleOptionViewItem, height: int
+    ) -> None:
+        """Put ``anchor`` (the last turn's start) at the top of the screen.
+
+        A turn shorter than the screen leaves room below it rather than show
+        the end of the turn before, cut at the top.
+        """
+        self._anchor_row = None
+        if not 0 <= anchor < len(self._rows):
+            return
+        row, covered = anchor, 0
+        while row < len(self._rows) and covered <= height:
+            self._measure(row, option)
+            covered += self._rows.heights[row]
+            row += 1
+        top = self._rows.top(anchor)
+        self._set_range(top)
+        bar = self.verticalScrollBar()
+        self._stick_bottom = bar.value() >= bar.maximum()
+
+    def _content_height(self) -> int:
+        """The rows' height, and the room left below a short last turn."""
+        total = self._rows.total()
+        row = self._pad_row
+        if row is None or not 0 <= row < len(self._rows):
+            return total
+        below = total - self._rows.top(row)
+        return total + max(0, self.viewport().height() - below)
+
     def _set_range(self, value: int, *, to_bottom: bool = False) -> None:
         bar = self.verticalScrollBar()
         height = self.viewport().height()
-        maximum = max(0, self._rows.total() - height)
+        maximum = max(0, self._content_height() - height)
         blocked = bar.blockSignals(True)
         bar.setRange(0, maximum)
         bar.setPageStep(max(1, height))
@@ -246,6 +320,12 @@ class ChatView(ChatInteractionView):
         above = start <= self._rows.row_at(bar.value()) and len(self._rows) > 0
         new = self._estimate(start, end + 1)
         self._rows.insert(start, new)
+        count = end - start + 1
+        self._delegate.selection.rows_inserted(start, count)
+        if self._pad_row is not None and start <= self._pad_row:
+            self._pad_row += count
+        if self._anchor_row is not None and start <= self._anchor_row:
+            self._anchor_row += count
         QAbstractItemView.rowsInserted(self, parent, start, end)
         value = bar.value() + (sum(new) if above else 0)
         self._set_range(value, to_bottom=self._stick_bottom)
@@ -254,6 +334,10 @@ class ChatView(ChatInteractionView):
     def rowsAboutToBeRemoved(self, parent: _Index, start: int, end: int) -> None:
         QAbstractItemView.rowsAboutToBeRemoved(self, parent, start, end)
         self._rows.remove(start, end)
+        self._delegate.selection.rows_removed(start, end)
+        pad = self._pad_row
+        if pad is not None and start <= pad:
+            self._pad_row = None if pad <= end else pad - (end - start + 1)
         QTimer.singleShot(0, self.updateGeometries)
         self.viewport().update()
 
@@ -366,6 +450,16 @@ class ChatView(ChatInteractionView):
     def paintEvent(self, event: QPaintEvent) -> None:
         self._layout_visible()
         painter = QPainter(self.viewport())
+        if not len(self._rows):
+            paint_empty_state(
+                painter,
+                self.viewport().rect(),
+                self.palette(),
+                self.font(),
+                conversation=bool(self._chat.conversation_id),
+                workspace=self._chat.workspace,
+                model=self._model_spec,
+            )
         option = QStyleOptionViewItem()
         self.initViewItemOption(option)
         value = self.verticalScrollBar().value()

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -138,11 +139,16 @@ class DocumentTabsWidget(QTabWidget):
 
     Signals:
         pageReleased(str): a page was closed or evicted; its path.
+        pageEvicted(str): a page was closed to make room for a new one; its
+            file's name.
         menuActionRequested(str, object): a tab menu action and its page.
+        focusToggled(bool): the focus button asks for the whole window, or not.
     """
 
     pageReleased = Signal(str)
+    pageEvicted = Signal(str)
     menuActionRequested = Signal(str, object)
+    focusToggled = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -158,8 +164,38 @@ class DocumentTabsWidget(QTabWidget):
         )
         self.tabCloseRequested.connect(self._on_self_tab_close_requested)
         self.currentChanged.connect(self._on_self_current_changed)
+        self.focus_button = QToolButton(self)
+        self.focus_button.setCheckable(True)
+        self.focus_button.setAutoRaise(True)
+        self.focus_button.setText("\u2922")
+        self.focus_button.setAccessibleName("Focus the preview")
+        self.focus_button.setToolTip(
+            "Focus the preview: give it the whole window (F11)"
+        )
+        self.focus_button.toggled.connect(self._on_focus_button_toggled)
+        self.setCornerWidget(self.focus_button, Qt.Corner.TopRightCorner)
+        self._empty_message = EMPTY_HINT
         # Most recently used last.
         self._recent: list[DocumentPageWidget] = []
+
+    def set_empty_message(self, text: str) -> None:
+        """What the empty workspace says (a refusal, in a viewer), plain text."""
+        self._empty_message = text or EMPTY_HINT
+        self.update()
+
+    def set_focus_checked(self, focused: bool) -> None:
+        blocked = self.focus_button.blockSignals(True)
+        self.focus_button.setChecked(focused)
+        self.focus_button.setText("\u2921" if focused else "\u2922")
+        self.focus_button.setToolTip(
+            "Show the other panes again (F11)"
+            if focused
+            else "Focus the preview: give it the whole window (F11)"
+        )
+        self.focus_button.blockSignals(blocked)
+
+    def _on_focus_button_toggled(self, checked: bool) -> None:
+        self.focusToggled.emit(checked)
 
     def pages(self) -> list[DocumentPageWidget]:
         return [self.page(i) for i in range(self.count())]
@@ -174,7 +210,7 @@ class DocumentTabsWidget(QTabWidget):
         painter.drawText(
             self.rect().adjusted(24, 24, -24, -24),
             int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap),
-            EMPTY_HINT,
+            self._empty_message,
         )
         painter.end()
 
@@ -199,6 +235,7 @@ class DocumentTabsWidget(QTabWidget):
         """Show ``preview`` in a new, current tab, evicting one if five are open."""
         while self.count() >= MAX_TABS:
             self._evict_least_recent()
+        self._empty_message = EMPTY_HINT
         page = DocumentPageWidget(preview, ref, self)
         index = self.addTab(page, _tab_title(page))
         self.setTabToolTip(index, plain_tooltip(page.path))
@@ -241,7 +278,10 @@ class DocumentTabsWidget(QTabWidget):
         candidates = [page for page in self._recent if page is not current]
         if not candidates:
             candidates = [page for page in self.pages() if page is not current]
-        self.close_page(candidates[0] if candidates else self.page(0))
+        evicted = candidates[0] if candidates else self.page(0)
+        name = evicted.preview.source.name
+        self.close_page(evicted)
+        self.pageEvicted.emit(name)
 
     def _touch(self, page: DocumentPageWidget) -> None:
         if page in self._recent:

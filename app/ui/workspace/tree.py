@@ -20,12 +20,15 @@ from PySide6.QtGui import (
     QStandardItem,
     QStandardItemModel,
 )
-from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTreeView, QWidget
 
+from app.core.filetype import kind_from_name
 from app.core.names import display_name
 from app.core.paths import is_within
 from app.core.policy import Policy
 from app.core.records import FileEntry
+from app.core.sizes import human_size
+from app.ui.icons import kind_file_icon
 from previewers.widgets import plain_tooltip
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -116,7 +119,9 @@ class FileTreeModel(QStandardItemModel):
         self._pending: dict[str, list[os.DirEntry[str]]] = {}
         palette = QPalette()
         self._dim = palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        self._muted = palette.color(QPalette.ColorRole.PlaceholderText)
         self._icons: dict[Node | str, QIcon] = {}
+        self.setColumnCount(2)
 
     # -- icons are made on first use: a style needs a running application ------
 
@@ -198,7 +203,10 @@ class FileTreeModel(QStandardItemModel):
             seen.add(entry.resolved)
             # Only the file: its folder is never listed.
             heading.appendRow(
-                self._file_item(entry.name, entry.resolved, Node.FILE, policy)
+                [
+                    self._file_item(entry.name, entry.resolved, Node.FILE, policy),
+                    self._size_item(entry.size),
+                ]
             )
         self._external_item = heading
         self.appendRow(heading)
@@ -234,7 +242,8 @@ class FileTreeModel(QStandardItemModel):
             item.removeRow(last.row())
         batch, rest = entries[:BATCH], entries[BATCH:]
         policy = self._policy_provider()
-        item.appendRows([self._entry_item(entry, policy) for entry in batch])
+        for entry in batch:
+            item.appendRow(self._entry_row(entry, policy))
         if rest:
             self._pending[path] = rest
             more = QStandardItem(f"Show {len(rest):,} more…")
@@ -291,7 +300,10 @@ class FileTreeModel(QStandardItemModel):
         item.setForeground(self._dim)
         return item
 
-    def _entry_item(self, entry: os.DirEntry[str], policy: Policy) -> QStandardItem:
+    def _entry_row(
+        self, entry: os.DirEntry[str], policy: Policy
+    ) -> list[QStandardItem]:
+        size: int | None = None
         try:
             if entry.is_symlink():
                 node = Node.SYMLINK
@@ -299,11 +311,24 @@ class FileTreeModel(QStandardItemModel):
                 node = Node.FOLDER
             else:
                 node = Node.FILE
+                # Metadata only, and of the entry itself: a link is not followed.
+                size = entry.stat(follow_symlinks=False).st_size
         except OSError:
             node = Node.FILE
         item = self._file_item(entry.name, entry.path, node, policy)
         if node is Node.FOLDER and not item.data(RULE_ROLE):
             item.appendRow(self._placeholder("Loading…"))
+        return [item, self._size_item(size)]
+
+    def _size_item(self, size: int | None) -> QStandardItem:
+        item = QStandardItem("" if size is None else human_size(size))
+        item.setEditable(False)
+        item.setSelectable(True)
+        item.setDragEnabled(False)
+        item.setForeground(self._muted)
+        item.setTextAlignment(
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        )
         return item
 
     def _file_item(
@@ -314,7 +339,10 @@ class FileTreeModel(QStandardItemModel):
         item.setDragEnabled(False)
         item.setData(path, PATH_ROLE)
         item.setData(node, NODE_ROLE)
-        item.setIcon(self._icon(node))
+        if node is Node.FILE:
+            item.setIcon(kind_file_icon(kind_from_name(name)))
+        else:
+            item.setIcon(self._icon(node))
         tip = path
         rule = policy.denying_rule(path)
         if rule is not None:
@@ -352,6 +380,11 @@ class FileTreeView(QTreeView):
         self.tree_model = FileTreeModel(policy_provider, self)
         self.setModel(self.tree_model)
         self.setHeaderHidden(True)
+        header = self.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.setUniformRowHeights(True)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
@@ -385,6 +418,19 @@ class FileTreeView(QTreeView):
         self.setCurrentIndex(index)
         self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
+
+    def follow(self, path: str) -> None:
+        """Select ``path`` quietly if the tree holds it (the tab shown changed)."""
+        item = self.tree_model.find_item(path)
+        if item is None or self.currentIndex() == item.index():
+            return
+        index = item.index()
+        parent = index.parent()
+        while parent.isValid():
+            self.expand(parent)
+            parent = parent.parent()
+        self.setCurrentIndex(index)
+        self.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
 
     def selected_path(self) -> str | None:
         index = self.currentIndex()

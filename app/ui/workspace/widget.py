@@ -15,9 +15,14 @@ from app.core.names import display_name
 from app.core.paths import resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry
-from app.core.revalidate import check_path
+from app.core.revalidate import check_path, open_refusal
 from app.core.safeio import Identity, VerifiedFile
-from app.ui.workspace.tabs import DiskState, DocumentPageWidget, DocumentTabsWidget
+from app.ui.workspace.tabs import (
+    MAX_TABS,
+    DiskState,
+    DocumentPageWidget,
+    DocumentTabsWidget,
+)
 from app.ui.workspace.tree import FileTreeView
 from app.ui.workspace.watcher import FileChangeWatcher
 from previewers import registry
@@ -25,6 +30,9 @@ from previewers.context import ColorScheme, PreviewContext
 from previewers.fallback.card import FallbackCardWidget
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
+
+TREE_WIDTH = 210
+"""The file tree's first width: names and sizes, the rest for the preview."""
 
 # (key sequences, handler name): the standard document shortcuts.
 _SHORTCUTS: tuple[tuple[tuple[str | QKeySequence.StandardKey, ...], str], ...] = (
@@ -44,14 +52,21 @@ class WorkspaceWidget(QWidget):
 
     Signals:
         notice(str): a plain-text message for the user (a refusal, a failure).
+        quietNotice(str): a plain-text remark that needs no action (a tab
+            closed to keep five open).
+        previewOpened(str): a preview of this path was opened or shown.
         actionRequested(str, str, object): a file action (``open_native``,
             ``show_in_file_manager``, ``save_copy``, ``copy_path``), the host
             path, and the reference the file was opened with (or ``None``).
+        focusToggled(bool): the user asked to focus the preview, or to stop.
         loaded(): the active preview finished loading (or failed to).
     """
 
     notice = Signal(str)
+    quietNotice = Signal(str)
+    previewOpened = Signal(str)
     actionRequested = Signal(str, str, object)
+    focusToggled = Signal(bool)
     loaded = Signal()
 
     def __init__(
@@ -74,15 +89,18 @@ class WorkspaceWidget(QWidget):
         self.splitter.setObjectName("workspaceSplitter")
         self.splitter.addWidget(self.tree)
         self.splitter.addWidget(self.tabs)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setSizes([260, 740])
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([TREE_WIDTH, 740])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
         self.tree.openRequested.connect(self._on_tree_open_requested)
         self.tree.refused.connect(self.notice)
         self.tabs.pageReleased.connect(self._on_tabs_page_released)
+        self.tabs.pageEvicted.connect(self._on_tabs_page_evicted)
+        self.tabs.focusToggled.connect(self.focusToggled)
         self.tabs.menuActionRequested.connect(self._on_tabs_menu_action_requested)
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.watcher.pathChanged.connect(self._on_watcher_path_changed)
@@ -115,12 +133,31 @@ class WorkspaceWidget(QWidget):
 
     def open_path(self, path: str, *, source_view: bool = False) -> bool:
         """Check the policy, open safely, show ``path``; False and a notice if not."""
-        file = self._safe_open(resolve_keep_leaf(path))
-        if file is None:
-            return False
-        return self.open_verified(
-            resolve_keep_leaf(path), file, source_view=source_view
-        )
+        return self.open_path_or_reason(path, source_view=source_view) is None
+
+    def open_path_or_reason(
+        self, path: str, *, source_view: bool = False
+    ) -> str | None:
+        """``open_path``, answering why not (the notice's text), or ``None``."""
+        reasons: list[str] = []
+
+        def keep(text: str) -> None:
+            reasons.append(text)
+
+        self.notice.connect(keep)
+        try:
+            file = self._safe_open(resolve_keep_leaf(path))
+            if file is not None and self.open_verified(
+                resolve_keep_leaf(path), file, source_view=source_view
+            ):
+                return None
+        finally:
+            self.notice.disconnect(keep)
+        return reasons[-1] if reasons else "it could not be shown"
+
+    def set_focus_checked(self, focused: bool) -> None:
+        """Show whether the preview has the whole window (the tab bar's button)."""
+        self.tabs.set_focus_checked(focused)
 
     def open_verified(
         self,
@@ -145,6 +182,7 @@ class WorkspaceWidget(QWidget):
             file.close()
             self.tabs.activate(page)
             self._announce_if_loaded()
+            self.previewOpened.emit(path)
             return True
         recorded = page.kind if page is not None else kind
         preview = self._create_preview(path, file, source_view, recorded)
@@ -159,6 +197,7 @@ class WorkspaceWidget(QWidget):
             page.reloadRequested.connect(self._on_page_reload_requested)
             self.watcher.watch(path)
         self._announce_if_loaded()
+        self.previewOpened.emit(path)
         return True
 
     def preview_context(self) -> PreviewContext:
@@ -249,8 +288,7 @@ class WorkspaceWidget(QWidget):
         root = str(self._root) if self._root is not None else None
         check, file = check_path(path, self._policy_provider(), root=root, mode=mode)
         if file is None:
-            name = display_name(PurePath(path).name)
-            self.notice.emit(f"Cannot open {name}: {check.reason}.")
+            self.notice.emit(open_refusal(path, check.reason))
         return file
 
     def _create_preview(
@@ -275,6 +313,10 @@ class WorkspaceWidget(QWidget):
         preview.refused.connect(self._on_preview_settled)
         if isinstance(preview, FallbackCardWidget):
             preview.actionRequested.connect(self._on_fallback_action_requested)
+        page_requested = getattr(preview, "pageRequested", None)
+        if page_requested is not None:
+            # A link to another local page: opened as any file is, checks and all.
+            page_requested.connect(self.open_path)
         reload_requested = getattr(preview, "reloadRequested", None)
         if reload_requested is not None:
             # A paged preview that found the file changed offers its own Reload.
@@ -327,6 +369,16 @@ class WorkspaceWidget(QWidget):
     @Slot(int)
     def _on_tabs_current_changed(self, _index: int) -> None:
         self._announce_if_loaded()
+        page = self.tabs.current_page()
+        if page is not None:
+            # The tree follows the tab shown, as an editor's explorer does.
+            self.tree.follow(page.path)
+
+    @Slot(str)
+    def _on_tabs_page_evicted(self, name: str) -> None:
+        self.quietNotice.emit(
+            f"Closed {display_name(name)} to keep {MAX_TABS} tabs open."
+        )
 
     @Slot(str)
     def _on_tabs_page_released(self, path: str) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import re
+from pathlib import Path
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -21,8 +23,12 @@ def test_a_provider_that_is_not_installed_names_the_extra_to_install() -> None:
     if importlib.util.find_spec("langchain_ollama") is not None:
         pytest.skip("langchain-ollama is installed here")
 
-    with pytest.raises(ModelConfigError, match=r"pip install 'deliverables\[ollama\]'"):
+    command = ".venv/bin/pip install -e '.[ollama]'"
+    with pytest.raises(ModelConfigError, match=re.escape(command)):
         load_chat_model("ollama:llama3.1")
+    # The same command the README gives a new user.
+    readme = Path(__file__).resolve().parents[3] / "README.md"
+    assert command in readme.read_text(encoding="utf-8")
 
 
 def test_an_unknown_provider_says_which_ones_exist() -> None:

@@ -404,4 +404,38 @@ def test_svg_root_past_the_head_is_read_on_and_other_xml_is_not_svg() -> None:
 def test_json_named_bytes_that_are_not_text_stay_json(head: bytes) -> None:
     found = detect(head, "broken.json")
     assert (found.kind, found.text) == (Kind.JSON, False)
-    assert detect(head, "broken.bin").kind is Kind.OTHER
+    if b"\x00" in head:
+        assert detect(head, "broken.bin").kind is Kind.OTHER
+    else:
+        # Under another name the same bytes may be legacy text (cp1252 "ÿ");
+        # JSON is UTF-8, so its name keeps them from being decoded as that.
+        assert detect(head, "broken.txt").text
+
+
+@pytest.mark.parametrize(
+    ("text", "codec", "found"),
+    [
+        ("Café crème, déjà vu à Noël.\n", "latin-1", "cp1252"),
+        ("naïve résumé", "latin-1", "cp1252"),
+        ("Привет, как дела? Всё хорошо.\n", "cp1251", "cp1251"),
+        ("Zażółć gęślą jaźń jest trudne.", "cp1250", "cp1250"),
+    ],
+)
+def test_a_short_legacy_text_is_text_and_its_encoding_is_named(
+    text: str, codec: str, found: str
+) -> None:
+    head = text.encode(codec)
+    assert filetype.legacy_encoding(head) == found
+    assert not filetype.looks_binary(head)
+    assert detect(head, "note.txt").text
+    assert detect(head, "note.txt").kind is Kind.TEXT
+
+
+def test_utf8_and_binaries_have_no_legacy_encoding() -> None:
+    assert filetype.legacy_encoding("déjà vu".encode()) is None
+    assert filetype.legacy_encoding(b"text\x00with a NUL\xe9") is None
+    assert (
+        filetype.legacy_encoding(codecs.BOM_UTF16_LE + "hi".encode("utf-16-le")) is None
+    )
+    noise = bytes((n * 7919 + 13) % 255 + 1 for n in range(4096))  # no NUL byte
+    assert filetype.looks_binary(noise)

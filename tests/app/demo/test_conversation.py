@@ -80,3 +80,39 @@ def test_demo_is_deterministic_across_plays(tmp_path: Path) -> None:
     second = [shape(m.message) for m in second_store.messages(second_id)]
     assert first == second
     assert len(first) == 18
+
+
+def test_playing_again_keeps_one_demo_conversation_and_its_cards_unchanged(
+    tmp_path: Path,
+) -> None:
+    from app.core.revalidate import look_up, revalidate
+    from app.core.transcript import DeliverableBlock, build_transcript
+
+    store, first_id, _, _ = play(tmp_path, "a")
+    workspace = tmp_path / "a" / "ws"
+    policy = load_policy(workspace=workspace, user_file=tmp_path / "none.toml")
+
+    second_id = play_demo(store, workspace)
+
+    assert second_id == first_id
+    assert [c.id for c in store.conversations()] == [first_id]
+    blocks = build_transcript(first_id, str(workspace), store.messages(first_id))
+    cards = [b for b in blocks if isinstance(b, DeliverableBlock) and b.entry]
+    assert len(cards) == 13
+    for card in cards:
+        lookup = look_up(store, card.ref)
+        assert lookup.entry is not None
+        verdict = revalidate(lookup.entry, policy, trusted=lookup.trusted).verdict
+        assert verdict.value == "ok", card.entry.name  # type: ignore[union-attr]
+
+
+def test_playing_over_an_edited_demo_replaces_the_conversation(tmp_path: Path) -> None:
+    store, first_id, _, _ = play(tmp_path, "a")
+    workspace = tmp_path / "a" / "ws"
+    (workspace / "data" / "sales.csv").write_text("edited\n")
+
+    second_id = play_demo(store, workspace)
+
+    assert second_id != first_id
+    assert [c.id for c in store.conversations()] == [second_id]
+    assert (workspace / "data" / "sales.csv").read_text().startswith("order_id")

@@ -257,3 +257,16 @@ def test_importing_the_builder_loads_neither_qt_nor_pymupdf() -> None:
         cwd=Path(__file__).resolve().parents[3],
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_building_again_leaves_files_that_hold_the_right_bytes(tmp_path: Path) -> None:
+    first = build_demo_workspace(tmp_path)
+    assert first.written == frozenset(DEMO_FILES)
+    before = {name: first.path(name).stat().st_mtime_ns for name in DEMO_FILES}
+    first.path("sales_csv").write_bytes(b"edited")
+
+    again = build_demo_workspace(tmp_path)
+
+    assert again.written == {"sales_csv"}
+    after = {name: again.path(name).stat().st_mtime_ns for name in DEMO_FILES}
+    assert {n for n in DEMO_FILES if after[n] != before[n]} == {"sales_csv"}

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from app.core.safeio import open_verified
+from app.formats.encoding import TextEncoding
 from app.formats.line_index import BLOCK_BYTES, CUT_MARK, LineIndex
 from app.formats.text_pages import BuildCancelledError, FenceBrokenError
 
@@ -89,6 +90,17 @@ def test_utf16_file_is_indexed_in_code_units(tmp_path):
     index = index_of(path)
     assert index.total_lines == len(lines)
     assert index.lines(4_000, 3) == lines[4_000:4_003]
+
+
+def test_a_legacy_text_is_indexed_in_the_encoding_it_was_read_in(tmp_path):
+    path = tmp_path / "cyrillic.txt"
+    lines = [f"строка {n} — всё хорошо" for n in range(60_000)]
+    path.write_bytes("\n".join(lines).encode("cp1251", "replace"))
+    index = index_of(path, encoding=TextEncoding("cp1251"))
+    assert index.total_lines == len(lines)
+    expected = [line.encode("cp1251", "replace").decode("cp1251") for line in lines]
+    assert index.lines(45_000, 3) == expected[45_000:45_003]
+    assert index.find("строка 59999") is not None
 
 
 def test_a_huge_line_is_cut_with_a_mark(tmp_path):

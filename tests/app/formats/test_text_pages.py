@@ -63,9 +63,28 @@ def test_byte_order_mark_picks_the_encoding_and_is_not_shown(tmp_path, codec):
 def test_invalid_utf8_becomes_replacement_characters_and_is_flagged(tmp_path):
     path = tmp_path / "bad.txt"
     path.write_bytes(b"ok \xff\xfe bytes\n")
-    page = paged(path).first_page()
+    page = paged(path, codec="utf-8").first_page()
     assert page.had_invalid_bytes
     assert page.text == "ok \ufffd\ufffd bytes\n"
+
+
+def test_a_legacy_text_is_read_in_the_encoding_its_bytes_suggest(tmp_path):
+    path = tmp_path / "note.txt"
+    path.write_bytes("Grüße aus Köln, schöne Straße.\n".encode("latin-1"))
+    pages = paged(path)
+    assert pages.encoding.name == "Windows-1252"
+    page = pages.first_page()
+    assert page.text == "Grüße aus Köln, schöne Straße.\n"
+    assert not page.had_invalid_bytes
+
+
+def test_pages_of_a_single_byte_text_are_cut_at_line_ends(tmp_path):
+    path = tmp_path / "long.txt"
+    path.write_bytes(("é" * 30 + "\n").encode("latin-1") * 40)
+    pages = paged(path, page_size=100, codec="latin_1")
+    first = pages.first_page()
+    assert first.text == ("é" * 30 + "\n") * 3
+    assert pages.read_page(first.end).text.startswith("é" * 30 + "\n")
 
 
 def test_nul_bytes_page_without_error_and_look_binary(tmp_path):

@@ -75,6 +75,21 @@ def test_each_presentation_is_a_turn_of_one_conversation(
     assert cards == ["notes.md", "data.csv", "notes.md"]
 
 
+def test_a_conversation_deleted_in_the_window_is_started_again(
+    presenter: Presenter, store: Store
+) -> None:
+    presenter.present(files("notes.md"))
+    (first,) = store.conversations()
+    store.delete_conversation(first.id)
+
+    reply = presenter.present(files("data.csv"))
+
+    assert not reply.is_error
+    (second,) = store.conversations()
+    assert second.id != first.id
+    assert store.messages(second.id)[0].message["type"] == "human"
+
+
 def test_the_stored_call_holds_only_what_was_checked(
     presenter: Presenter, store: Store
 ) -> None:

@@ -628,3 +628,54 @@ def test_workspace_policy_adds_the_workspaces_own_rules(tmp_path):
     assert rule is not None
     assert rule.pattern == "draft-*"
     assert workspace_policy("").denying_rule(str(root / "draft-1.md")) is None
+
+
+def test_a_missing_file_greys_out_its_actions_with_the_reason(h, qtbot):
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    h.path("report.md").unlink()
+
+    menu = h.actions.menu_for(h.ref("report.md"), parent)
+
+    items = [a for a in menu.actions() if a.data() in ALL_FILE_ACTIONS]
+    assert items and not any(a.isEnabled() for a in items)
+    assert "no longer exists" in items[0].toolTip()
+    assert "Can&#x27;t open report.md" in items[0].toolTip()  # escaped: plain text
+    note = menu.actions()[0]
+    assert note.objectName() == "action_none" and not note.isEnabled()
+    assert (h.ref("report.md"), "missing") in h.verdicts
+
+
+def test_an_executable_file_cannot_be_handed_to_another_app(h, qtbot):
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    os.chmod(h.path("notes.pdf"), 0o755)
+
+    menu = h.actions.menu_for(h.ref("notes.pdf"), parent)
+
+    by_id = {a.data(): a for a in menu.actions() if a.data()}
+    assert not by_id["open_native"].isEnabled()
+    assert "marked executable" in by_id["open_native"].toolTip()
+    assert by_id["open"].isEnabled() and by_id["save_copy"].isEnabled()
+
+
+def test_a_drag_carries_a_private_copy_never_the_agents_path(h):
+    copy = h.actions.drag_copy(h.ref("report.md"))
+
+    assert copy is not None
+    assert copy != h.path("report.md") and copy.name == "report.md"
+    assert copy.read_bytes() == FILES["report.md"]
+    assert not os.stat(copy).st_mode & 0o111
+    assert h.refusals == []
+
+
+def test_a_drag_of_a_changed_or_executable_file_is_refused(h):
+    h.path("report.md").unlink()
+    os.chmod(h.path("notes.pdf"), 0o755)
+
+    assert h.actions.drag_copy(h.ref("report.md")) is None
+    assert h.actions.drag_copy(h.ref("notes.pdf")) is None
+
+    assert h.refusals[0] == "Can't drag report.md out: the file no longer exists"
+    assert h.refusals[1].startswith("Can't drag notes.pdf out:")
+    assert "executable" in h.refusals[1]

@@ -116,3 +116,76 @@ def test_a_policy_file_changed_during_a_turn_is_reported(qtbot, tmp_path, monkey
     assert str(policy_file) in window.notice_bar.text()
     window.close()
     store.close()
+
+
+def test_what_was_typed_stays_when_the_model_cannot_be_set_up(
+    qtbot, tmp_path: Path
+) -> None:
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("langchain_ollama") is not None:
+        pytest.skip("langchain-ollama is installed here")
+    store = Store(tmp_path / "data")
+    conversation = store.create_conversation("Live", str(tmp_path))
+
+    def broken(spec: str) -> ScriptedChatModel:
+        from app.agent.models import load_chat_model
+
+        return load_chat_model("ollama:llama3.2")  # type: ignore[return-value]
+
+    window = MainWindow(
+        store, tmp_path / "data", model_spec="ollama:llama3.2", model_factory=broken
+    )
+    qtbot.addWidget(window)
+    window.show_conversation(conversation.id)
+    window.chat_input._edit.setPlainText("Please write the report")
+    window.chat_input._on_edit_submitted()
+
+    qtbot.waitUntil(lambda: window.chat_input.text() != "", timeout=20_000)
+    assert window.chat_input.text() == "Please write the report"
+    assert store.messages(conversation.id) == []
+    window.close()
+    store.close()
+
+
+def test_what_was_typed_stays_when_the_run_fails(qtbot, tmp_path: Path) -> None:
+    store = Store(tmp_path / "data")
+    conversation = store.create_conversation("Live", str(tmp_path))
+    error = ConnectionError("Failed to connect to Ollama.")
+    window = MainWindow(
+        store,
+        tmp_path / "data",
+        model_spec="ollama:llama3.2",
+        model_factory=lambda _spec: ScriptedChatModel(replies=[error]),
+    )
+    qtbot.addWidget(window)
+    window.show_conversation(conversation.id)
+    window.chat_input._edit.setPlainText("hello there")
+    window.chat_input._on_edit_submitted()
+
+    qtbot.waitUntil(lambda: window.chat_input.text() != "", timeout=20_000)
+    assert window.chat_input.text() == "hello there"
+    model = window.chat.chat_model()
+    errors = [
+        model.block(r).text
+        for r in range(model.rowCount())
+        if type(model.block(r)).__name__ == "RunErrorBlock"
+    ]
+    assert errors and "ollama serve" in errors[0]
+    window.close()
+    store.close()
+
+
+def test_the_model_in_use_is_shown_under_the_box(qtbot, tmp_path: Path) -> None:
+    store = Store(tmp_path / "data")
+    window = MainWindow(store, tmp_path / "data", model_spec="ollama:llama3.2")
+    qtbot.addWidget(window)
+    assert window.chat_input.model_text() == "Model: ollama:llama3.2"
+    bare = MainWindow(store, tmp_path / "other")
+    qtbot.addWidget(bare)
+    assert bare.chat_input.model_text() == "No model chosen"
+    window.close()
+    bare.close()
+    store.close()

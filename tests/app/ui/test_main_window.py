@@ -211,3 +211,233 @@ def test_a_viewer_is_loaded_once_its_file_is_shown(qtbot, tmp_path):
     assert win.workspace.current_preview() is not None
     win.close()
     store.close()
+
+
+def test_a_new_conversation_says_what_to_do_and_names_its_model(qtbot, tmp_path):
+    from app.ui.chat.empty_state import empty_state_lines
+
+    store = Store(tmp_path / "data")
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    cid = store.create_conversation("New", str(folder)).id
+    win = MainWindow(store, tmp_path / "data", model_spec="ollama:llama3.2")
+    qtbot.addWidget(win)
+    win.show_conversation(cid)
+    win.show()
+    qtbot.waitUntil(lambda: win.chat.is_loaded(), timeout=5000)
+    heading, text, facts = empty_state_lines(
+        conversation=True, workspace=str(folder), model="ollama:llama3.2"
+    )
+    assert heading == "Ask the agent for something"
+    assert "cards" in text
+    assert facts[-1] == "Model: ollama:llama3.2"
+    assert any("proj" in fact for fact in facts)
+    assert win.chat.model().rowCount() == 0
+    win.close()
+    store.close()
+
+
+def test_view_shows_the_viewed_folder_never_a_stored_conversation(
+    qtbot, demo_data, tmp_path
+):
+    folder = tmp_path / "viewed"
+    folder.mkdir()
+    (folder / "a.txt").write_text("alpha\n")
+    store = Store(demo_data)
+    win = MainWindow(store, demo_data)
+    qtbot.addWidget(win)
+    win.refresh_conversations()
+    refusals = win.view_files([str(folder / "a.txt")], folder)
+    win.show()
+    qtbot.waitExposed(win)
+    win.conversations.setFocus()
+    qtbot.waitUntil(win.is_loaded, timeout=10_000)
+    assert refusals == []
+    assert win.workspace.tree.tree_model.root == str(folder.resolve())
+    assert not win.chat_column.isVisible()
+    assert win.current_conversation_id() is None
+    win.close()
+    store.close()
+
+
+def test_a_refused_file_is_shown_in_the_viewer_itself(qtbot, tmp_path):
+    folder = tmp_path / "viewed"
+    folder.mkdir()
+    (folder / ".env").write_text("SECRET=1\n")
+    store = Store(tmp_path / "data")
+    win = MainWindow(store, tmp_path / "data")
+    qtbot.addWidget(win)
+    refusals = win.view_files([str(folder / ".env")], folder)
+    win.show()
+    qtbot.waitExposed(win)
+    assert len(refusals) == 1 and "denied by read-deny rule" in refusals[0]
+    assert win.notice_bar.isVisible()
+    assert win.notice_bar.text() == refusals[0]
+    assert win.workspace.tabs._empty_message == refusals[0]
+    win.close()
+    store.close()
+
+
+def test_the_first_window_shows_the_start_of_the_last_turn(window, qtbot):
+    from app.core.transcript import UserBlock
+
+    qtbot.waitUntil(window.chat.is_loaded, timeout=10_000)
+    model = window.chat.chat_model()
+    last_user = max(
+        r for r in range(model.rowCount()) if isinstance(model.block(r), UserBlock)
+    )
+    top = window.chat.indexAt(window.chat.viewport().rect().topLeft())
+    assert top.row() == last_user
+
+
+def test_dragging_a_card_out_hands_over_a_private_copy(window, monkeypatch):
+    dragged = []
+    monkeypatch.setattr(window, "start_drag", lambda data: dragged.append(data.urls()))
+    refs = _deliverable_refs(window)
+
+    window.chat.deliverableDragged.emit(refs["summary.md"])
+
+    [[url]] = dragged
+    copy = Path(url.toLocalFile())
+    assert copy.name == "summary.md"
+    workspace = Path(
+        window._store.conversation(refs["summary.md"].conversation_id).workspace
+    )
+    assert not copy.is_relative_to(workspace)
+    [original] = workspace.rglob("summary.md")
+    assert copy.read_bytes() == original.read_bytes()
+
+
+@pytest.fixture(params=["light", "dark"])
+def scheme_window(request, qtbot, demo_data, qapp):
+    from app.ui.application import dark_palette
+    from app.ui.style import AppStyle
+
+    before, style = qapp.palette(), qapp.style().name()
+    qapp.setStyle(AppStyle())  # the app's own style, as create_application sets it
+    if request.param == "dark":
+        qapp.setPalette(dark_palette())
+    store = Store(demo_data)
+    win = MainWindow(store, demo_data)
+    qtbot.addWidget(win)
+    win.resize(1440, 900)
+    win.refresh_conversations()
+    win.show_conversation(store.conversations()[-1].id)
+    win.show()
+    qtbot.waitExposed(win)
+    qtbot.waitUntil(win.is_loaded, timeout=10_000)
+    yield win, request.param
+    win.close()
+    store.close()
+    qapp.setStyle(style)
+    qapp.setPalette(before)
+
+
+def _image_widths(document) -> list[float]:
+    widths = []
+    block = document.begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            look = fragments.fragment().charFormat()
+            if look.isImageFormat():
+                widths.append(look.toImageFormat().width())
+            fragments += 1
+        block = block.next()
+    return widths
+
+
+def _shot(window, tmp_path: Path, name: str) -> Path:
+    """Save the window as PNG; to ``DELIVERABLES_SCREENSHOT_DIR`` when set."""
+    from PySide6.QtWidgets import QApplication
+
+    folder = Path(os.environ.get("DELIVERABLES_SCREENSHOT_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    QApplication.processEvents()
+    path = folder / f"{name}.png"
+    image = window.grab().toImage()
+    assert image.save(str(path), "PNG")
+    assert QImage(str(path)).size().width() == 1440
+    return path
+
+
+def test_a_new_user_at_1440_by_900_reads_a_pdf_and_a_report_and_folds_panes(
+    scheme_window, qtbot, tmp_path
+):
+    from previewers.markdown.widget import MarkdownPreviewWidget
+    from previewers.pdf.widget import PdfPreviewWidget
+
+    window, scheme = scheme_window
+    assert window.width() == 1440 and window.height() == 900
+    refs = _deliverable_refs(window)
+
+    window.chat.deliverableActivated.emit(refs["report.pdf"])
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
+    pdf = window.workspace.current_preview()
+    assert isinstance(pdf, PdfPreviewWidget)
+    qtbot.waitUntil(lambda: pdf.pages.zoom >= 0.8, timeout=5_000)  # readable
+    assert pdf.fit_width_button.isChecked()
+    _shot(window, tmp_path, f"pdf-{scheme}")
+
+    window.chat.deliverableActivated.emit(refs["summary.md"])
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
+    report = window.workspace.current_preview()
+    assert isinstance(report, MarkdownPreviewWidget)
+    qtbot.waitUntil(lambda: report.view.document().size().width() > 0)
+    widths = _image_widths(report.view.document())
+    assert widths and max(widths) <= report.view.viewport().width()  # chart fits
+    _shot(window, tmp_path, f"report-{scheme}")
+
+    window.menu_actions.conversations.trigger()
+    window.menu_actions.tree.trigger()
+    assert not window.conversations_panel.isVisible()
+    assert not window.workspace.tree.isVisible()
+    _shot(window, tmp_path, f"folded-{scheme}")
+    window.menu_actions.conversations.trigger()
+    window.menu_actions.tree.trigger()
+    assert window.conversations_panel.isVisible()
+    assert window.workspace.tree.isVisible()
+
+
+def test_a_new_user_selects_text_in_the_chat(scheme_window, qtbot, tmp_path):
+    from app.core.transcript import AssistantTextBlock
+
+    window, scheme = scheme_window
+    model = window.chat.chat_model()
+    row = next(
+        r
+        for r in range(model.rowCount())
+        if isinstance(model.block(r), AssistantTextBlock) and model.block(r).final
+    )
+    document = window.chat.document_for_row(row)
+    assert document is not None
+    plain = document.toPlainText()
+    start = plain.index("Revenue")
+    end = plain.index("%).", start) + 3
+    window.chat.scrollTo(model.index(row))
+    window.chat.select_text((row, start), (row, end))
+    assert window.chat.selected_text() == plain[start:end]
+    _shot(window, tmp_path, f"chat-selection-{scheme}")
+
+
+def test_image_cards_show_a_thumbnail_and_others_their_icon(window, qtbot, tmp_path):
+    from app.core.transcript import DeliverableBlock
+    from app.ui.chat.model import ThumbnailRole
+
+    model = window.chat.chat_model()
+    rows = {
+        model.block(row).entry.name: row
+        for row in range(model.rowCount())
+        if isinstance(model.block(row), DeliverableBlock) and model.block(row).entry
+    }
+
+    def thumbnail(name: str) -> object:
+        return model.index(rows[name]).data(ThumbnailRole)
+
+    qtbot.waitUntil(lambda: thumbnail("chart.png") is not None, timeout=10_000)
+    image = thumbnail("chart.png")
+    assert isinstance(image, QImage) and max(image.width(), image.height()) <= 96
+    assert thumbnail("summary.md") is None
+    assert thumbnail("diagram.svg") is None  # no decoder runs on SVG
+    window.chat.scrollTo(model.index(rows["chart.png"]))
+    _shot(window, tmp_path, "thumbnails")

@@ -409,3 +409,47 @@ def test_lone_cr_line_ends_are_refused_with_the_reason(
     preview = open_preview(path)
     qtbot.waitUntil(preview.is_settled)
     assert "carriage return alone" in preview.message_text()
+
+
+def _sales(tmp_path: Path) -> Path:
+    rows: list[list[Any]] = [
+        ["id", "date", "region", "product", "units", "price", "note"]
+    ]
+    rows += [
+        [n, f"2024-03-{n:02d}", "North", "Widget", 40 - n, f"{n}.50", ""]
+        for n in range(1, 9)
+    ]
+    return _write(tmp_path / "sales.csv", rows)
+
+
+def test_a_header_over_a_mostly_empty_column_is_found_and_sorting_keeps_it(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = _open(qtbot, open_preview, _sales(tmp_path))
+    model = preview.model
+    assert model is not None
+    assert model.headerData(6, Qt.Orientation.Horizontal) == "note"
+    assert preview.header_box.isChecked() and preview.header_box.isEnabled()
+    assert "· header row" in preview.status_text()
+
+    preview.view.horizontalHeader().sectionClicked.emit(4)  # units, descending data
+    qtbot.waitUntil(lambda: preview.cell(0, 4) == "32")
+    cells = {preview.cell(n, 0) for n in range(model.rowCount())}
+    assert "id" not in cells and model.rowCount() == 8
+
+
+def test_first_row_is_header_can_be_turned_off_and_on(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = _open(qtbot, open_preview, _sales(tmp_path))
+
+    preview.header_box.setChecked(False)
+    qtbot.waitUntil(lambda: preview.is_indexed() and preview.cell(0, 0) == "id")
+    assert preview.model is not None and preview.model.rowCount() == 9
+    assert "no header row" in preview.status_text()
+    assert preview.model.headerData(0, Qt.Orientation.Horizontal) != "id"
+
+    preview.header_box.setChecked(True)
+    qtbot.waitUntil(lambda: preview.is_indexed() and preview.cell(0, 0) == "1")
+    assert preview.model.headerData(0, Qt.Orientation.Horizontal) == "id"
+    assert preview.index is not None and preview.index.row_count == 8

@@ -368,3 +368,53 @@ def test_zooming_far_into_a_large_image_decodes_only_what_is_shown(
         assert abs(got.red() - want[0]) <= 12 and abs(got.green() - want[1]) <= 12
     preview.zoom_reset()
     qtbot.waitUntil(lambda: preview.view.detail()[0].isNull(), timeout=10_000)
+
+
+def test_a_looping_gif_keeps_playing_after_its_first_loop(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    frames = [Image.new("RGB", (30, 20), (i * 80, 60, 90)) for i in range(3)]
+    path = save(
+        tmp_path / "loop.gif",
+        frames[0],
+        "GIF",
+        save_all=True,
+        append_images=frames[1:],
+        duration=20,
+        loop=0,
+    )
+    preview = opened(qtbot, open_preview, path)
+    movie = preview.movie()
+    assert movie is not None
+    shown: list[int] = []
+    movie.frameChanged.connect(shown.append)
+    # Back to the first frame, then on again: the second loop plays.
+    qtbot.waitUntil(lambda: 0 in shown and len(shown) > shown.index(0) + 1)
+    assert movie.state() == movie.MovieState.Running
+    assert "damaged" not in preview.info.text()
+    assert preview.play_button.isChecked()
+
+
+def test_an_animation_cut_inside_its_first_frame_says_it_is_damaged(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    frames = [
+        Image.effect_noise((60, 40), 60 + i * 20).convert("RGB") for i in range(4)
+    ]
+    whole = save(
+        tmp_path / "whole.gif",
+        frames[0],
+        "GIF",
+        save_all=True,
+        append_images=frames[1:],
+        duration=20,
+        loop=0,
+    ).read_bytes()
+    path = tmp_path / "cut.gif"
+    path.write_bytes(whole[: len(whole) // 8])
+    preview = opened(qtbot, open_preview, path)
+    damaged = "damaged or truncated"
+    qtbot.waitUntil(
+        lambda: damaged in preview.info.text() or damaged in preview.message_text(),
+        timeout=10_000,
+    )

@@ -335,3 +335,41 @@ def test_a_huge_image_is_refused_from_its_header_before_any_decode(
     loaded = document.load_image("huge.png", folder, folder, Policy(()))
     assert loaded.image is None
     assert loaded.reason == "the image has too many pixels"
+
+
+def _laid_out_image_widths(preview: MarkdownPreviewWidget) -> list[float]:
+    widths = []
+    block = preview.document.begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            look = fragments.fragment().charFormat()
+            if look.isImageFormat():
+                widths.append(look.toImageFormat().width())
+            fragments += 1
+        block = block.next()
+    return widths
+
+
+def test_a_wide_image_is_scaled_to_the_view_and_a_small_one_kept(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    wide = QImage(700, 350, QImage.Format.Format_RGB32)
+    wide.fill(QColor("navy"))
+    assert wide.save(str(tmp_path / "wide.png"), "PNG")
+    _png(tmp_path / "small.png")
+    path = tmp_path / "notes.md"
+    path.write_text("![wide](wide.png)\n\n![small](small.png)\n")
+    preview = _open(qtbot, open_preview, path)
+    preview.resize(420, 500)
+    preview.show()
+    qtbot.waitExposed(preview)
+
+    room = preview.view.viewport().width()
+    wide_width, small_width = _laid_out_image_widths(preview)
+    assert 0 < wide_width <= room < 700
+    assert small_width == 40
+    assert preview.view.horizontalScrollBar().maximum() == 0
+
+    preview.resize(1000, 500)
+    qtbot.waitUntil(lambda: _laid_out_image_widths(preview)[0] == 700)

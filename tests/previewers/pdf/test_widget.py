@@ -260,6 +260,9 @@ def test_page_field_and_outline_jump(
     qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
 ) -> None:
     preview = _open(qtbot, open_preview, _make_pdf(tmp_path / "doc.pdf", pages=8))
+    # 800 px wide: the pages keep the width, the outline is one click away.
+    assert preview.outline_button.isVisible() and not preview.outline.isVisible()
+    preview.outline_button.click()
     assert preview.outline.isVisible()
     assert preview.page_field.accessibleName() == "Page number"
     qtbot.keyClick(preview.pages, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
@@ -733,3 +736,14 @@ def test_quitting_the_app_ends_its_worker_process_even_inside_a_render(
     )
     assert result.stdout.split() == ["gone"]
     assert "Traceback" not in result.stderr
+
+
+def test_a_wide_preview_shows_the_outline_at_once(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    preview = open_preview(_make_pdf(tmp_path / "doc.pdf", pages=8))
+    assert isinstance(preview, PdfPreviewWidget)
+    preview.resize(1200, 700)
+    preview.show()
+    qtbot.waitUntil(preview.is_settled, timeout=10_000)
+    assert preview.outline.isVisible()

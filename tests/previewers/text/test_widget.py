@@ -197,14 +197,41 @@ def test_byte_order_mark_picks_the_encoding(
     assert preview.notice_text() == ""
 
 
-def test_invalid_utf8_shows_replacement_characters_and_a_notice(
+def test_a_latin1_text_is_decoded_with_a_notice_naming_its_encoding(
     qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
 ) -> None:
     path = tmp_path / "latin.txt"
     path.write_bytes(b"caf\xe9 and more words to keep it text\n")
     preview = _loaded(qtbot, open_preview(path))
-    assert preview.text().startswith("caf\ufffd and")
+    assert preview.text().startswith("café and")
+    assert "not UTF-8; it is shown as Windows-1252" in preview.notice_text()
+    assert "Reopen with encoding" in preview.notice_text()
+    assert " · Windows-1252 · " in preview.status.text()
+    assert preview.encoding_button.isVisibleTo(preview)
+    checked = [a.data() for a in preview.encoding_menu.actions() if a.isChecked()]
+    assert checked == ["cp1252"]
+
+
+def test_reopen_with_encoding_reads_the_text_again(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "cyrillic.txt"
+    text = "Привет, как дела? Всё хорошо, спасибо.\n"
+    path.write_bytes(text.encode("koi8-r"))
+    preview = _loaded(qtbot, open_preview(path))
+    assert preview.text() == text
+    assert " · KOI8-R · " in preview.status.text()
+
+    by_codec = {a.data(): a for a in preview.encoding_menu.actions()}
+    by_codec["utf-8"].trigger()
+    qtbot.waitUntil(lambda: "\ufffd" in preview.text())
     assert "not valid UTF-8 and are shown as \ufffd" in preview.notice_text()
+    assert "it is shown as" not in preview.notice_text()
+
+    preview.reopen_with("cp1251")
+    qtbot.waitUntil(lambda: " · Windows-1251 · " in preview.status.text())
+    assert preview.text() == text.encode("koi8-r").decode("cp1251")
+    assert preview.notice_text() == ""
 
 
 def test_empty_file_shows_an_empty_view(
@@ -337,3 +364,18 @@ def test_yaml_with_token_types_the_style_lacks_loads_with_its_status(
     preview.repaint()
     assert "lines" in preview.status.text()
     assert not preview.highlighting_stopped
+
+
+@pytest.mark.parametrize(
+    ("data", "lines"),
+    [(b"", 0), (b"one", 1), (b"one\n", 1), (b"x\n" * 300, 300), (b"a\n\nb", 3)],
+)
+def test_the_status_line_counts_lines_as_a_person_does(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path, data: bytes, lines: int
+) -> None:
+    path = tmp_path / "lines.txt"
+    path.write_bytes(data)
+    preview = _loaded(qtbot, open_preview(path))
+    assert preview.line_count() == lines
+    word = "line" if lines == 1 else "lines"
+    assert preview.status.text().endswith(f"{lines:,} {word}")

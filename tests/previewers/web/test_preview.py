@@ -377,3 +377,90 @@ def test_a_renderer_out_of_memory_ends_on_the_crash_not_the_sandbox(site):
     stopped = result.stdout.strip()
     assert stopped.startswith("The page's renderer "), result.stderr[-2000:]
     assert stopped.endswith(", so the page is not shown.")
+
+
+class _Published:
+    """What a link is judged against: the page's URL, prefix and entry key."""
+
+    def __init__(self, entry_key: str) -> None:
+        self.prefix = "/cap-token123/"
+        self.url = f"http://127.0.0.1:4711{self.prefix}{entry_key}"
+        self.entry_key = entry_key
+
+    def revoke(self) -> None:
+        """Nothing is served: the page is never loaded in these tests."""
+
+
+def _link(text: str) -> Any:
+    from PySide6.QtCore import QUrl
+
+    return QUrl(text)
+
+
+def test_a_link_to_another_page_beside_the_entry_is_a_local_page(site):
+    entry = str(site / "report" / "index.html")
+    published = _Published("index.html")
+    local = web_preview.local_page_for(
+        _link("http://127.0.0.1:4711/cap-token123/other.html"), published, entry
+    )
+    assert local == str(site / "report" / "other.html")
+    nested = _Published("report/index.html")  # a bundle rooted at the workspace
+    assert web_preview.local_page_for(
+        _link("http://127.0.0.1:4711/cap-token123/docs/a%20b.html"), nested, entry
+    ) == str(site / "docs" / "a b.html")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:4711/cap-token123/style.css",  # not a page
+        "http://127.0.0.1:4711/cap-other/other.html",  # another publication
+        "http://127.0.0.1:4712/cap-token123/other.html",  # another port
+        "http://localhost:4711/cap-token123/other.html",  # another host
+        "http://127.0.0.1:4711/cap-token123/../outside.html",  # out of the bundle
+        "http://127.0.0.1:4711/cap-token123/a/%2e%2e/%2e%2e/x.html",
+        "https://example.com/other.html",
+        "file:///etc/passwd.html",
+    ],
+)
+def test_other_links_are_never_local_pages(site, url):
+    entry = str(site / "report" / "index.html")
+    assert (
+        web_preview.local_page_for(_link(url), _Published("index.html"), entry) is None
+    )
+
+
+def test_a_clicked_link_is_offered_in_a_bar_and_opens_only_when_asked(
+    opened, site, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
+    widget = opened("report/index.html")
+    widget.publication = _Published("index.html")
+    pages, opened_urls = [], []
+    widget.pageRequested.connect(pages.append)
+    widget.open_url = lambda url: opened_urls.append(url.toString())
+
+    widget.follow_link(_link("http://127.0.0.1:4711/cap-token123/other.html"))
+    assert widget.link_text() == "This page links to other.html."
+    assert pages == []  # a click by the page's script opens nothing by itself
+    widget.link_button.click()
+    assert pages == [str(site / "report" / "other.html")]
+    assert widget.link_text() == ""
+
+    widget.follow_link(_link("https://example.com/docs"))
+    assert (
+        widget.link_text()
+    ) == "Open this link in your web browser? https://example.com/docs"
+    assert opened_urls == []
+    widget.link_button.click()
+    assert opened_urls == ["https://example.com/docs"]
+
+    widget.follow_link(_link("mailto:someone@example.com"))
+    assert "only web links" in widget.link_text()
+    assert not widget.link_button.isVisibleTo(widget)
+
+    widget.follow_link(_link("http://127.0.0.1:4711/cap-token123/style.css"))
+    assert "only other pages" in widget.link_text()
+    assert "style.css" in widget.link_text()
+    assert "cap-token123" not in widget.link_text()  # the capability stays hidden
+    assert pages == [str(site / "report" / "other.html")]

@@ -439,3 +439,36 @@ def test_a_present_card_counts_the_files_of_its_record() -> None:
     assert cards.tool_summary(finished) == "present — 3 files"
     without_record = ToolCallBlock("c2", "present", "{}", "finished", "Presented 9")
     assert cards.tool_summary(without_record) == "present"
+
+
+def test_a_failed_present_reads_as_an_error_card_not_json(
+    qtbot: Any, workspace: Path, policy: Any, new_messages: Any
+) -> None:
+    import json
+
+    messages = new_messages()
+    messages.human("present it")
+    messages.call("p1", "present", {"files": [{"path": "report/indx.html"}]})
+    failure = {
+        "error": "present failed, nothing was recorded. 1 of 1 entries failed",
+        "entries": [
+            {"index": 0, "path": "report/indx.html", "reason": "missing",
+             "detail": "no such file"}
+        ],
+    }  # fmt: skip
+    messages.result("p1", "present", json.dumps(failure) + "\nFix it.", status="error")
+    messages.answer("Sorry.")
+    view = make_view(qtbot, workspace, messages, policy)
+    row = row_of(view, lambda b: isinstance(b, ToolCallBlock) and b.state == "error")
+    block = view.chat_model().block(row)
+
+    body = cards.tool_body_text(block, expanded=False)
+
+    assert cards.tool_summary(block) == "present — failed, nothing was presented"
+    assert body.splitlines() == [
+        "1 file could not be presented; nothing was recorded",
+        "• report/indx.html — not found (no such file)",
+    ]
+    assert '"entries"' not in body
+    view.grab()
+    assert view.cached_height(row)[1]

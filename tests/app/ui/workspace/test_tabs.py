@@ -209,3 +209,48 @@ def test_hundred_files_in_turn_keep_five_previews_and_bounded_memory(
 def test_empty_workspace_counts_as_loaded(workspace: WorkspaceWidget) -> None:
     assert workspace.tab_count() == 0
     assert workspace.is_loaded()
+
+
+def test_the_tab_the_limit_closes_is_named_in_a_quiet_notice(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    paths = _files(root, 6)
+    for path in paths[:5]:
+        _open(qtbot, workspace, path)
+    quiet: list[str] = []
+    workspace.quietNotice.connect(quiet.append)
+    _open(qtbot, workspace, paths[5])
+    assert quiet == [f"Closed file000.txt to keep {MAX_TABS} tabs open."]
+
+
+def test_the_tree_follows_the_active_tab(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    guide, main = root / "docs" / "guide.md", root / "src" / "main.py"
+    _open(qtbot, workspace, guide)
+    _open(qtbot, workspace, main)
+    assert workspace.tree.selected_path() == str(main)
+    workspace.tabs.setCurrentIndex(0)
+    assert workspace.tree.selected_path() == str(guide)
+    assert workspace.tree.isExpanded(workspace.tree.currentIndex().parent())
+
+
+def test_a_link_to_another_local_page_opens_it_through_the_workspace_checks(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    (root / "docs" / "index.html").write_text('<a href="next.html">next</a>')
+    (root / "docs" / "next.html").write_text("<p>the next page</p>")
+    page = _open(qtbot, workspace, root / "docs" / "index.html")
+    refusals: list[str] = []
+    workspace.notice.connect(refusals.append)
+
+    page.pageRequested.emit(str(root / "docs" / "next.html"))  # type: ignore[attr-defined]
+    qtbot.waitUntil(workspace.is_loaded)
+    current = workspace.current_preview()
+    assert current is not None and current.source.path == str(
+        root / "docs" / "next.html"
+    )
+    assert workspace.tab_count() == 2
+
+    page.pageRequested.emit(str(root / ".env"))  # type: ignore[attr-defined]
+    assert workspace.tab_count() == 2 and refusals

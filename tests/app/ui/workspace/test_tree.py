@@ -195,3 +195,22 @@ def test_tree_is_read_only(workspace: WorkspaceWidget) -> None:
     assert tree.editTriggers() == tree.EditTrigger.NoEditTriggers
     assert tree.dragDropMode() == tree.DragDropMode.NoDragDrop
     assert tree.accessibleName() == "Workspace files"
+
+
+def test_files_show_a_type_icon_and_their_size_beside_them(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    (root / "src" / "big.bin").write_bytes(b"\0" * 1536)  # listed when first opened
+    model = workspace.tree.tree_model
+    notes = model.find_item(str(root / "notes.txt"))
+    big = model.find_item(str(root / "src" / "big.bin"))
+    guide = model.find_item(str(root / "docs" / "guide.md"))
+    assert notes is not None and big is not None and guide is not None
+    size_of = lambda item: item.index().siblingAtColumn(1).data()  # noqa: E731
+    assert size_of(notes) == "12 bytes"
+    assert size_of(big) == "1.5 KiB"
+    folder = model.find_item(str(root / "docs"))
+    assert folder is not None and not size_of(folder)
+    # Icons by kind: a Markdown file and a text file do not look the same.
+    assert not guide.icon().isNull() and not notes.icon().isNull()
+    assert guide.icon().cacheKey() != notes.icon().cacheKey()

@@ -1,0 +1,179 @@
+"""Thumbnails for image cards: made off the GUI thread, through the safe open.
+
+Each image card's file is checked and opened as an action would open it
+(``check_deliverable``: trusted record, same file, policy, no symlink), read
+through that verified descriptor up to the inline-image byte limit and decoded
+by its magic bytes within the inline-image pixel limit, scaled to the card's
+icon. A thumbnail is kept per card and file identity (device, inode, size,
+mtime), so a card shown again costs nothing and a changed file gets a new one.
+A card whose check finds anything but "ok" (changed included) gets no
+thumbnail: its badge says why.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from PySide6.QtCore import QObject, QRunnable, QSize, QThreadPool, Signal
+from PySide6.QtGui import QImage
+
+from app.core.filetype import Kind
+from app.core.policy import PermissionMode, Policy
+from app.core.revalidate import DeliverableRef, Verdict, check_deliverable, look_up
+from app.core.safeio import Identity
+from app.core.store import Store
+from app.ui.chat.images import MAX_BYTES, ImageLoadError, decode_image
+
+THUMBNAIL_SIZE: Final = 96
+"""The box a thumbnail fits in, in pixels (the card draws it at icon size)."""
+CACHE_LIMIT: Final = 256
+
+
+@dataclass(frozen=True)
+class Thumbnail:
+    """A card's thumbnail, or ``None`` when it has none now (and why not)."""
+
+    ref: DeliverableRef
+    identity: Identity | None
+    image: QImage | None
+    reason: str = ""
+
+
+class _Relay(QObject):
+    made = Signal(int, object)  # generation, Thumbnail
+
+
+def make_thumbnail(
+    store: Store,
+    ref: DeliverableRef,
+    policy: Policy,
+    mode: PermissionMode | None,
+    known: Callable[[DeliverableRef, Identity], QImage | None],
+) -> Thumbnail | None:
+    """On a worker: the thumbnail of ``ref``'s image, or ``None`` if not an image."""
+    lookup = look_up(store, ref)
+    if lookup.entry is None or lookup.entry.kind_enum is not Kind.IMAGE:
+        return None
+    check, _entry, opened = check_deliverable(
+        store, ref, policy, mode=mode, keep_open=True
+    )
+    if opened is None or check.verdict is not Verdict.OK:
+        # A changed file keeps its icon and badge: the thumbnail would show
+        # bytes the record never vouched for.
+        if opened is not None:
+            opened.close()
+        return Thumbnail(ref, None, None, check.reason)
+    with opened:
+        identity = opened.identity
+        cached = known(ref, identity)
+        if cached is not None:
+            return Thumbnail(ref, identity, cached)
+        if identity.size > MAX_BYTES:
+            return Thumbnail(ref, identity, None, "the image is too large")
+        try:
+            data = opened.read(MAX_BYTES + 1)
+        except OSError as error:
+            return Thumbnail(ref, identity, None, os.strerror(error.errno or 0))
+    try:
+        image = decode_image(data, QSize(THUMBNAIL_SIZE, THUMBNAIL_SIZE))
+    except ImageLoadError as error:
+        return Thumbnail(ref, identity, None, str(error))
+    except Exception as error:  # a decoder bug must not kill the worker
+        return Thumbnail(ref, identity, None, str(error))
+    return Thumbnail(ref, identity, image)
+
+
+class _Job(QRunnable):
+    def __init__(
+        self,
+        relay: _Relay,
+        generation: int,
+        store: Store,
+        refs: tuple[DeliverableRef, ...],
+        policy: Policy,
+        mode: PermissionMode | None,
+        known: Callable[[DeliverableRef, Identity], QImage | None],
+    ) -> None:
+        super().__init__()
+        self._relay = relay
+        self._args = (generation, store, refs, policy, mode, known)
+
+    def run(self) -> None:
+        generation, store, refs, policy, mode, known = self._args
+        for ref in refs:
+            try:
+                made = make_thumbnail(store, ref, policy, mode, known)
+            except Exception as error:  # one bad card must not stop the others
+                made = Thumbnail(ref, None, None, str(error))
+            if made is not None:
+                self._relay.made.emit(generation, made)
+
+
+class ThumbnailMaker(QObject):
+    """Makes and caches the thumbnails of the image cards shown.
+
+    Signals:
+        made(DeliverableRef, object): a card's thumbnail (QImage), or ``None``
+            when it has none now; emitted on the GUI thread, newest request only.
+    """
+
+    made = Signal(object, object)
+
+    def __init__(
+        self,
+        store: Store,
+        policy_for: Callable[[str], Policy],
+        mode: Callable[[], PermissionMode | None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._policy_for = policy_for
+        self._mode = mode
+        self._generation = 0
+        self._cache: OrderedDict[tuple[DeliverableRef, Identity], QImage] = (
+            OrderedDict()
+        )
+        self._relay = _Relay(self)
+        self._relay.made.connect(self._on_relay_made)
+
+    def request(self, workspace: str, refs: Sequence[DeliverableRef]) -> None:
+        """Make (or find) the thumbnails of ``refs``; older requests are dropped."""
+        self._generation += 1
+        if not refs:
+            return
+        snapshot = dict(self._cache)  # the worker reads a copy, never the cache
+
+        def known(ref: DeliverableRef, identity: Identity) -> QImage | None:
+            return snapshot.get((ref, identity))
+
+        job = _Job(
+            self._relay,
+            self._generation,
+            self._store,
+            tuple(refs),
+            self._policy_for(workspace),  # asked on the GUI thread
+            self._mode(),
+            known,
+        )
+        QThreadPool.globalInstance().start(job)
+
+    def cancel(self) -> None:
+        self._generation += 1
+
+    def cached(self) -> int:
+        return len(self._cache)
+
+    def _on_relay_made(self, generation: int, made: Thumbnail) -> None:
+        if made.image is not None and made.identity is not None:
+            key = (made.ref, made.identity)
+            self._cache[key] = made.image
+            self._cache.move_to_end(key)
+            while len(self._cache) > CACHE_LIMIT:
+                self._cache.popitem(last=False)
+        if generation == self._generation:
+            self.made.emit(made.ref, made.image)
