@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QPlainTextDocumentLayout
 
 from app.core.policy import Policy
 from app.formats import markdown_html
-from app.formats.encoding import decode, detect_encoding
+from app.formats.encoding import decode, guess_encoding
 from app.formats.markdown_html import (
     RenderedMarkdown,
     RenderStoppedError,
@@ -75,13 +75,19 @@ REMOTE_IMAGE_REASON = "images of a document on a remote host are not loaded"
 
 
 def decode_markdown(data: bytes) -> tuple[str, tuple[str, ...]]:
-    """Text from bytes (a BOM picks the encoding, else UTF-8) and any notice."""
-    encoding = detect_encoding(data)
+    """Text from bytes and any notice: a BOM picks the encoding, else UTF-8 when
+    the bytes are UTF-8, else the legacy single-byte encoding they read as."""
+    encoding = guess_encoding(data[:65536])
     text, invalid = decode(data[len(encoding.bom) :], encoding)
+    notices: list[str] = []
+    if encoding.unit == 1 and not encoding.utf8:
+        notices.append(
+            f"This document is not UTF-8; it is shown as {encoding.name}, "
+            "the encoding its bytes read as."
+        )
     if invalid:
-        codec = encoding.codec.upper()
-        return text, (f"Some bytes are not valid {codec}; shown as \ufffd.",)
-    return text, ()
+        notices.append(f"Some bytes are not valid {encoding.name}; shown as \ufffd.")
+    return text, tuple(notices)
 
 
 def _to_gui_thread(document: QObject) -> None:

@@ -221,15 +221,16 @@ def test_source_toggle_shows_the_file_text(
 
 
 @pytest.mark.parametrize("data", [b"", b"caf\xe9 **ok**\n"])
-def test_empty_and_invalid_utf8_files_still_preview(
+def test_empty_and_non_utf8_files_still_preview(
     qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path, data: bytes
 ) -> None:
     path = tmp_path / "odd.md"
     path.write_bytes(data)
     preview = _open(qtbot, open_preview, path)
     if data:
-        assert "caf\ufffd ok" in preview.text()
-        assert "not valid UTF-8" in preview.notice_text()
+        # Not UTF-8: read in the legacy encoding its bytes fit, and said so.
+        assert "caf\u00e9 ok" in preview.text()
+        assert "not UTF-8; it is shown as" in preview.notice_text()
 
 
 def test_importing_the_previewers_loads_no_heavy_module() -> None:
@@ -373,3 +374,15 @@ def test_a_wide_image_is_scaled_to_the_view_and_a_small_one_kept(
 
     preview.resize(1000, 500)
     qtbot.waitUntil(lambda: _laid_out_image_widths(preview)[0] == 700)
+
+
+def test_a_legacy_encoded_document_is_decoded_and_its_encoding_named(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.md"
+    path.write_bytes("# Café crème\n\nDéjà vu à Noël, naïve résumé.\n".encode("cp1252"))
+    preview = _open(qtbot, open_preview, path)
+    assert preview.headings() == ["Café crème"]
+    assert "Déjà vu à Noël" in preview.view.toPlainText()
+    assert "\ufffd" not in preview.view.toPlainText()
+    assert "not UTF-8; it is shown as" in preview.notice_text()
