@@ -8,6 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from app.core.change_index import TurnChanges, turn_changes
+from app.core.imported import ImportedFile, ImportedFileRef
 from app.core.public_files import PUBLIC_FOLDER
 from app.core.records import FileEntry, Record, UnsupportedRecord, parse_record
 from app.core.revalidate import DeliverableRef
@@ -62,6 +64,27 @@ class DeliverableBlock(NamedTuple):
     unsupported: UnsupportedRecord | None
 
 
+class ChangesBlock(NamedTuple):
+    """A finished turn's "Changed files (N)": its change index, looked up once.
+
+    It holds no verdicts: opening a file or a diff from it looks the change up
+    in the store again and revalidates, as a card does.
+    """
+
+    changes: TurnChanges
+
+
+class ImportedFileBlock(NamedTuple):
+    """A file an imported session created or edited: a card, not trusted.
+
+    ``file`` is what the transcript says; the card's state (verified or not)
+    and every action come from the store again, never from here.
+    """
+
+    ref: ImportedFileRef
+    file: ImportedFile
+
+
 class TurnActionsBlock(NamedTuple):
     turn_index: int
     answer_text: str
@@ -80,6 +103,8 @@ Block = (
     | ToolCallBlock
     | ImageBlock
     | DeliverableBlock
+    | ChangesBlock
+    | ImportedFileBlock
     | TurnActionsBlock
     | RunErrorBlock
 )
@@ -216,6 +241,22 @@ class TranscriptBuilder:
         # The history position after the last message seen: where a view asks
         # the store for what was added since (messages from another process).
         self.next_position = 0
+        # An imported session's files, by the position of the turn that last
+        # changed them: each becomes a card at the end of that turn.
+        self._imported: dict[int, list[ImportedFile]] = {}
+
+    def set_imported(self, files: Iterable[ImportedFile]) -> None:
+        """The imported files to show as cards; call before ``load``."""
+        self._imported = {}
+        for file in files:
+            self._imported.setdefault(file.turn_position, []).append(file)
+
+    def _imported_blocks(self, turn: _Turn) -> list[Block]:
+        first = turn.messages[0].position if turn.messages else -1
+        return [
+            ImportedFileBlock(ImportedFileRef(self.conversation_id, f.entry_id), f)
+            for f in self._imported.get(first, ())
+        ]
 
     @property
     def turn_count(self) -> int:
@@ -344,9 +385,15 @@ class TranscriptBuilder:
                 if presented is not None:
                     presents.append(presented)
         if final is None:
+            blocks.extend(self._imported_blocks(turn))
             return blocks
         for call_id, result in presents:
             blocks.extend(self._deliverables(turn, call_id, result))
+        if any(stored.changes for stored in turn.messages):
+            changes = turn_changes(self.conversation_id, turn.messages)
+            if changes.files or changes.unsupported:
+                blocks.append(ChangesBlock(changes))
+        blocks.extend(self._imported_blocks(turn))
         last = turn.messages[-1].position if turn.messages else 0
         answer = content_text(final.get("content"))
         blocks.append(TurnActionsBlock(turn.index, answer, last + 1))

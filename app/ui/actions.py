@@ -11,7 +11,10 @@ from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
+from app.core.change_index import ChangeRef, check_change
 from app.core.filetype import HEAD_SIZE, TEXT_KINDS, Kind, is_svg, kind_from_name
+from app.core.import_store import ImportStore
+from app.core.imported import ImportedFileRef
 from app.core.names import display_name, plain_file_name
 from app.core.native_open import make_private_copy, native_open_refusal
 from app.core.paths import resolve_keep_leaf
@@ -28,6 +31,7 @@ from app.core.revalidate import (
 )
 from app.core.safeio import VerifiedFile
 from app.core.store import Store
+from app.core.verify import check_imported
 from app.ui.save_copy import SaveCopier
 from app.ui.system_open import SystemOpener
 from previewers.widgets import plain_tooltip
@@ -362,6 +366,64 @@ class FileActions(QObject):
                 return None
         self.acted.emit(DRAG_OUT.id)
         return copy
+
+    # -- actions on the per-turn change index --------------------------------
+
+    def open_change(self, ref: ChangeRef) -> bool:
+        """Open a file of a turn's "Changed files", revalidated as a card is."""
+        spec = _SPECS["open"]
+        try:
+            workspace = self._store.conversation(ref.conversation_id).workspace
+        except KeyError:
+            workspace = ""
+        check, found, opened = check_change(
+            self._store,
+            ref,
+            self._policy_provider(workspace),
+            mode=self._mode_provider(),
+            keep_open=True,
+        )
+        name = "this file" if found is None else display_name(found.path)
+        if not check.allowed or found is None or opened is None:
+            if opened is not None:
+                opened.close()
+            self._refuse(spec, name, check.reason)
+            return False
+        if check.verdict is Verdict.CHANGED:
+            self.notice.emit(f"{name} changed after the turn; it opens as it is now")
+        kind = kind_from_name(found.resolved)
+        return self._act(spec, found.resolved, name, check, opened, None, kind)
+
+    def open_imported(self, ref: ImportedFileRef) -> bool:
+        """Open an imported session's file: only through its verified record."""
+        spec = _SPECS["open"]
+        try:
+            workspace = self._store.conversation(ref.conversation_id).workspace
+        except KeyError:
+            workspace = ""
+        check, entry, opened = check_imported(
+            self._store,
+            ref,
+            self._policy_provider(workspace),
+            mode=self._mode_provider(),
+            keep_open=True,
+        )
+        name = "this file" if entry is None else entry.display_name
+        if entry is None:
+            # What the transcript named, only to say which file was refused.
+            claimed = ImportStore(self._store).file(ref.conversation_id, ref.entry_id)
+            if claimed is not None:
+                name = display_name(os.path.basename(claimed.path) or claimed.path)
+        if not check.allowed or entry is None or opened is None:
+            if opened is not None:
+                opened.close()
+            self._refuse(spec, name, check.reason)
+            return False
+        if check.verdict is Verdict.CHANGED:
+            self.notice.emit(f"{name} changed since it was verified")
+        return self._act(
+            spec, entry.resolved, name, check, opened, None, entry.kind_enum
+        )
 
     # -- actions on plain paths ----------------------------------------------
 

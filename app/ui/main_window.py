@@ -9,7 +9,11 @@ from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
+from app.core.change_diff import change_diff
+from app.core.change_index import ChangeRef, look_up_change
 from app.core.filetype import Kind
+from app.core.import_store import ImportStore
+from app.core.imported import ImportedFile, ImportedFileRef
 from app.core.names import display_name
 from app.core.native_open import sweep_private_copies
 from app.core.policy import PermissionMode, Policy, current_policy
@@ -17,18 +21,24 @@ from app.core.records import FileEntry, Record, parse_record
 from app.core.revalidate import DeliverableRef
 from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
+from app.importers.session import ImportSummary
 from app.ui.actions import FileActions
 from app.ui.application import app_icon, settings_for
 from app.ui.card_checks import CardChecker
+from app.ui.chat.model import ImportedState
 from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
 from app.ui.chat_input import ChatInputWidget
 from app.ui.conversation_commands import ConversationCommands
 from app.ui.conversations_panel import ConversationsPanelWidget
+from app.ui.diff_view import DiffDialog
+from app.ui.import_dialog import ImportDialog
+from app.ui.imported_cards import ImportedCards
 from app.ui.menus import WindowActions, WindowCommands, build_menus
 from app.ui.notice import NoticeBarWidget
 from app.ui.window_layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.workspace.widget import WorkspaceWidget
+from previewers.context import ColorScheme
 
 GEOMETRY_KEY = "window/geometry"
 DEFAULT_SIZE = (1440, 900)
@@ -156,7 +166,11 @@ class MainWindow(QMainWindow):
         self._conversation_id = conversation_id
         self._workspace_root = Path(conversation.workspace)
         messages = self._store.messages(conversation_id)
-        self.chat.set_conversation(conversation_id, conversation.workspace, messages)
+        imported = ImportStore(self._store).files(conversation_id)
+        self.chat.set_conversation(
+            conversation_id, conversation.workspace, messages, imported
+        )
+        self._show_imported_states(conversation_id, imported)
         self.workspace.set_root(self._workspace_root)
         self.workspace.set_external_entries(_external_entries(messages))
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
@@ -257,6 +271,7 @@ class MainWindow(QMainWindow):
     def _window_commands(self) -> WindowCommands:
         return WindowCommands(
             new_conversation=self.commands.new_conversation,
+            import_session=lambda: self.open_import_dialog(),
             rename_conversation=self.commands.rename_current,
             delete_conversation=self.commands.delete_current,
             filter_conversations=self._on_filter_requested,
@@ -283,6 +298,7 @@ class MainWindow(QMainWindow):
         self.chat.deliverableMenuRequested.connect(self._on_chat_menu_requested)
         self.chat.deliverableDragged.connect(self._on_chat_deliverable_dragged)
         self.chat.forkRequested.connect(self._on_chat_fork_requested)
+        self._connect_changes()
         self.chat.notice.connect(self.notice_bar.show_message)
         self.file_actions.refused.connect(self._on_actions_refused)
         self.file_actions.notice.connect(self.notice_bar.show_message)
@@ -299,6 +315,77 @@ class MainWindow(QMainWindow):
         self.chat_input.sendRequested.connect(self._on_input_send_requested)
         self.chat_input.stopRequested.connect(self._on_input_stop_requested)
         self.chat_input.settingsRequested.connect(self._open_settings)
+
+    # -- the per-turn change index ------------------------------------------
+
+    def _connect_changes(self) -> None:
+        self.chat.changeActivated.connect(self._on_chat_change_activated)
+        self.chat.changeDiffRequested.connect(self._on_chat_change_diff_requested)
+        self.imported_cards = ImportedCards(
+            self._store, self._policy_for, lambda: self._mode, parent=self
+        )
+        self.imported_cards.changed.connect(self._on_imported_cards_changed)
+        self.chat.verifyRequested.connect(self._on_chat_verify_requested)
+        self.chat.importedActivated.connect(self.file_actions.open_imported)
+
+    def _show_imported_states(
+        self, conversation_id: str, imported: list[ImportedFile]
+    ) -> None:
+        model = self.chat.chat_model()
+        for ref, state in self.imported_cards.states(conversation_id, imported).items():
+            model.set_imported_state(ref, state)
+
+    def _on_chat_verify_requested(self, ref: ImportedFileRef) -> None:
+        current = self.chat.chat_model().imported_state(ref)
+        self.imported_cards.verify(ref, current)
+
+    def _on_imported_cards_changed(
+        self, ref: ImportedFileRef, state: ImportedState
+    ) -> None:
+        self.chat.chat_model().set_imported_state(ref, state)
+
+    def _on_chat_change_activated(self, ref: ChangeRef) -> None:
+        self.file_actions.open_change(ref)
+
+    def _on_chat_change_diff_requested(self, ref: ChangeRef) -> None:
+        """A diff window for one change; the diff is worked out off this thread."""
+        found = look_up_change(self._store, ref)
+        if found is None:
+            self._on_actions_refused(
+                "Can't show the changes: no such change in this conversation"
+            )
+            return
+        try:
+            workspace = self._store.conversation(ref.conversation_id).workspace
+        except KeyError:
+            workspace = ""
+        policy = self._policy_for(workspace)
+        mode = self._mode
+        store = self._store
+        dark = ColorScheme.of(self.palette()) is ColorScheme.DARK
+        dialog = DiffDialog(found.path, dark=dark, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.view.load(lambda: change_diff(store, ref, policy, mode=mode))
+        dialog.show()
+        self.diff_dialog = dialog
+
+    # -- importing past sessions ----------------------------------------------
+
+    def open_import_dialog(
+        self, *, home: Path | None = None, env: dict[str, str] | None = None
+    ) -> ImportDialog:
+        """File → Import session…; ``home`` and ``env`` say where to look."""
+        dialog = ImportDialog(self._store, home=home, env=env, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.imported.connect(self._on_import_dialog_imported)
+        dialog.show()
+        self.import_dialog = dialog
+        return dialog
+
+    def _on_import_dialog_imported(self, summaries: list[ImportSummary]) -> None:
+        if summaries:
+            self.show_conversation(summaries[0].conversation_id)
+        self.refresh_conversations()
 
     def _policy_for(self, workspace: str | None) -> Policy:
         policy = current_policy(workspace)

@@ -20,6 +20,7 @@ class WindowCommands:
     """What the menus call; the window supplies each."""
 
     new_conversation: Callable[[], object]
+    import_session: Callable[[], object]
     rename_conversation: Callable[[], object]
     delete_conversation: Callable[[], object]
     filter_conversations: Callable[[], object]
@@ -77,6 +78,7 @@ def build_menus(window: QMainWindow, commands: WindowCommands) -> WindowActions:
             NEW_CONVERSATION_KEYS,
         )
     )
+    file_menu.addAction(_action(window, "&Import session…", commands.import_session))
     file_menu.addSeparator()
     file_menu.addAction(_action(window, "&Settings…", commands.settings))
     file_menu.addSeparator()

@@ -30,14 +30,17 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 from app.core.transcript import (
     AssistantTextBlock,
     Block,
+    ChangesBlock,
     DeliverableBlock,
     ImageBlock,
+    ImportedFileBlock,
     RunErrorBlock,
     ToolCallBlock,
     TurnActionsBlock,
     UserBlock,
 )
 from app.ui.chat import paint_cards as cards
+from app.ui.chat import paint_changes, paint_imported
 from app.ui.chat.markdown import DocumentCache, SafeTextDocument
 from app.ui.chat.model import (
     BlockRole,
@@ -139,8 +142,11 @@ class ChatDelegate(QStyledItemDelegate):
             return TOOL_HEADER + body + 6
         if isinstance(block, ImageBlock):
             return self._image_height(block, index.data(ImageRole), col, font)
-        if isinstance(block, DeliverableBlock):
+        if isinstance(block, DeliverableBlock | ImportedFileBlock):
             return CARD_HEIGHT + CARD_GAP
+        if isinstance(block, ChangesBlock):
+            expanded = bool(index.data(ExpandedRole))
+            return paint_changes.changes_height(block, expanded)
         if isinstance(block, TurnActionsBlock):
             return ACTIONS_HEIGHT + 6
         if isinstance(block, RunErrorBlock):
@@ -155,7 +161,7 @@ class ChatDelegate(QStyledItemDelegate):
     def estimate_height(block: Block, width: int, line_height: int, char: int) -> int:
         """A cheap guess for a row never shown: only character counts and metrics."""
         col = min(820, max(120, width - 40))
-        if isinstance(block, DeliverableBlock):
+        if isinstance(block, DeliverableBlock | ImportedFileBlock):
             return CARD_HEIGHT + CARD_GAP
         if isinstance(block, ToolCallBlock):
             if block.state == "running":
@@ -163,6 +169,8 @@ class ChatDelegate(QStyledItemDelegate):
             return TOOL_HEADER + 6 + (4 * line_height if block.state == "error" else 0)
         if isinstance(block, TurnActionsBlock):
             return ACTIONS_HEIGHT + 6
+        if isinstance(block, ChangesBlock):
+            return paint_changes.changes_height(block, False)
         if isinstance(block, ImageBlock):
             return IMAGE_PLACEHOLDER + 2 * line_height
         if isinstance(block, UserBlock):
@@ -210,7 +218,8 @@ class ChatDelegate(QStyledItemDelegate):
     def hit(self, index: _Index, rect: QRect, point: QPoint, font: QFont) -> str | None:
         """Which part of the row at ``rect`` is under ``point``.
 
-        "card", "menu", "toggle", "copy", "fork", or None for empty space.
+        "card", "menu", "toggle", "copy", "fork", "file:I", "diff:I", or None
+        for empty space.
         """
         block = index.data(BlockRole)
         if isinstance(block, DeliverableBlock):
@@ -224,6 +233,11 @@ class ChatDelegate(QStyledItemDelegate):
             if cards.tool_card_rect(rect).contains(point):
                 return "toggle"
             return None
+        if isinstance(block, ChangesBlock):
+            expanded = bool(index.data(ExpandedRole))
+            return paint_changes.hit_changes(rect, block, expanded, point)
+        if isinstance(block, ImportedFileBlock):
+            return paint_imported.hit_imported(rect, point)
         if isinstance(block, TurnActionsBlock):
             for name, button in cards.action_button_rects(rect, font):
                 if button.contains(point):
@@ -269,6 +283,22 @@ class ChatDelegate(QStyledItemDelegate):
                 hover is not None,
                 ratio,
                 index.data(ThumbnailRole),
+            )
+        elif isinstance(block, ChangesBlock):
+            expanded = bool(index.data(ExpandedRole))
+            paint_changes.paint_changes(
+                painter, rect, block, expanded, colours, font, hover
+            )
+        elif isinstance(block, ImportedFileBlock):
+            paint_imported.paint_imported(
+                painter,
+                rect,
+                block,
+                index.data(VerdictRole),
+                colours,
+                font,
+                hover,
+                painter.device().devicePixelRatioF(),
             )
         elif isinstance(block, TurnActionsBlock):
             cards.paint_actions(painter, rect, colours, font, hover)
@@ -356,9 +386,9 @@ class ChatDelegate(QStyledItemDelegate):
         self, painter: QPainter, rect: QRect, block: Block, colours: Colours
     ) -> None:
         col = column(rect)
-        if isinstance(block, DeliverableBlock):
+        if isinstance(block, DeliverableBlock | ImportedFileBlock):
             ring = cards.deliverable_card_rect(rect)
-        elif isinstance(block, ToolCallBlock):
+        elif isinstance(block, ToolCallBlock | ChangesBlock):
             ring = cards.tool_card_rect(rect)
         else:
             ring = QRect(

@@ -21,7 +21,13 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QListView, QMenu
 
 from app.core.revalidate import DeliverableRef
-from app.core.transcript import DeliverableBlock, ToolCallBlock, TurnActionsBlock
+from app.core.transcript import (
+    ChangesBlock,
+    DeliverableBlock,
+    ImportedFileBlock,
+    ToolCallBlock,
+    TurnActionsBlock,
+)
 from app.ui.chat import paint_cards as cards
 from app.ui.chat.delegate import ChatDelegate
 from app.ui.chat.model import ChatModel
@@ -39,6 +45,10 @@ class ChatInteractionView(QListView):
         deliverableMenuRequested(DeliverableRef, QPoint): "⋯", right click, Menu key.
         deliverableDragged(DeliverableRef): a card is being dragged out.
         forkRequested(str, int): conversation id and fork position.
+        changeActivated(ChangeRef): a file of "Changed files (N)" was clicked.
+        changeDiffRequested(ChangeRef): its "Diff" was clicked.
+        importedActivated(ImportedFileRef): an imported card was clicked.
+        verifyRequested(ImportedFileRef): its "Verify" was clicked.
         notice(str): a short message for the status area.
     """
 
@@ -46,6 +56,10 @@ class ChatInteractionView(QListView):
     deliverableMenuRequested = Signal(object, QPoint)
     deliverableDragged = Signal(object)
     forkRequested = Signal(str, int)
+    changeActivated = Signal(object)
+    changeDiffRequested = Signal(object)
+    importedActivated = Signal(object)
+    verifyRequested = Signal(object)
     notice = Signal(str)
 
     _chat: ChatModel
@@ -335,9 +349,9 @@ class ChatInteractionView(QListView):
             return
         if row >= 0 and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             block = self._chat.block(row)
-            if isinstance(block, DeliverableBlock):
+            if isinstance(block, DeliverableBlock | ImportedFileBlock):
                 self._act(row, "card", QPoint())
-            elif isinstance(block, ToolCallBlock):
+            elif isinstance(block, ToolCallBlock | ChangesBlock):
                 self._act(row, "toggle", QPoint())
             event.accept()
             return
@@ -359,9 +373,29 @@ class ChatInteractionView(QListView):
         elif isinstance(block, ToolCallBlock) and part == "toggle":
             if block.state == "finished" and block.result_text:
                 self._chat.toggle_expanded(row)
+        elif isinstance(block, ChangesBlock):
+            self._act_on_changes(row, block, part)
+        elif isinstance(block, ImportedFileBlock):
+            if part == "verify":
+                self.verifyRequested.emit(block.ref)
+            elif part == "card":
+                self.importedActivated.emit(block.ref)
         elif isinstance(block, TurnActionsBlock):
             if part == "copy":
                 QGuiApplication.clipboard().setText(block.answer_text)
                 self.notice.emit("Answer copied")
             elif part == "fork":
                 self.forkRequested.emit(self._chat.conversation_id, block.fork_position)
+
+    def _act_on_changes(self, row: int, block: ChangesBlock, part: str) -> None:
+        if part == "toggle":
+            self._chat.toggle_expanded(row)
+            return
+        kind, _, number = part.partition(":")
+        if not number.isdigit():
+            return
+        ref = block.changes.ref(int(number))
+        if kind == "file":
+            self.changeActivated.emit(ref)
+        elif kind == "diff":
+            self.changeDiffRequested.emit(ref)

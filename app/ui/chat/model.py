@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -24,14 +24,18 @@ from app.agent.events import (
     ToolCallStarted,
 )
 from app.agent.failures import failure_hint
+from app.core.change_rows import StoredChange
+from app.core.imported import ImportedFile, ImportedFileRef
 from app.core.names import display_name
 from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage, StoredRecord
 from app.core.transcript import (
     AssistantTextBlock,
     Block,
+    ChangesBlock,
     DeliverableBlock,
     ImageBlock,
+    ImportedFileBlock,
     RunErrorBlock,
     Splice,
     ToolCallBlock,
@@ -55,6 +59,19 @@ _PROBLEM_VERDICTS: Final = frozenset(
     {"changed", "missing", "denied", "symlink", "not_regular", "untrusted"}
 )
 _Index = QModelIndex | QPersistentModelIndex
+NOT_VERIFIED: Final = "imported \u2014 not verified"
+
+
+class ImportedState(NamedTuple):
+    """What an imported card shows: whether Verify passed, and its words."""
+
+    verified: bool
+    message: str
+    problem: bool  # modified, missing or refused: shown as a warning
+    busy: bool = False  # Verify is running
+
+
+UNVERIFIED: Final = ImportedState(False, NOT_VERIFIED, False)
 
 
 def accessible_text(block: Block) -> str:
@@ -69,6 +86,10 @@ def accessible_text(block: Block) -> str:
         return block.caption or block.alt_text
     if isinstance(block, TurnActionsBlock):
         return "Turn actions: Copy answer, Fork from here"
+    if isinstance(block, ChangesBlock):
+        return f"Changed files ({block.changes.count})"
+    if isinstance(block, ImportedFileBlock):
+        return f"{display_name(block.file.path)} — imported"
     if isinstance(block, UserBlock | AssistantTextBlock | RunErrorBlock):
         return block.text[:ACCESSIBLE_LIMIT]
     return ""
@@ -83,6 +104,15 @@ def _version(block: DeliverableBlock) -> str:
 def escaped_tooltip(text: str) -> str:
     """Rich text that shows ``text`` literally (Qt would guess at raw text)."""
     return "<qt>" + html.escape(text).replace("\n", "<br>") + "</qt>"
+
+
+def _expand_key(block: Block) -> str | None:
+    """What remembers a row as expanded: a tool call's id, a turn's changes."""
+    if isinstance(block, ToolCallBlock):
+        return block.tool_call_id
+    if isinstance(block, ChangesBlock):
+        return f"changes:{block.changes.turn_position}"
+    return None
 
 
 class ChatModel(QAbstractListModel):
@@ -109,6 +139,7 @@ class ChatModel(QAbstractListModel):
         self._verdicts: dict[DeliverableRef, str] = {}
         self._thumbnails: dict[DeliverableRef, QImage] = {}
         self._images: dict[str, QImage | str] = {}
+        self._imported: dict[ImportedFileRef, ImportedState] = {}
         self.model_spec = ""
         """The model in use, so a failure can say how to fix it."""
         self._older_timer = QTimer(self)
@@ -149,11 +180,12 @@ class ChatModel(QAbstractListModel):
         if role == VerdictRole:
             if isinstance(block, DeliverableBlock):
                 return self._verdicts.get(block.ref)
+            if isinstance(block, ImportedFileBlock):
+                return self._imported.get(block.ref, UNVERIFIED)
             return None
         if role == ExpandedRole:
-            return isinstance(block, ToolCallBlock) and (
-                block.tool_call_id in self._expanded
-            )
+            key = _expand_key(block)
+            return key is not None and key in self._expanded
         if role == ImageRole:
             if isinstance(block, ImageBlock):
                 return self._images.get(block.tool_call_id)
@@ -186,11 +218,20 @@ class ChatModel(QAbstractListModel):
         return self._builder.older_turns == 0
 
     def set_conversation(
-        self, conversation_id: str, workspace: str, messages: list[StoredMessage]
+        self,
+        conversation_id: str,
+        workspace: str,
+        messages: list[StoredMessage],
+        imported: list[ImportedFile] | None = None,
     ) -> None:
-        """Show ``messages``: the newest turns now, older ones soon after."""
+        """Show ``messages``: the newest turns now, older ones soon after.
+
+        ``imported``: an imported session's files, each shown as a card.
+        """
         self.beginResetModel()
         self._builder = TranscriptBuilder(conversation_id, workspace)
+        self._builder.set_imported(imported or ())
+        self._imported.clear()
         self._builder.load(messages, newest_turns=NEWEST_TURNS)
         self._rows = list(self._builder.blocks)
         self._live = 0
@@ -296,8 +337,14 @@ class ChatModel(QAbstractListModel):
             call_id = data.get("tool_call_id")
             # The runner in this process just wrote this record: it is trusted.
             record = StoredRecord(str(call_id), event.record, True)
+        # Its change rows too, as the runner in this process just wrote them.
+        call_id = data.get("tool_call_id")
+        changes = tuple(
+            StoredChange(event.position, seq, str(call_id), "host", raw, True, False)
+            for seq, raw in enumerate(event.changes)
+        )
         stored = StoredMessage(
-            event.position, self.conversation_id, event.message, record
+            event.position, self.conversation_id, event.message, record, changes
         )
         self._apply_splice(self._builder.add(stored))
         self._drop_stored_live_rows()
@@ -396,13 +443,13 @@ class ChatModel(QAbstractListModel):
         self.runningChanged.emit(bool(self.running_rows()))
 
     def toggle_expanded(self, row: int) -> None:
-        block = self._rows[row]
-        if not isinstance(block, ToolCallBlock):
+        key = _expand_key(self._rows[row])
+        if key is None:
             return
-        if block.tool_call_id in self._expanded:
-            self._expanded.discard(block.tool_call_id)
+        if key in self._expanded:
+            self._expanded.discard(key)
         else:
-            self._expanded.add(block.tool_call_id)
+            self._expanded.add(key)
         self.dataChanged.emit(self.index(row), self.index(row))
 
     def set_verdict(self, ref: DeliverableRef, verdict: str) -> None:
@@ -455,6 +502,16 @@ class ChatModel(QAbstractListModel):
             for block in self._rows
             if isinstance(block, DeliverableBlock) and block.entry is not None
         ]
+
+    def set_imported_state(self, ref: ImportedFileRef, state: ImportedState) -> None:
+        """Show ``state`` on the imported card for ``ref``."""
+        self._imported[ref] = state
+        for row, block in enumerate(self._rows):
+            if isinstance(block, ImportedFileBlock) and block.ref == ref:
+                self.dataChanged.emit(self.index(row), self.index(row))
+
+    def imported_state(self, ref: ImportedFileRef) -> ImportedState:
+        return self._imported.get(ref, UNVERIFIED)
 
     def set_image(self, tool_call_id: str, image: QImage | str) -> list[int]:
         """Store a decoded image (or why not); return the rows that show it."""

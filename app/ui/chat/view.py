@@ -38,6 +38,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem
 
 from app.core.filetype import SVG_MIME, is_svg
+from app.core.imported import ImportedFile
 from app.core.policy import Policy, current_policy
 from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage
@@ -126,7 +127,11 @@ class ChatView(ChatInteractionView):
         return self._delegate
 
     def set_conversation(
-        self, conversation_id: str, workspace: str, messages: list[StoredMessage]
+        self,
+        conversation_id: str,
+        workspace: str,
+        messages: list[StoredMessage],
+        imported: list[ImportedFile] | None = None,
     ) -> None:
         """Show a conversation, scrolled to its newest turn."""
         self._generation += 1
@@ -137,7 +142,7 @@ class ChatView(ChatInteractionView):
         self._delegate.documents.clear()
         self._delegate.plain_documents.clear()
         self._delegate.selection.clear()
-        self._chat.set_conversation(conversation_id, workspace, messages)
+        self._chat.set_conversation(conversation_id, workspace, messages, imported)
         self._anchor_row = self._last_turn_row()
         self._pad_row = self._anchor_row
         # Older turns are built after the first paint, whose event would
