@@ -140,6 +140,7 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
     document.set_images(images, rendered.image_alts)
     document.setDefaultStyleSheet(style_sheet(job.palette))
     document.setHtml(rendered.html)
+    document.find_images()
     positions = heading_positions(document)
     _to_gui_thread(document)
     return MarkdownLoad(rendered, document, source, positions, images, notices)

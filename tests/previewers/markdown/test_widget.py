@@ -373,3 +373,56 @@ def test_a_wide_image_is_scaled_to_the_view_and_a_small_one_kept(
 
     preview.resize(1000, 500)
     qtbot.waitUntil(lambda: _laid_out_image_widths(preview)[0] == 700)
+
+
+def test_fitting_images_visits_only_the_images_the_worker_found(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    _png(tmp_path / "small.png")
+    path = tmp_path / "notes.md"
+    path.write_text("# Title\n\n" + "Some text.\n\n" * 50 + "![small](small.png)\n")
+    preview = _open(qtbot, open_preview, path)
+    document = preview.document
+    assert len(document.image_positions) == 1
+    assert document.characterAt(document.image_positions[0]) == "\ufffc"
+
+    def no_walk() -> None:
+        raise AssertionError("the view walked the document's blocks")
+
+    # Resizing refits on the GUI thread: it must not walk 50,000 blocks.
+    document.begin = no_walk  # type: ignore[method-assign]
+    preview.resize(300, 400)
+    preview.view.fit_images()
+    assert _laid_out_image_widths_at(preview, document.image_positions) == [40.0]
+
+
+def test_a_document_without_images_is_not_walked_to_fit_them(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("# Same\n\n" * 2_000)
+    preview = _open(qtbot, open_preview, path)
+    assert preview.document.image_positions == ()
+
+    def no_walk() -> None:
+        raise AssertionError("the view walked the document's blocks")
+
+    preview.document.begin = no_walk  # type: ignore[method-assign]
+    assert preview.view.document() is preview.document  # the view sees the patch
+    preview.resize(500, 400)
+    preview.show()
+    qtbot.waitExposed(preview)
+    preview.view.fit_images()
+
+
+def _laid_out_image_widths_at(
+    preview: MarkdownPreviewWidget, positions: tuple[int, ...]
+) -> list[float]:
+    from PySide6.QtGui import QTextCursor
+
+    widths = []
+    for position in positions:
+        cursor = QTextCursor(preview.document)
+        cursor.setPosition(position + 1)
+        widths.append(cursor.charFormat().toImageFormat().width())
+    return widths
