@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtGui import QColor, QImage, QTextBlock
 from pytestqt.qtbot import QtBot
 
 from app.core.policy import Policy, Rule
@@ -386,7 +386,7 @@ def test_fitting_images_visits_only_the_images_the_worker_found(
     assert len(document.image_positions) == 1
     assert document.characterAt(document.image_positions[0]) == "\ufffc"
 
-    def no_walk() -> None:
+    def no_walk() -> QTextBlock:
         raise AssertionError("the view walked the document's blocks")
 
     # Resizing refits on the GUI thread: it must not walk 50,000 blocks.
@@ -404,7 +404,7 @@ def test_a_document_without_images_is_not_walked_to_fit_them(
     preview = _open(qtbot, open_preview, path)
     assert preview.document.image_positions == ()
 
-    def no_walk() -> None:
+    def no_walk() -> QTextBlock:
         raise AssertionError("the view walked the document's blocks")
 
     preview.document.begin = no_walk  # type: ignore[method-assign]
