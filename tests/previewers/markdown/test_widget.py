@@ -426,3 +426,51 @@ def _laid_out_image_widths_at(
         cursor.setPosition(position + 1)
         widths.append(cursor.charFormat().toImageFormat().width())
     return widths
+
+
+def test_a_document_of_too_many_blocks_is_shown_in_part_with_a_notice(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.formats import markdown_html
+    from previewers.markdown.build import SHOWN_IN_PART_NOTICE
+
+    monkeypatch.setattr(markdown_html, "MAX_BLOCKS", 3)
+    path = tmp_path / "long.md"
+    path.write_text("# One\n\nfirst\n\n# Two\n\nsecond\n\n# Three\n")
+    preview = _open(qtbot, open_preview, path)
+    assert preview.text().split() == ["One", "first", "Two"]
+    assert preview.headings() == ["One", "Two"]
+    assert SHOWN_IN_PART_NOTICE in preview.notice_text()
+    # The source has all of it.
+    assert preview.source_text.toPlainText().endswith("# Three\n")
+
+
+def test_an_overlong_paragraph_ends_the_document_with_a_notice(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    from previewers.markdown.build import BLOCK_CHAR_LIMIT, SHOWN_IN_PART_NOTICE
+
+    path = tmp_path / "wall.md"
+    path.write_text("# Start\n\n" + "word " * BLOCK_CHAR_LIMIT + "\n\n# After\n")
+    preview = _open(qtbot, open_preview, path)
+    blocks = preview.document.blockCount()
+    assert blocks == 2
+    assert preview.document.lastBlock().length() <= BLOCK_CHAR_LIMIT + 1
+    assert preview.headings() == ["Start"]
+    assert SHOWN_IN_PART_NOTICE in preview.notice_text()
+    assert "# After" in preview.source_text.toPlainText()
+
+
+def test_a_normal_document_is_shown_whole_without_the_notice(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    from previewers.markdown.build import SHOWN_IN_PART_NOTICE
+
+    path = tmp_path / "notes.md"
+    path.write_text("# A\n\n" + "text " * 1_000 + "\n\n# B\n")
+    preview = _open(qtbot, open_preview, path)
+    assert preview.headings() == ["A", "B"]
+    assert SHOWN_IN_PART_NOTICE not in preview.notice_text()
