@@ -10,6 +10,7 @@ thread and pushed to another; the views lay them out lazily).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -46,6 +47,11 @@ BLOCK_CHAR_LIMIT = 40_000
 """A paragraph (or any block) is cut after this many characters, and the
 document with it: one block is laid out in one piece on the GUI thread, and
 300,000 characters of it take a third of a second."""
+
+
+SOURCE_SLICE_CHARS = 32_000
+"""The source document is filled this many characters at a time."""
+SLICE_PAUSE_S = 0.001
 
 
 class PreviewClosedError(Exception):
@@ -100,11 +106,35 @@ def _to_gui_thread(document: QObject) -> None:
         document.moveToThread(application.thread())
 
 
+def pause() -> None:
+    """Let the GUI thread have the interpreter between two slices of work."""
+    time.sleep(SLICE_PAUSE_S)
+
+
 def source_document(text: str) -> QTextDocument:
-    """A plain-text document for a ``QPlainTextEdit``, built where it is called."""
+    """A plain-text document for a ``QPlainTextEdit``, built where it is called.
+
+    Filled with whole lines about ``SOURCE_SLICE_CHARS`` at a time, with a
+    ``pause`` between: one call holds the interpreter until it returns, and
+    50,000 lines in one call kept the GUI thread waiting a tenth of a second.
+    """
     document = QTextDocument()
+    document.setUndoRedoEnabled(False)
     document.setDocumentLayout(QPlainTextDocumentLayout(document))
-    document.setPlainText(text)
+    cursor: QTextCursor | None = None
+    start = 0
+    while start < len(text) or cursor is None:
+        newline = text.find("\n", start + SOURCE_SLICE_CHARS)
+        end = len(text) if newline < 0 else newline + 1
+        if cursor is None:
+            document.setPlainText(text[:end])
+            cursor = QTextCursor(document)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+        else:
+            pause()
+            cursor.insertText(text[start:end])
+        start = end
+    document.setModified(False)
     return document
 
 

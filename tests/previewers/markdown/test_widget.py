@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QColor, QImage, QTextBlock
+from PySide6.QtGui import QColor, QImage, QTextBlock, QTextCursor
 from pytestqt.qtbot import QtBot
 
 from app.core.policy import Policy, Rule
@@ -418,8 +418,6 @@ def test_a_document_without_images_is_not_walked_to_fit_them(
 def _laid_out_image_widths_at(
     preview: MarkdownPreviewWidget, positions: tuple[int, ...]
 ) -> list[float]:
-    from PySide6.QtGui import QTextCursor
-
     widths = []
     for position in positions:
         cursor = QTextCursor(preview.document)
@@ -474,3 +472,38 @@ def test_a_normal_document_is_shown_whole_without_the_notice(
     preview = _open(qtbot, open_preview, path)
     assert preview.headings() == ["A", "B"]
     assert SHOWN_IN_PART_NOTICE not in preview.notice_text()
+
+
+def test_the_source_document_is_filled_in_slices_with_a_pause_between(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from previewers.markdown import build
+
+    steps: list[str] = []
+    insert = QTextCursor.insertText
+
+    def recorded(cursor: Any, text: str) -> None:
+        steps.append("insert")
+        insert(cursor, text)
+
+    monkeypatch.setattr(build, "pause", lambda: steps.append("pause"))
+    monkeypatch.setattr(QTextCursor, "insertText", recorded)
+    text = "a line of the source\n" * (3 * build.SOURCE_SLICE_CHARS // 21)
+    document = build.source_document(text)
+    assert document.toPlainText() == text
+    # The interpreter is let go before each slice after the first.
+    assert len(steps) >= 4 and steps[::2] == ["pause"] * (len(steps) // 2)
+    assert steps[1::2] == ["insert"] * (len(steps) // 2)
+    assert not document.isUndoAvailable()
+
+
+def test_a_short_source_is_one_slice(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from previewers.markdown import build
+
+    paused: list[bool] = []
+    monkeypatch.setattr(build, "pause", lambda: paused.append(True))
+    for text in ("", "# A\n", "# A\n\ntext"):
+        assert build.source_document(text).toPlainText() == text
+    assert paused == []
