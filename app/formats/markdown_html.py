@@ -30,6 +30,11 @@ A rich-text view's HTML import is quadratic in inline nesting: 20,000 nested
 ``<em>`` took it 30 s."""
 MAX_HIGHLIGHT_CODE = 200_000
 """Fenced code longer than this (in characters) is not coloured."""
+MAX_BLOCKS = 5_000
+"""A document renders its first this many top-level blocks (headings,
+paragraphs, lists, ...); the rest is left to its source. Importing 20,000
+headings into a rich-text document holds the interpreter for a quarter second
+in one call, so the window would wait for it however the work is threaded."""
 RENDER_BUDGET_S = 10.0
 """A render that takes longer stops; the caller shows the text instead."""
 
@@ -100,6 +105,8 @@ class RenderedMarkdown:
     image_alts: tuple[str, ...] = ()
     images_left_out: int = 0
     """Images past ``MAX_IMAGES``, written as text."""
+    blocks_left_out: int = 0
+    """Top-level blocks past ``MAX_BLOCKS``, not rendered."""
 
 
 def slugify(
@@ -343,8 +350,12 @@ def render_markdown(
     dark: bool = False,
     budget: float | None = RENDER_BUDGET_S,
     cancelled: Callable[[], bool] = lambda: False,
+    max_blocks: int | None = MAX_BLOCKS,
 ) -> RenderedMarkdown:
     """Render ``text``; ``dark`` picks code colours for a dark background.
+
+    Only the first ``max_blocks`` top-level blocks are rendered (``None``: all);
+    ``blocks_left_out`` counts the others.
 
     Raises ``RenderStoppedError`` past ``budget`` seconds (``None``: no limit)
     or once ``cancelled()`` says so.
@@ -354,9 +365,17 @@ def render_markdown(
     guard = _Guard(deadline, cancelled)
     env: dict[str, Any] = {"guard": guard}
     tokens = parser.parse(text, env)
-    collector = _Collector(_outline(tokens), dark, guard)
+    ends = [
+        position + 1
+        for position, token in enumerate(tokens)
+        if token.level == 0 and token.nesting <= 0
+    ]
+    shown, left_out = tokens, 0
+    if max_blocks is not None and len(ends) > max_blocks > 0:
+        shown, left_out = tokens[: ends[max_blocks - 1]], len(ends) - max_blocks
+    collector = _Collector(_outline(shown), dark, guard)
     env["collector"] = collector
-    body = parser.renderer.render(tokens, parser.options, env)
+    body = parser.renderer.render(shown, parser.options, env)
     return RenderedMarkdown(
         str(body),
         tuple(collector.headings),
@@ -364,6 +383,7 @@ def render_markdown(
         tuple(collector.images),
         tuple(collector.alts),
         collector.images_left_out,
+        left_out,
     )
 
 

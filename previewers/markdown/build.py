@@ -10,11 +10,12 @@ thread and pushed to another; the views lay them out lazily).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QCoreApplication, QObject
-from PySide6.QtGui import QPalette, QTextDocument
+from PySide6.QtGui import QPalette, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
 from app.core.policy import Policy
@@ -36,6 +37,21 @@ from previewers.markdown.document import (
 TOO_COMPLEX_NOTICE = (
     "This Markdown is too complex to render in time, so its text is shown instead."
 )
+
+
+SHOWN_IN_PART_NOTICE = (
+    "This document is too long to show in full, so only its first part is "
+    "shown; Show source has all of it."
+)
+BLOCK_CHAR_LIMIT = 40_000
+"""A paragraph (or any block) is cut after this many characters, and the
+document with it: one block is laid out in one piece on the GUI thread, and
+300,000 characters of it take a third of a second."""
+
+
+SOURCE_SLICE_CHARS = 32_000
+"""The source document is filled this many characters at a time."""
+SLICE_PAUSE_S = 0.001
 
 
 class PreviewClosedError(Exception):
@@ -96,11 +112,35 @@ def _to_gui_thread(document: QObject) -> None:
         document.moveToThread(application.thread())
 
 
+def pause() -> None:
+    """Let the GUI thread have the interpreter between two slices of work."""
+    time.sleep(SLICE_PAUSE_S)
+
+
 def source_document(text: str) -> QTextDocument:
-    """A plain-text document for a ``QPlainTextEdit``, built where it is called."""
+    """A plain-text document for a ``QPlainTextEdit``, built where it is called.
+
+    Filled with whole lines about ``SOURCE_SLICE_CHARS`` at a time, with a
+    ``pause`` between: one call holds the interpreter until it returns, and
+    50,000 lines in one call kept the GUI thread waiting a tenth of a second.
+    """
     document = QTextDocument()
+    document.setUndoRedoEnabled(False)
     document.setDocumentLayout(QPlainTextDocumentLayout(document))
-    document.setPlainText(text)
+    cursor: QTextCursor | None = None
+    start = 0
+    while start < len(text) or cursor is None:
+        newline = text.find("\n", start + SOURCE_SLICE_CHARS)
+        end = len(text) if newline < 0 else newline + 1
+        if cursor is None:
+            document.setPlainText(text[:end])
+            cursor = QTextCursor(document)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+        else:
+            pause()
+            cursor.insertText(text[start:end])
+        start = end
+    document.setModified(False)
     return document
 
 
@@ -115,6 +155,25 @@ def heading_positions(document: QTextDocument) -> tuple[int, ...]:
     return tuple(found)
 
 
+def cut_overlong_block(document: QTextDocument) -> bool:
+    """End the document inside its first block over ``BLOCK_CHAR_LIMIT``.
+
+    Returns whether anything was cut.
+    """
+    block = document.begin()
+    while block.isValid():
+        if block.length() > BLOCK_CHAR_LIMIT:
+            cursor = QTextCursor(document)
+            cursor.setPosition(block.position() + BLOCK_CHAR_LIMIT)
+            cursor.movePosition(
+                QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor
+            )
+            cursor.removeSelectedText()
+            return True
+        block = block.next()
+    return False
+
+
 def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> MarkdownLoad:
     """Decode, render and build the documents for ``data``; on a worker."""
     stopped: Callable[[], bool] = cancelled.is_set
@@ -126,6 +185,7 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
             text,
             dark=job.dark,
             budget=markdown_html.RENDER_BUDGET_S,
+            max_blocks=markdown_html.MAX_BLOCKS,
             cancelled=stopped,
         )
     except RenderStoppedError:
@@ -146,6 +206,12 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
     document.set_images(images, rendered.image_alts)
     document.setDefaultStyleSheet(style_sheet(job.palette))
     document.setHtml(rendered.html)
+    if cut_overlong_block(document) or rendered.blocks_left_out:
+        notices = (*notices, SHOWN_IN_PART_NOTICE)
+    document.find_images()
     positions = heading_positions(document)
+    if len(positions) < len(rendered.headings):
+        # The outline lists only the headings that are shown.
+        rendered = replace(rendered, headings=rendered.headings[: len(positions)])
     _to_gui_thread(document)
     return MarkdownLoad(rendered, document, source, positions, images, notices)

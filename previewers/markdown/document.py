@@ -179,12 +179,35 @@ class MarkdownDocument(QTextDocument):
         self._images: tuple[LoadedImage, ...] = ()
         self._alts: tuple[str, ...] = ()
         self.requested: list[str] = []
+        self.image_positions: tuple[int, ...] = ()
+        """Where each image character is, found by ``find_images`` (on a worker)."""
 
     def set_images(
         self, images: tuple[LoadedImage, ...], alts: tuple[str, ...]
     ) -> None:
         self._images = images
         self._alts = alts
+
+    def find_images(self) -> None:
+        """Record where the images are, once the document is built.
+
+        Walks every block: done where the document is built, so the view
+        never walks a document of 50,000 blocks on the GUI thread.
+        """
+        found: list[int] = []
+        block = self.begin()
+        while block.isValid():
+            fragments = block.begin()
+            while not fragments.atEnd():
+                fragment = fragments.fragment()
+                if fragment.charFormat().isImageFormat():
+                    # Each image is one character of its own fragment or of a
+                    # run of images with the same format.
+                    start = fragment.position()
+                    found.extend(range(start, start + fragment.length()))
+                fragments += 1
+            block = block.next()
+        self.image_positions = tuple(found)
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
         url = name.toString() if isinstance(name, QUrl) else str(name)
@@ -232,38 +255,36 @@ class MarkdownTextView(QTextBrowser):
         ``MAX_IMAGE_WIDTH`` wide).
         """
         document = self.document()
+        positions = (
+            document.image_positions if isinstance(document, MarkdownDocument) else ()
+        )
+        if not positions:
+            return
         room = self.viewport().width() - 2 * document.documentMargin() - 8
         if room <= 0:
             return
         image_kind = int(QTextDocument.ResourceType.ImageResource)
-        changes: list[tuple[int, int, float, float]] = []
-        block = document.begin()
-        while block.isValid():
-            fragments = block.begin()
-            while not fragments.atEnd():
-                fragment = fragments.fragment()
-                look = fragment.charFormat()
-                if look.isImageFormat():
-                    name = look.toImageFormat().name()
-                    image = document.resource(image_kind, QUrl(name))
-                    if isinstance(image, QImage) and not image.isNull():
-                        width = min(float(image.width()), room)
-                        height = image.height() * width / image.width()
-                        changes.append(
-                            (fragment.position(), fragment.length(), width, height)
-                        )
-                fragments += 1
-            block = block.next()
-        for position, length, width, height in changes:
+        for position in positions:
             cursor = QTextCursor(document)
             cursor.setPosition(position)
-            cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
-            look = cursor.charFormat().toImageFormat()
-            if abs(look.width() - width) < 0.5 and abs(look.height() - height) < 0.5:
+            cursor.setPosition(position + 1, QTextCursor.MoveMode.KeepAnchor)
+            look = cursor.charFormat()
+            if not look.isImageFormat():
                 continue
-            look.setWidth(width)
-            look.setHeight(height)
-            cursor.setCharFormat(look)
+            image_look = look.toImageFormat()
+            image = document.resource(image_kind, QUrl(image_look.name()))
+            if not isinstance(image, QImage) or image.isNull():
+                continue
+            width = min(float(image.width()), room)
+            height = image.height() * width / image.width()
+            if (
+                abs(image_look.width() - width) < 0.5
+                and abs(image_look.height() - height) < 0.5
+            ):
+                continue
+            image_look.setWidth(width)
+            image_look.setHeight(height)
+            cursor.setCharFormat(image_look)
 
 
 def style_sheet(palette: QPalette) -> str:

@@ -161,8 +161,7 @@ class MarkdownPreviewWidget(PreviewWidget):
         self._heading_positions = result.heading_positions
         result.document.setParent(self.view)
         self.view.setDocument(result.document)
-        if any(image.image is not None for image in result.images):
-            self.view.fit_images()
+        self.view.fit_images()
         old.deleteLater()
         self.outline_model.setStringList(
             [

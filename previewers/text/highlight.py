@@ -21,6 +21,7 @@ Nothing here imports Qt; the view turns ``Span`` token types into formats.
 from __future__ import annotations
 
 import bisect
+import functools
 import importlib
 import time
 from collections.abc import Callable, Sequence
@@ -34,9 +35,12 @@ from pygments.token import Token, _TokenType  # type: ignore[import-untyped]
 
 MAX_HIGHLIGHT_CHARS = 20_000
 """Lines longer than this stay plain (lexing them would stall the view)."""
-WINDOW_BUDGET_S = 0.1
+WINDOW_BUDGET_S = 0.05
 """A window that takes longer to lex turns highlighting off for the file: the
 window is lexed on the GUI thread, where a slow lexer would freeze the view."""
+BUDGET_CHECK_TOKENS = 64
+"""Within a line, the budget is asked again after this many tokens: one line
+of 20,000 characters can hold thousands of tokens."""
 SCAN_BUDGET_S = 10.0
 """The whole-text checkpoint scan (on a worker) gives up after this long."""
 CHECKPOINT_LINES = 32
@@ -147,12 +151,29 @@ class TokenLook:
     underline: bool
 
 
+@functools.cache
+def style_by_name(style_name: str) -> StyleMeta:
+    """A pygments style, imported once (tens of milliseconds the first time).
+
+    The text previewer's first-page job asks for both styles on its worker
+    (``load_styles``), so the GUI thread finds them ready.
+    """
+    module = importlib.import_module("pygments.styles")
+    found: StyleMeta = module.get_style_by_name(style_name)
+    return found
+
+
+def load_styles() -> None:
+    """Import the light and the dark style now, where this is called."""
+    style_by_name(LIGHT_STYLE)
+    style_by_name(DARK_STYLE)
+
+
 class StylePalette:
     """Token looks from one pygments style, cached per token type."""
 
     def __init__(self, style_name: str) -> None:
-        module = importlib.import_module("pygments.styles")
-        self.style: StyleMeta = module.get_style_by_name(style_name)
+        self.style: StyleMeta = style_by_name(style_name)
         self._looks: dict[_TokenType, TokenLook] = {}
 
     def look(self, token: _TokenType) -> TokenLook:
@@ -353,7 +374,8 @@ def _lex(
     """Lex ``lines`` from ``state``; spans of all but the first ``skip`` lines.
 
     Checkpoints are taken every ``every`` lines at lines where a token begins
-    exactly, and at the line where a long token begins.
+    exactly, and at the line where a long token begins. ``cancelled`` is asked
+    at each line start and every ``BUDGET_CHECK_TOKENS`` tokens within a line.
     """
     plain = [line if len(line) <= MAX_HIGHLIGHT_CHARS else "" for line in lines]
     starts: list[int] = []
@@ -375,7 +397,13 @@ def _lex(
     want = 1  # the next line whose first token has not been seen
     index = 0
     line_state: State | None = state
+    since_check = 0
     for offset, token, value in tokens:
+        since_check += 1
+        if since_check >= BUDGET_CHECK_TOKENS:
+            since_check = 0
+            if cancelled is not None and cancelled():
+                break
         while index + 1 < len(starts) and starts[index + 1] <= offset:
             index += 1
         if index >= want:

@@ -62,9 +62,11 @@ def read_first_page(
     file: VerifiedFile, path: str, name: str = "", codec: str | None = None
 ) -> FirstPage:
     """The first page, in the guessed encoding or in ``codec`` if one is chosen."""
-    from previewers.text.highlight import lexer_for_name
+    from previewers.text.highlight import lexer_for_name, load_styles
 
     paged = PagedText(file, path=path, codec=codec)
     page = paged.first_page()
     lexer = lexer_for_name(name) if name else None
+    if lexer is not None:
+        load_styles()  # its colours are asked for on the GUI thread next
     return FirstPage(page, paged.encoding, paged.size, lexer)

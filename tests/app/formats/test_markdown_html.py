@@ -119,3 +119,22 @@ def test_images_past_the_limit_are_written_as_their_alt_text() -> None:
 def test_very_long_fenced_code_is_left_plain() -> None:
     code = "x = 1\n" * (MAX_HIGHLIGHT_CODE // 6 + 1)
     assert "<span" not in highlight_code(code, "python")
+
+
+def test_only_the_first_blocks_are_rendered_and_the_rest_is_counted() -> None:
+    text = "# Title\n\n" + "".join(f"para {n}\n\n- item {n}\n\n" for n in range(10))
+    whole = render_markdown(text, max_blocks=None)
+    assert whole.blocks_left_out == 0 and "para 9" in whole.html
+    part = render_markdown(text, max_blocks=5)
+    # Title, para 0, the list of item 0, para 1, the list of item 1.
+    assert part.blocks_left_out == 16
+    assert "item 1</li>" in part.html and "para 2" not in part.html
+    assert whole.html.startswith(part.html)
+    assert [heading.text for heading in part.headings] == ["Title"]
+
+
+def test_a_normal_document_is_rendered_whole() -> None:
+    text = "# A\n\ntext\n\n## B\n"
+    rendered = render_markdown(text)
+    assert rendered.blocks_left_out == 0
+    assert rendered.html == render_markdown(text, max_blocks=None).html

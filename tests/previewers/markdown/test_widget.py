@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtGui import QColor, QImage, QTextBlock, QTextCursor
 from pytestqt.qtbot import QtBot
 
 from app.core.policy import Policy, Rule
@@ -386,3 +386,137 @@ def test_a_legacy_encoded_document_is_decoded_and_its_encoding_named(
     assert "Déjà vu à Noël" in preview.view.toPlainText()
     assert "\ufffd" not in preview.view.toPlainText()
     assert "not UTF-8; it is shown as" in preview.notice_text()
+
+
+def test_fitting_images_visits_only_the_images_the_worker_found(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    _png(tmp_path / "small.png")
+    path = tmp_path / "notes.md"
+    path.write_text("# Title\n\n" + "Some text.\n\n" * 50 + "![small](small.png)\n")
+    preview = _open(qtbot, open_preview, path)
+    document = preview.document
+    assert len(document.image_positions) == 1
+    assert document.characterAt(document.image_positions[0]) == "\ufffc"
+
+    def no_walk() -> QTextBlock:
+        raise AssertionError("the view walked the document's blocks")
+
+    # Resizing refits on the GUI thread: it must not walk 50,000 blocks.
+    document.begin = no_walk  # type: ignore[method-assign]
+    preview.resize(300, 400)
+    preview.view.fit_images()
+    assert _laid_out_image_widths_at(preview, document.image_positions) == [40.0]
+
+
+def test_a_document_without_images_is_not_walked_to_fit_them(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("# Same\n\n" * 2_000)
+    preview = _open(qtbot, open_preview, path)
+    assert preview.document.image_positions == ()
+
+    def no_walk() -> QTextBlock:
+        raise AssertionError("the view walked the document's blocks")
+
+    preview.document.begin = no_walk  # type: ignore[method-assign]
+    assert preview.view.document() is preview.document  # the view sees the patch
+    preview.resize(500, 400)
+    preview.show()
+    qtbot.waitExposed(preview)
+    preview.view.fit_images()
+
+
+def _laid_out_image_widths_at(
+    preview: MarkdownPreviewWidget, positions: tuple[int, ...]
+) -> list[float]:
+    widths = []
+    for position in positions:
+        cursor = QTextCursor(preview.document)
+        cursor.setPosition(position + 1)
+        widths.append(cursor.charFormat().toImageFormat().width())
+    return widths
+
+
+def test_a_document_of_too_many_blocks_is_shown_in_part_with_a_notice(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.formats import markdown_html
+    from previewers.markdown.build import SHOWN_IN_PART_NOTICE
+
+    monkeypatch.setattr(markdown_html, "MAX_BLOCKS", 3)
+    path = tmp_path / "long.md"
+    path.write_text("# One\n\nfirst\n\n# Two\n\nsecond\n\n# Three\n")
+    preview = _open(qtbot, open_preview, path)
+    assert preview.text().split() == ["One", "first", "Two"]
+    assert preview.headings() == ["One", "Two"]
+    assert SHOWN_IN_PART_NOTICE in preview.notice_text()
+    # The source has all of it.
+    assert preview.source_text.toPlainText().endswith("# Three\n")
+
+
+def test_an_overlong_paragraph_ends_the_document_with_a_notice(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    from previewers.markdown.build import BLOCK_CHAR_LIMIT, SHOWN_IN_PART_NOTICE
+
+    path = tmp_path / "wall.md"
+    path.write_text("# Start\n\n" + "word " * BLOCK_CHAR_LIMIT + "\n\n# After\n")
+    preview = _open(qtbot, open_preview, path)
+    blocks = preview.document.blockCount()
+    assert blocks == 2
+    assert preview.document.lastBlock().length() <= BLOCK_CHAR_LIMIT + 1
+    assert preview.headings() == ["Start"]
+    assert SHOWN_IN_PART_NOTICE in preview.notice_text()
+    assert "# After" in preview.source_text.toPlainText()
+
+
+def test_a_normal_document_is_shown_whole_without_the_notice(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    from previewers.markdown.build import SHOWN_IN_PART_NOTICE
+
+    path = tmp_path / "notes.md"
+    path.write_text("# A\n\n" + "text " * 1_000 + "\n\n# B\n")
+    preview = _open(qtbot, open_preview, path)
+    assert preview.headings() == ["A", "B"]
+    assert SHOWN_IN_PART_NOTICE not in preview.notice_text()
+
+
+def test_the_source_document_is_filled_in_slices_with_a_pause_between(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from previewers.markdown import build
+
+    steps: list[str] = []
+    insert = QTextCursor.insertText
+
+    def recorded(cursor: Any, text: str) -> None:
+        steps.append("insert")
+        insert(cursor, text)
+
+    monkeypatch.setattr(build, "pause", lambda: steps.append("pause"))
+    monkeypatch.setattr(QTextCursor, "insertText", recorded)
+    text = "a line of the source\n" * (3 * build.SOURCE_SLICE_CHARS // 21)
+    document = build.source_document(text)
+    assert document.toPlainText() == text
+    # The interpreter is let go before each slice after the first.
+    assert len(steps) >= 4 and steps[::2] == ["pause"] * (len(steps) // 2)
+    assert steps[1::2] == ["insert"] * (len(steps) // 2)
+    assert not document.isUndoAvailable()
+
+
+def test_a_short_source_is_one_slice(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from previewers.markdown import build
+
+    paused: list[bool] = []
+    monkeypatch.setattr(build, "pause", lambda: paused.append(True))
+    for text in ("", "# A\n", "# A\n\ntext"):
+        assert build.source_document(text).toPlainText() == text
+    assert paused == []

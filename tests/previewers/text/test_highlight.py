@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from pygments.token import Token
 
@@ -95,3 +97,33 @@ def test_a_scan_past_its_budget_says_the_lexer_is_too_slow(
     monkeypatch.setattr(highlight, "SCAN_BUDGET_S", 0.0)
     found = scan_checkpoints("a.py", ["x = 1"] * 100, lambda: False)
     assert found.too_slow and found.checkpoints == []
+
+
+def test_a_window_stops_lexing_inside_one_line_at_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from previewers.text import highlight
+
+    lexer = lexer_for_name("a.yaml")
+    assert lexer is not None
+    pulled: list[object] = []
+    unprocessed = lexer.get_tokens_unprocessed
+
+    def counting(*args: object, **kwargs: object) -> object:
+        for found in unprocessed(*args, **kwargs):
+            pulled.append(found)
+            yield found
+
+    monkeypatch.setattr(lexer, "get_tokens_unprocessed", counting)
+    # A clock past the deadline as soon as the window has started.
+    times = iter([0.0])
+    clock = SimpleNamespace(perf_counter=lambda: next(times, 10.0))
+    monkeypatch.setattr("previewers.text.highlight.time", clock)
+    line = "key: " + "&a [" * 2_000 + "]" * 2_000
+    told: list[bool] = []
+    highlighter = WindowHighlighter(lexer)
+    highlighter.on_too_slow = lambda: told.append(True)
+    spans, _ = highlighter.highlight([line], 0)
+    assert spans == [[]] and highlighter.too_slow and told == [True]
+    # The one line holds thousands of tokens; the budget was asked within it.
+    assert len(pulled) <= highlight.BUDGET_CHECK_TOKENS
