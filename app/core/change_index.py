@@ -110,8 +110,9 @@ def _net(first: FileChange, last: FileChange) -> Operation:
 
 
 def _sum(values: list[int | None]) -> int | None:
-    known = [value for value in values if value is not None]
-    return sum(known) if len(known) == len(values) else None
+    """One edit's count; several edits' counts do not add up to the turn's net
+    change (a line rewritten twice is one line changed), so then none."""
+    return values[0] if len(values) == 1 else None
 
 
 def turn_changes(

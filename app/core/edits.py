@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Final
 
 from app.core.changes import (
     MAX_TEXT_BEFORE,
@@ -13,8 +14,15 @@ from app.core.changes import (
     Operation,
     count_lines,
     sha256_hex,
+    text_of,
 )
+from app.core.diffs import diff_texts
 from app.core.safeio import Identity, SafeOpenError, open_verified_at
+
+# Texts up to this size get their lines added and removed counted as the write
+# is recorded, the way the diff view will show them; past it the count would
+# cost more than the write, and the row says "before → after lines" instead.
+COUNT_LIMIT: Final = 16 << 10
 
 
 def _utc_now() -> str:
@@ -60,6 +68,16 @@ def describe_write(
     Hashes the bytes the caller already holds; nothing is read back.
     """
     created = before.before is Before.ABSENT
+    added = removed = None
+    if (
+        not created
+        and before.text is not None
+        and len(before.text) <= COUNT_LIMIT
+        and len(data) <= COUNT_LIMIT
+        and (after := text_of(data)) is not None
+    ):
+        counted = diff_texts(given, before.text, after, context=0)
+        added, removed = counted.added, counted.removed
     return FileChange(
         path=given,
         resolved=resolved,
@@ -71,6 +89,8 @@ def describe_write(
         size_after=len(data),
         lines_before=0 if created else before.lines,
         lines_after=count_lines(data),
+        lines_added=added,
+        lines_removed=removed,
         sha256_after=sha256_hex(data),
         device=identity.device,
         inode=identity.inode,

@@ -245,3 +245,34 @@ def test_a_change_of_an_unknown_version_is_kept_byte_for_byte_and_untrusted(
     assert index.count == 0
     [unsupported] = index.unsupported
     assert unsupported.raw == raw and unsupported.version == 2
+
+
+def test_a_single_rewrite_counts_its_lines_and_several_say_before_and_after(
+    store: Store, session: AgentSession, workspace: Path
+) -> None:
+    from app.ui.chat.paint_changes import change_summary
+
+    (workspace / "plan.txt").write_text("one\ntwo\nthree\n")
+    (workspace / "notes.md").write_text(ORIGINAL_NOTES)
+    model = RecordingChatModel(
+        replies=[
+            write("w1", "plan.txt", "one\n2\nthree\nfour\n"),
+            write("w2", "notes.md", NOTES_V1),
+            write("w3", "notes.md", NOTES_V2),
+            answer("Done."),
+        ]
+    )
+    conversation = store.create_conversation("t", str(workspace))
+    AgentRunner(store, conversation.id, model, session).run("Edit")
+    index = first_turn(store, conversation.id)
+    files = {os.path.basename(f.path): f for f in index.files}
+
+    plan = files["plan.txt"]
+    assert (plan.lines_added, plan.lines_removed) == (2, 1)
+    assert change_summary(plan) == "modified, +2 \u22121"
+    diff = change_diff(store, index.ref(plan.index), session.policy())
+    assert isinstance(diff, Diff) and (diff.added, diff.removed) == (2, 1)
+    # Two rewrites in one turn: their counts would not add up to the net change.
+    notes = files["notes.md"]
+    assert notes.lines_added is None
+    assert change_summary(notes) == "modified, 2 \u2192 2 lines"
