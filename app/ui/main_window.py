@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from concurrent.futures import CancelledError, Future
+from pathlib import Path, PurePosixPath
 
-from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
@@ -17,6 +18,10 @@ from app.core.records import FileEntry, Record, parse_record
 from app.core.revalidate import DeliverableRef
 from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
+from app.remote.address import is_remote_address
+from app.remote.errors import RemoteError
+from app.remote.manager import RemoteManager
+from app.remote.workspace import RemoteWorkspace
 from app.ui.actions import FileActions
 from app.ui.application import app_icon, settings_for
 from app.ui.card_checks import CardChecker
@@ -65,6 +70,7 @@ class MainWindow(QMainWindow):
         self._workspace_root: Path | None = None
         self._bridge: object | None = None
         self._browsers: list[QWidget] = []
+        self._init_remote()
 
         self.conversations_panel = ConversationsPanelWidget(self)
         self.conversations = self.conversations_panel.list
@@ -118,7 +124,7 @@ class MainWindow(QMainWindow):
             self.conversations_panel,
             self.chat_column,
             self.workspace,
-            self.workspace.tree,
+            self.workspace.tree_pane,
             self._settings,
             self,
         )
@@ -158,6 +164,8 @@ class MainWindow(QMainWindow):
         messages = self._store.messages(conversation_id)
         self.chat.set_conversation(conversation_id, conversation.workspace, messages)
         self.workspace.set_root(self._workspace_root)
+        if is_remote_address(conversation.workspace):
+            self._show_remote_conversation(conversation.workspace)
         self.workspace.set_external_entries(_external_entries(messages))
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
         self._bridge = None
@@ -257,6 +265,7 @@ class MainWindow(QMainWindow):
     def _window_commands(self) -> WindowCommands:
         return WindowCommands(
             new_conversation=self.commands.new_conversation,
+            open_remote_workspace=self.open_remote_workspace,
             rename_conversation=self.commands.rename_current,
             delete_conversation=self.commands.delete_current,
             filter_conversations=self._on_filter_requested,
@@ -418,11 +427,19 @@ class MainWindow(QMainWindow):
 
         bridge = self._bridge
         if not isinstance(bridge, AgentBridge):
-            assert self._workspace_root is not None
+            where = self._agent_workspace()
+            if where is None:
+                self.chat_input.restore_unsent()
+                self.notice_bar.show_message(
+                    "The remote workspace is not connected yet; wait for it or "
+                    "open it again with File → Open remote workspace….",
+                    "warning",
+                )
+                return
             bridge = AgentBridge(
                 self._store,
                 self._conversation_id,
-                self._workspace_root,
+                where,
                 self._model_spec,
                 lambda: self._mode,
                 self,
@@ -519,7 +536,121 @@ class MainWindow(QMainWindow):
             self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
             self._settings.sync()
         self.workspace.close()
+        self._close_remote()
         super().closeEvent(event)
+
+    # Remote workspaces ----------------------------------------------------------
+
+    def _init_remote(self) -> None:
+        self._remote_manager: RemoteManager | None = None
+        self._remote_workspaces: dict[str, RemoteWorkspace] = {}
+        self._remote_connecting: dict[str, Future[RemoteWorkspace]] = {}
+        self._remote_relay = _RemoteRelay(self)
+        self._remote_relay.connected.connect(
+            self._on_remote_connected, Qt.ConnectionType.QueuedConnection
+        )
+
+    def remote_manager(self) -> RemoteManager:
+        """This window's connections (one SSH loop), asking with dialogs; made once."""
+        if self._remote_manager is None:
+            from app.ui.remote_prompts import WindowPrompter
+
+            self._remote_manager = RemoteManager(prompter=WindowPrompter(self))
+        return self._remote_manager
+
+    def open_remote_workspace(self, address: str | None = None) -> QWidget:
+        """File → Open remote workspace…: the dialog, started at once with ``address``.
+
+        Once connected, a new conversation starts on the ``ssh://`` workspace.
+        The dialog is not modal to the event loop: the window keeps running.
+        """
+        from app.ui.open_remote import OpenRemoteDialog
+
+        recent = [address] if address else []
+        dialog = OpenRemoteDialog(self.remote_manager(), recent=recent, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.opened.connect(self._on_remote_opened)
+        dialog.open()
+        if address:
+            dialog.start()
+        return dialog
+
+    def remote_workspace_for(self, address: str) -> RemoteWorkspace | None:
+        return self._remote_workspaces.get(address)
+
+    def _on_remote_opened(self, workspace: object) -> None:
+        if not isinstance(workspace, RemoteWorkspace):
+            return
+        self._remote_workspaces[workspace.address] = workspace
+        host = workspace.place.host
+        name = PurePosixPath(workspace.root).name or workspace.root
+        conversation = self._store.create_conversation(
+            f"{name} on {host}", workspace.address
+        )
+        self.show_conversation(conversation.id)
+        self.refresh_conversations()
+        self.chat_input.focus_editor()
+
+    def _show_remote_conversation(self, address: str) -> None:
+        self._workspace_root = None
+        workspace = self._remote_workspaces.get(address)
+        if workspace is not None:
+            self.workspace.set_remote(workspace)
+            return
+        if address in self._remote_connecting:
+            return
+        # Connect in the background; the tree appears when the host answers.
+        future = self.remote_manager().open_workspace(address)
+        self._remote_connecting[address] = future
+        future.add_done_callback(
+            lambda done: self._remote_relay.connected.emit(address, done)
+        )
+
+    def _on_remote_connected(self, address: str, future: object) -> None:
+        self._remote_connecting.pop(address, None)
+        if not isinstance(future, Future):
+            return
+        try:
+            workspace = future.result()
+        except CancelledError:
+            return
+        except RemoteError as error:
+            self.notice_bar.show_message(error.message, "warning")
+            return
+        except Exception as error:  # a sentence, never a crash
+            self.notice_bar.show_message(f"The connection failed: {error}.", "warning")
+            return
+        self._remote_workspaces[address] = workspace
+        if self._current_workspace_text() == address:
+            self.workspace.set_remote(workspace)
+
+    def _current_workspace_text(self) -> str | None:
+        if self._conversation_id is None:
+            return None
+        try:
+            return self._store.conversation(self._conversation_id).workspace
+        except KeyError:
+            return None
+
+    def _agent_workspace(self) -> Path | RemoteWorkspace | None:
+        """Where the agent of the conversation shown works (None: not connected)."""
+        address = self._current_workspace_text()
+        if address is not None and is_remote_address(address):
+            return self._remote_workspaces.get(address)
+        return self._workspace_root
+
+    def _close_remote(self) -> None:
+        for future in self._remote_connecting.values():
+            future.cancel()
+        self._remote_connecting.clear()
+        if self._remote_manager is not None:
+            self._remote_manager.close()
+            self._remote_manager = None
+        self._remote_workspaces.clear()
+
+
+class _RemoteRelay(QObject):
+    connected = Signal(str, object)  # address, Future[RemoteWorkspace]
 
 
 def _external_entries(messages: list[StoredMessage]) -> list[FileEntry]:

@@ -20,6 +20,7 @@ class WindowCommands:
     """What the menus call; the window supplies each."""
 
     new_conversation: Callable[[], object]
+    open_remote_workspace: Callable[[], object]
     rename_conversation: Callable[[], object]
     delete_conversation: Callable[[], object]
     filter_conversations: Callable[[], object]
@@ -76,6 +77,9 @@ def build_menus(window: QMainWindow, commands: WindowCommands) -> WindowActions:
             commands.new_conversation,
             NEW_CONVERSATION_KEYS,
         )
+    )
+    file_menu.addAction(
+        _action(window, "Open &remote workspace…", commands.open_remote_workspace)
     )
     file_menu.addSeparator()
     file_menu.addAction(_action(window, "&Settings…", commands.settings))

@@ -127,7 +127,7 @@ class RemoteTreeModel(FileTreeModel):
             )
         self.folderListed.emit(path)
 
-    def _entry_item(self, entry: Any, policy: Policy) -> QStandardItem:
+    def _entry_row(self, entry: Any, policy: Policy) -> list[QStandardItem]:
         assert isinstance(entry, RemoteEntry)
         identity = entry.identity
         if identity.is_symlink:
@@ -155,7 +155,8 @@ class RemoteTreeModel(FileTreeModel):
         item.setToolTip(plain_tooltip(tip))
         if node is Node.FOLDER and entry.denied_by is None:
             item.appendRow(self._placeholder(LOADING))
-        return item
+        size = identity.size if node is Node.FILE else None
+        return [item, self._size_item(size)]
 
     def has_more(self, path: str) -> bool:
         """Whether the listed folder ``path`` has rows behind "Show more"."""
