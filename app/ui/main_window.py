@@ -20,6 +20,7 @@ from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
 from app.remote.address import is_remote_address
 from app.remote.errors import RemoteError
+from app.remote.files import RemoteIdentity
 from app.remote.manager import RemoteManager
 from app.remote.workspace import RemoteWorkspace
 from app.ui.actions import FileActions
@@ -70,7 +71,6 @@ class MainWindow(QMainWindow):
         self._workspace_root: Path | None = None
         self._bridge: object | None = None
         self._browsers: list[QWidget] = []
-        self._init_remote()
 
         self.conversations_panel = ConversationsPanelWidget(self)
         self.conversations = self.conversations_panel.list
@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
             self._settings,
             self,
         )
+        self._init_remote()
         self.commands = ConversationCommands(self, store)
         self.commands.setParent(self)
         self.menu_actions: WindowActions = build_menus(self, self._window_commands())
@@ -549,6 +550,19 @@ class MainWindow(QMainWindow):
         self._remote_relay.connected.connect(
             self._on_remote_connected, Qt.ConnectionType.QueuedConnection
         )
+        from app.ui.remote_actions import RemoteCardActions
+
+        self.remote_actions = RemoteCardActions(
+            self._store, self.remote_manager, lambda: self._mode, self
+        )
+        self.remote_actions.set_dialog_parent(self)
+        self.file_actions.set_remote(self.remote_actions)
+        self.remote_actions.refused.connect(self._on_actions_refused)
+        self.remote_actions.notice.connect(self.notice_bar.show_message)
+        self.remote_actions.acted.connect(self.notice_bar.clear_problem)
+        self.remote_actions.verdictChanged.connect(self.chat.set_verdict)
+        self.remote_actions.openRequested.connect(self._on_remote_open_requested)
+        self.remote_actions.locateRequested.connect(self._on_remote_locate_requested)
 
     def remote_manager(self) -> RemoteManager:
         """This window's connections (one SSH loop), asking with dialogs; made once."""
@@ -639,7 +653,41 @@ class MainWindow(QMainWindow):
             return self._remote_workspaces.get(address)
         return self._workspace_root
 
+    def _on_remote_open_requested(
+        self, workspace: object, path: str, identity: object, ref: object, kind: object
+    ) -> None:
+        if not isinstance(workspace, RemoteWorkspace):
+            return
+        self._remote_workspaces.setdefault(workspace.address, workspace)
+        if self.workspace.remote_workspace() is None:
+            self.workspace.set_remote(workspace)
+        self.workspace.open_remote_on(
+            workspace,
+            path,
+            expected=identity if isinstance(identity, RemoteIdentity) else None,
+            ref=ref,
+            kind=kind if isinstance(kind, Kind) else None,
+        )
+
+    def _on_remote_locate_requested(self, workspace: object, path: str) -> None:
+        tree = self.workspace.remote_tree
+        shown = self.workspace.remote_workspace()
+        if (
+            tree is None
+            or not isinstance(workspace, RemoteWorkspace)
+            or shown is None
+            or shown.address != workspace.address
+            or not tree.locate(path)
+        ):
+            self._on_actions_refused(
+                f"{display_name(PurePosixPath(path).name)} is not in the remote "
+                "tree shown."
+            )
+            return
+        self.panes.set_tree_visible(True)
+
     def _close_remote(self) -> None:
+        self.remote_actions.cancel()
         for future in self._remote_connecting.values():
             future.cancel()
         self._remote_connecting.clear()

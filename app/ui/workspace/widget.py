@@ -500,6 +500,18 @@ class WorkspaceWidget(QWidget):
             self._remote, path, expected, source_view, ref, kind
         )
 
+    def open_remote_on(
+        self,
+        workspace: RemoteWorkspace,
+        path: str,
+        *,
+        expected: RemoteIdentity | None = None,
+        ref: object | None = None,
+        kind: Kind | None = None,
+    ) -> Future[RemotePreview]:
+        """``open_remote`` on ``workspace`` (a card's), shown here or not."""
+        return self._open_remote_on(workspace, path, expected, False, ref, kind)
+
     def remote_loading(self) -> bool:
         """Whether a remote preview is still being read."""
         return bool(self._remote_pending)
@@ -556,7 +568,11 @@ class WorkspaceWidget(QWidget):
             return
         self._wire_preview(preview)
         page = self.tabs.find_page(opening.path, opening.source_view)
-        if page is not None and page.remote is opening.workspace:
+        if (
+            page is not None
+            and isinstance(page.remote, RemoteWorkspace)
+            and page.remote.address == opening.workspace.address
+        ):
             self.tabs.replace_preview(page, preview)
             self.tabs.activate(page)
         else:
