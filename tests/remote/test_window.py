@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -192,3 +193,41 @@ def test_quitting_closes_the_window_connections(
     manager = window.remote_manager()
     window.close()
     assert closed == [manager]
+
+
+def test_a_scripted_turn_on_the_remote_workspace_shows_a_remote_card(
+    qtbot: QtBot, data: Path, ssh_home: SshHome, remote_root: Path
+) -> None:
+    from app.agent.models import RecordingChatModel
+    from tests.app.agent.scripts import answer, present
+
+    model = RecordingChatModel(
+        replies=[present("c1", "notes.md"), answer("Here are the notes.")]
+    )
+    store = Store(data)
+    win = MainWindow(
+        store, data, model_spec="scripted:test", model_factory=lambda _spec: model
+    )
+    qtbot.addWidget(win)
+    win.resize(1280, 720)
+    win.show()
+    qtbot.waitExposed(win)
+    try:
+        opened_remote(qtbot, win, ssh_home.address(remote_root))
+        win.chat_input._edit.setPlainText("Show me the notes")
+        win.chat_input.sendRequested.emit("Show me the notes")
+        qtbot.waitUntil(lambda: len(win.chat.deliverable_refs()) == 1, timeout=HANG)
+        qtbot.waitUntil(lambda: not win.is_busy(), timeout=HANG)
+        (ref,) = win.chat.deliverable_refs()
+        texts = [a.text() for a in win.file_actions.menu_for(ref, win).actions()]
+        assert texts[0] == "On devbox (remote)"
+        assert not any("system" in text or "file manager" in text for text in texts)
+        with qtbot.waitSignal(win.workspace.previewOpened, timeout=HANG):
+            win.file_actions.perform("open", ref)
+        qtbot.waitUntil(win.is_loaded, timeout=HANG)
+        shot = os.environ.get("DELIVERABLES_REMOTE_SHOT")
+        if shot:
+            win.grab().save(shot)
+    finally:
+        win.close()
+        store.close()
