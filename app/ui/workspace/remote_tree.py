@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QStandardItem
-from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeView, QWidget
 
 from app.core.names import display_name
 from app.core.policy import Policy
@@ -199,6 +199,11 @@ class RemoteTreeView(QTreeView):
         self.tree_model = RemoteTreeModel(workspace, self)
         self.setModel(self.tree_model)
         self.setHeaderHidden(True)
+        # Names take the width, sizes what they need, as in the local tree.
+        header = self.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.setUniformRowHeights(True)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
