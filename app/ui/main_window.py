@@ -161,11 +161,13 @@ class MainWindow(QMainWindow):
             self.panes.set_viewer(False)
             self.panes.default_sizes()
         self._conversation_id = conversation_id
-        self._workspace_root = Path(conversation.workspace)
+        remote = is_remote_address(conversation.workspace)
+        # A remote workspace is never looked up on this computer's disk.
+        self._workspace_root = None if remote else Path(conversation.workspace)
         messages = self._store.messages(conversation_id)
         self.chat.set_conversation(conversation_id, conversation.workspace, messages)
         self.workspace.set_root(self._workspace_root)
-        if is_remote_address(conversation.workspace):
+        if remote:
             self._show_remote_conversation(conversation.workspace)
         self.workspace.set_external_entries(_external_entries(messages))
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
