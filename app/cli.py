@@ -209,12 +209,7 @@ def _chat(args: argparse.Namespace) -> int:
     from app.remote.address import is_remote_address
 
     if is_remote_address(args.workspace):
-        print(
-            "deliverables: the window cannot open a remote workspace yet; "
-            "`deliverables validate --workspace ssh://...` checks files there.",
-            file=sys.stderr,
-        )
-        return 2
+        return _chat_remote(args)
     workspace = Path(args.workspace).resolve()
     if not workspace.is_dir():
         print(f"deliverables: workspace is not a folder: {workspace}", file=sys.stderr)
@@ -241,6 +236,32 @@ def _import(args: argparse.Namespace) -> int:
     return import_main(lambda: _data_dir(args), args.paths, as_json=args.json)
 
 
+def _chat_remote(args: argparse.Namespace) -> int:
+    """Open the window and connect to the ``ssh://`` workspace through its dialog.
+
+    The dialog asks for host keys and passwords, shows what it waits for and
+    can be cancelled; once connected, a new conversation starts there.
+    """
+    from app.core.store import Store
+    from app.remote.address import AddressError, parse_address
+
+    try:
+        parse_address(args.workspace)
+    except AddressError as error:
+        print(f"deliverables: this address cannot be used: {error}", file=sys.stderr)
+        return 2
+    data_dir = _data_dir(args)
+    store = Store(data_dir)
+    return _run_window(
+        args,
+        store,
+        data_dir,
+        model_spec=args.model,
+        mode=PermissionMode(args.mode),
+        remote=args.workspace,
+    )
+
+
 def _run_window(
     args: argparse.Namespace,
     store: Store,
@@ -250,6 +271,7 @@ def _run_window(
     view: tuple[list[str], Path] | None = None,
     model_spec: str | None = None,
     mode: PermissionMode = PermissionMode.WORKSPACE_ONLY,
+    remote: str | None = None,
 ) -> int:
     from app.ui.application import DisplayUnavailableError, create_application
     from app.ui.live_updates import LiveUpdates
@@ -277,6 +299,8 @@ def _run_window(
         _print_refusals(refusals)
         shown_none = len(refusals) == len(view[0])
     window.show()
+    if remote is not None:
+        window.open_remote_workspace(remote)
     if args.screenshot:
         screenshot_when_loaded(
             window, Path(args.screenshot), window.is_loaded, args.wait_ms

@@ -32,6 +32,7 @@ from app.core.revalidate import (
 from app.core.safeio import VerifiedFile
 from app.core.store import Store
 from app.core.verify import check_imported
+from app.ui.remote_actions import RemoteCardActions
 from app.ui.save_copy import SaveCopier
 from app.ui.system_open import SystemOpener
 from previewers.widgets import plain_tooltip
@@ -176,6 +177,7 @@ class FileActions(QObject):
         self._saver.cancelled.connect(self._on_saver_cancelled)
         self._dialog_parent: QWidget | None = None
         self._copy_jobs: set[_PrivateCopyJob] = set()
+        self._remote: RemoteCardActions | None = None
 
     def set_dialog_parent(self, widget: QWidget | None) -> None:
         """The window that save dialogs and progress belong to."""
@@ -199,6 +201,9 @@ class FileActions(QObject):
             self._add_note(menu, "Untrusted record: no file actions")
             return menu
         entry = lookup.entry
+        if entry.remote is not None:
+            self._fill_remote_menu(menu, ref, entry)
+            return menu
         self._fill_menu(
             menu, entry.name, entry.kind_enum, lambda action: self.perform(action, ref)
         )
@@ -299,6 +304,8 @@ class FileActions(QObject):
         spec = _SPECS.get(action)
         if spec is None:
             raise ValueError(f"unknown file action {action!r}")
+        if action == "open" and self._open_remote(ref):
+            return True
         try:
             workspace = self._store.conversation(ref.conversation_id).workspace
         except KeyError:
@@ -424,6 +431,32 @@ class FileActions(QObject):
         return self._act(
             spec, entry.resolved, name, check, opened, None, entry.kind_enum
         )
+
+    # -- remote cards ----------------------------------------------------------
+
+    def set_remote(self, remote: RemoteCardActions | None) -> None:
+        """Who carries out remote cards' actions (over SSH); ``None``: no one."""
+        self._remote = remote
+
+    def _fill_remote_menu(
+        self, menu: QMenu, ref: DeliverableRef, entry: FileEntry
+    ) -> None:
+        # No local action is offered: each would hand the remote path to
+        # this computer. The remote ones revalidate over SSH when chosen.
+        if self._remote is None:
+            self._add_note(menu, "A remote file: open its workspace to act on it")
+            return
+        self._remote.fill_menu(menu, ref, entry)
+
+    def _open_remote(self, ref: DeliverableRef) -> bool:
+        """Open a remote card (double-click) through the remote actions."""
+        if self._remote is None:
+            return False
+        lookup = look_up(self._store, ref)
+        if lookup.entry is None or lookup.entry.remote is None:
+            return False
+        self._remote.perform("open", ref)
+        return True
 
     # -- actions on plain paths ----------------------------------------------
 

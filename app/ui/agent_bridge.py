@@ -5,12 +5,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from app.core.policy import PermissionMode, policy_file_state, user_policy_path
 from app.core.store import Store
+
+if TYPE_CHECKING:
+    from app.remote.workspace import RemoteWorkspace
 
 
 class AgentBridge(QObject):
@@ -36,7 +39,7 @@ class AgentBridge(QObject):
         self,
         store: Store,
         conversation_id: str,
-        workspace: Path,
+        workspace: Path | RemoteWorkspace,
         model_spec: str,
         mode: Callable[[], PermissionMode],
         parent: QObject | None = None,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from concurrent.futures import CancelledError, Future
+from pathlib import Path, PurePosixPath
 
-from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
@@ -22,6 +23,11 @@ from app.core.revalidate import DeliverableRef
 from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
 from app.importers.session import ImportSummary
+from app.remote.address import is_remote_address
+from app.remote.errors import RemoteError
+from app.remote.files import RemoteIdentity
+from app.remote.manager import RemoteManager
+from app.remote.workspace import RemoteWorkspace
 from app.ui.actions import FileActions
 from app.ui.application import app_icon, settings_for
 from app.ui.card_checks import CardChecker
@@ -128,10 +134,11 @@ class MainWindow(QMainWindow):
             self.conversations_panel,
             self.chat_column,
             self.workspace,
-            self.workspace.tree,
+            self.workspace.tree_pane,
             self._settings,
             self,
         )
+        self._init_remote()
         self.commands = ConversationCommands(self, store)
         self.commands.setParent(self)
         self.menu_actions: WindowActions = build_menus(self, self._window_commands())
@@ -164,7 +171,9 @@ class MainWindow(QMainWindow):
             self.panes.set_viewer(False)
             self.panes.default_sizes()
         self._conversation_id = conversation_id
-        self._workspace_root = Path(conversation.workspace)
+        remote = is_remote_address(conversation.workspace)
+        # A remote workspace is never looked up on this computer's disk.
+        self._workspace_root = None if remote else Path(conversation.workspace)
         messages = self._store.messages(conversation_id)
         imported = ImportStore(self._store).files(conversation_id)
         self.chat.set_conversation(
@@ -172,6 +181,8 @@ class MainWindow(QMainWindow):
         )
         self._show_imported_states(conversation_id, imported)
         self.workspace.set_root(self._workspace_root)
+        if remote:
+            self._show_remote_conversation(conversation.workspace)
         self.workspace.set_external_entries(_external_entries(messages))
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
         self._bridge = None
@@ -272,6 +283,7 @@ class MainWindow(QMainWindow):
         return WindowCommands(
             new_conversation=self.commands.new_conversation,
             import_session=lambda: self.open_import_dialog(),
+            open_remote_workspace=self.open_remote_workspace,
             rename_conversation=self.commands.rename_current,
             delete_conversation=self.commands.delete_current,
             filter_conversations=self._on_filter_requested,
@@ -505,11 +517,19 @@ class MainWindow(QMainWindow):
 
         bridge = self._bridge
         if not isinstance(bridge, AgentBridge):
-            assert self._workspace_root is not None
+            where = self._agent_workspace()
+            if where is None:
+                self.chat_input.restore_unsent()
+                self.notice_bar.show_message(
+                    "The remote workspace is not connected yet; wait for it or "
+                    "open it again with File → Open remote workspace….",
+                    "warning",
+                )
+                return
             bridge = AgentBridge(
                 self._store,
                 self._conversation_id,
-                self._workspace_root,
+                where,
                 self._model_spec,
                 lambda: self._mode,
                 self,
@@ -606,7 +626,168 @@ class MainWindow(QMainWindow):
             self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
             self._settings.sync()
         self.workspace.close()
+        self._close_remote()
         super().closeEvent(event)
+
+    # Remote workspaces ----------------------------------------------------------
+
+    def _init_remote(self) -> None:
+        self._remote_manager: RemoteManager | None = None
+        self._remote_workspaces: dict[str, RemoteWorkspace] = {}
+        self._remote_connecting: dict[str, Future[RemoteWorkspace]] = {}
+        self._remote_relay = _RemoteRelay(self)
+        self._remote_relay.connected.connect(
+            self._on_remote_connected, Qt.ConnectionType.QueuedConnection
+        )
+        from app.ui.remote_actions import RemoteCardActions
+
+        self.remote_actions = RemoteCardActions(
+            self._store, self.remote_manager, lambda: self._mode, self
+        )
+        self.remote_actions.set_dialog_parent(self)
+        self.file_actions.set_remote(self.remote_actions)
+        self.remote_actions.refused.connect(self._on_actions_refused)
+        self.remote_actions.notice.connect(self.notice_bar.show_message)
+        self.remote_actions.acted.connect(self.notice_bar.clear_problem)
+        self.remote_actions.verdictChanged.connect(self.chat.set_verdict)
+        self.remote_actions.openRequested.connect(self._on_remote_open_requested)
+        self.remote_actions.locateRequested.connect(self._on_remote_locate_requested)
+
+    def remote_manager(self) -> RemoteManager:
+        """This window's connections (one SSH loop), asking with dialogs; made once."""
+        if self._remote_manager is None:
+            from app.ui.remote_prompts import WindowPrompter
+
+            self._remote_manager = RemoteManager(prompter=WindowPrompter(self))
+        return self._remote_manager
+
+    def open_remote_workspace(self, address: str | None = None) -> QWidget:
+        """File → Open remote workspace…: the dialog, started at once with ``address``.
+
+        Once connected, a new conversation starts on the ``ssh://`` workspace.
+        The dialog is not modal to the event loop: the window keeps running.
+        """
+        from app.ui.open_remote import OpenRemoteDialog
+
+        recent = [address] if address else []
+        dialog = OpenRemoteDialog(self.remote_manager(), recent=recent, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.opened.connect(self._on_remote_opened)
+        dialog.open()
+        if address:
+            dialog.start()
+        return dialog
+
+    def remote_workspace_for(self, address: str) -> RemoteWorkspace | None:
+        return self._remote_workspaces.get(address)
+
+    def _on_remote_opened(self, workspace: object) -> None:
+        if not isinstance(workspace, RemoteWorkspace):
+            return
+        self._remote_workspaces[workspace.address] = workspace
+        host = workspace.place.host
+        name = PurePosixPath(workspace.root).name or workspace.root
+        conversation = self._store.create_conversation(
+            f"{name} on {host}", workspace.address
+        )
+        self.show_conversation(conversation.id)
+        self.refresh_conversations()
+        self.chat_input.focus_editor()
+
+    def _show_remote_conversation(self, address: str) -> None:
+        self._workspace_root = None
+        workspace = self._remote_workspaces.get(address)
+        if workspace is not None:
+            self.workspace.set_remote(workspace)
+            return
+        if address in self._remote_connecting:
+            return
+        # Connect in the background; the tree appears when the host answers.
+        future = self.remote_manager().open_workspace(address)
+        self._remote_connecting[address] = future
+        future.add_done_callback(
+            lambda done: self._remote_relay.connected.emit(address, done)
+        )
+
+    def _on_remote_connected(self, address: str, future: object) -> None:
+        self._remote_connecting.pop(address, None)
+        if not isinstance(future, Future):
+            return
+        try:
+            workspace = future.result()
+        except CancelledError:
+            return
+        except RemoteError as error:
+            self.notice_bar.show_message(error.message, "warning")
+            return
+        except Exception as error:  # a sentence, never a crash
+            self.notice_bar.show_message(f"The connection failed: {error}.", "warning")
+            return
+        self._remote_workspaces[address] = workspace
+        if self._current_workspace_text() == address:
+            self.workspace.set_remote(workspace)
+
+    def _current_workspace_text(self) -> str | None:
+        if self._conversation_id is None:
+            return None
+        try:
+            return self._store.conversation(self._conversation_id).workspace
+        except KeyError:
+            return None
+
+    def _agent_workspace(self) -> Path | RemoteWorkspace | None:
+        """Where the agent of the conversation shown works (None: not connected)."""
+        address = self._current_workspace_text()
+        if address is not None and is_remote_address(address):
+            return self._remote_workspaces.get(address)
+        return self._workspace_root
+
+    def _on_remote_open_requested(
+        self, workspace: object, path: str, identity: object, ref: object, kind: object
+    ) -> None:
+        if not isinstance(workspace, RemoteWorkspace):
+            return
+        self._remote_workspaces.setdefault(workspace.address, workspace)
+        if self.workspace.remote_workspace() is None:
+            self.workspace.set_remote(workspace)
+        self.workspace.open_remote_on(
+            workspace,
+            path,
+            expected=identity if isinstance(identity, RemoteIdentity) else None,
+            ref=ref,
+            kind=kind if isinstance(kind, Kind) else None,
+        )
+
+    def _on_remote_locate_requested(self, workspace: object, path: str) -> None:
+        tree = self.workspace.remote_tree
+        shown = self.workspace.remote_workspace()
+        if (
+            tree is None
+            or not isinstance(workspace, RemoteWorkspace)
+            or shown is None
+            or shown.address != workspace.address
+            or not tree.locate(path)
+        ):
+            self._on_actions_refused(
+                f"{display_name(PurePosixPath(path).name)} is not in the remote "
+                "tree shown."
+            )
+            return
+        self.panes.set_tree_visible(True)
+
+    def _close_remote(self) -> None:
+        self.remote_actions.cancel()
+        for future in self._remote_connecting.values():
+            future.cancel()
+        self._remote_connecting.clear()
+        if self._remote_manager is not None:
+            self._remote_manager.close()
+            self._remote_manager = None
+        self._remote_workspaces.clear()
+
+
+class _RemoteRelay(QObject):
+    connected = Signal(str, object)  # address, Future[RemoteWorkspace]
 
 
 def _external_entries(messages: list[StoredMessage]) -> list[FileEntry]:

@@ -21,6 +21,7 @@ class WindowCommands:
 
     new_conversation: Callable[[], object]
     import_session: Callable[[], object]
+    open_remote_workspace: Callable[[], object]
     rename_conversation: Callable[[], object]
     delete_conversation: Callable[[], object]
     filter_conversations: Callable[[], object]
@@ -79,6 +80,9 @@ def build_menus(window: QMainWindow, commands: WindowCommands) -> WindowActions:
         )
     )
     file_menu.addAction(_action(window, "&Import session…", commands.import_session))
+    file_menu.addAction(
+        _action(window, "Open &remote workspace…", commands.open_remote_workspace)
+    )
     file_menu.addSeparator()
     file_menu.addAction(_action(window, "&Settings…", commands.settings))
     file_menu.addSeparator()

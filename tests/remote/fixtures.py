@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import webbrowser
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from PySide6.QtCore import QProcess
+from PySide6.QtGui import QDesktopServices
 
 from app.remote.manager import RemoteManager
 from app.remote.workspace import RemoteWorkspace
+from app.ui import actions as actions_module
+from app.ui import system_open
+from app.ui.save_copy import SaveCopier
+from app.ui.system_open import SystemOpener
 
 from .sshd import OpenSshServer, SshAgent, keygen, missing_tools
 
@@ -110,3 +119,31 @@ def workspace(
     manager: RemoteManager, ssh_home: SshHome, remote_root: Path
 ) -> RemoteWorkspace:
     return manager.open_workspace(ssh_home.address(remote_root)).result(30)
+
+
+@pytest.fixture
+def openers(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[Any, ...]]]:
+    """Every way the app could hand a path to the desktop, patched to record."""
+    calls: list[tuple[str, tuple[Any, ...]]] = []
+
+    def recorder(name: str) -> Any:
+        def record(*args: Any, **kwargs: Any) -> bool:
+            calls.append((name, args))
+            return True
+
+        return record
+
+    monkeypatch.setattr(QDesktopServices, "openUrl", recorder("openUrl"))
+    monkeypatch.setattr(QProcess, "startDetached", recorder("startDetached"))
+    monkeypatch.setattr(system_open, "_start_detached", recorder("_start_detached"))
+    monkeypatch.setattr(SystemOpener, "open_file", recorder("open_file"))
+    monkeypatch.setattr(
+        SystemOpener, "show_in_file_manager", recorder("show_in_file_manager")
+    )
+    monkeypatch.setattr(SaveCopier, "start", recorder("save_copy"))
+    monkeypatch.setattr(subprocess, "Popen", recorder("Popen"))
+    monkeypatch.setattr(webbrowser, "open", recorder("webbrowser"))
+    monkeypatch.setattr(
+        actions_module, "make_private_copy", recorder("make_private_copy")
+    )
+    return calls

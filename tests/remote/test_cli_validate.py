@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .fixtures import SshHome
 
 
@@ -114,12 +116,28 @@ def test_a_host_that_cannot_be_trusted_or_reached_is_exit_two(
     assert code == 2
 
 
-def test_chat_says_plainly_that_the_window_cannot_open_a_remote_workspace(
-    capsys,
+def test_chat_on_a_remote_workspace_opens_the_window_connecting_there(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from app.cli import main
+    from app import cli
 
-    code = main(["chat", "--model", "ollama:x", "--workspace", "ssh://devbox/srv"])
+    asked: list[dict[str, object]] = []
 
-    assert code == 2
-    assert "cannot open a remote workspace yet" in capsys.readouterr().err
+    def run_window(*_args: object, **kwargs: object) -> int:
+        asked.append(kwargs)
+        return 0
+
+    monkeypatch.setattr(cli, "_run_window", run_window)
+    data = ["--data-dir", str(tmp_path / "data")]
+    code = cli.main(
+        ["chat", *data, "--model", "ollama:x", "--workspace", "ssh://devbox/srv"]
+    )
+    assert code == 0
+    assert len(asked) == 1 and asked[0]["remote"] == "ssh://devbox/srv"
+    assert asked[0]["model_spec"] == "ollama:x"
+
+    code = cli.main(
+        ["chat", *data, "--model", "ollama:x", "--workspace", "ssh://devbox:99999/srv"]
+    )
+    assert code == 2 and len(asked) == 1
+    assert "this address cannot be used" in capsys.readouterr().err

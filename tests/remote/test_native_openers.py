@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import webbrowser
 from pathlib import Path
 from typing import Any
 
-import pytest
-from PySide6.QtCore import QProcess
-from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from app.core.policy import PermissionMode, current_policy
@@ -17,39 +13,9 @@ from app.core.records import Record
 from app.core.revalidate import DeliverableRef
 from app.core.store import Store
 from app.remote.workspace import RemoteWorkspace
-from app.ui import actions as actions_module
-from app.ui import system_open
 from app.ui.actions import ACTIONS, FileActions
-from app.ui.save_copy import SaveCopier
-from app.ui.system_open import SystemOpener
 
-
-@pytest.fixture
-def openers(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[Any, ...]]]:
-    """Every way the app could hand a path to the desktop, patched to record."""
-    calls: list[tuple[str, tuple[Any, ...]]] = []
-
-    def recorder(name: str) -> Any:
-        def record(*args: Any, **kwargs: Any) -> bool:
-            calls.append((name, args))
-            return True
-
-        return record
-
-    monkeypatch.setattr(QDesktopServices, "openUrl", recorder("openUrl"))
-    monkeypatch.setattr(QProcess, "startDetached", recorder("startDetached"))
-    monkeypatch.setattr(system_open, "_start_detached", recorder("_start_detached"))
-    monkeypatch.setattr(SystemOpener, "open_file", recorder("open_file"))
-    monkeypatch.setattr(
-        SystemOpener, "show_in_file_manager", recorder("show_in_file_manager")
-    )
-    monkeypatch.setattr(SaveCopier, "start", recorder("save_copy"))
-    monkeypatch.setattr(subprocess, "Popen", recorder("Popen"))
-    monkeypatch.setattr(webbrowser, "open", recorder("webbrowser"))
-    monkeypatch.setattr(
-        actions_module, "make_private_copy", recorder("make_private_copy")
-    )
-    return calls
+from .fixtures import openers as openers
 
 
 def test_no_action_on_a_remote_card_reaches_a_native_opener(

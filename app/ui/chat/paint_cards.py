@@ -20,6 +20,7 @@ from PySide6.QtGui import (
 )
 
 from app.core.filetype import Kind
+from app.core.names import display_name
 from app.core.present_failure import parse_present_failure
 from app.core.sizes import human_size
 from app.core.tool_names import PRESENT, SHOW_IMAGE
@@ -412,6 +413,12 @@ def paint_deliverable(
     if entry.scope == "external":
         badge_right = _badge(
             painter, badge_right, top - 1, "external", colours.accent, colours, small
+        )
+    if entry.remote is not None:
+        # The host it lives on: its actions go there, never to this computer.
+        host = display_name(entry.remote.host)
+        badge_right = _badge(
+            painter, badge_right, top - 1, host, colours.accent, colours, small
         )
     size_text = human_size(entry.size)
     size_width = QFontMetrics(small).horizontalAdvance(size_text)

@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QStandardItem
-from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeView, QWidget
 
 from app.core.names import display_name
 from app.core.policy import Policy
@@ -127,7 +127,7 @@ class RemoteTreeModel(FileTreeModel):
             )
         self.folderListed.emit(path)
 
-    def _entry_item(self, entry: Any, policy: Policy) -> QStandardItem:
+    def _entry_row(self, entry: Any, policy: Policy) -> list[QStandardItem]:
         assert isinstance(entry, RemoteEntry)
         identity = entry.identity
         if identity.is_symlink:
@@ -155,7 +155,8 @@ class RemoteTreeModel(FileTreeModel):
         item.setToolTip(plain_tooltip(tip))
         if node is Node.FOLDER and entry.denied_by is None:
             item.appendRow(self._placeholder(LOADING))
-        return item
+        size = identity.size if node is Node.FILE else None
+        return [item, self._size_item(size)]
 
     def has_more(self, path: str) -> bool:
         """Whether the listed folder ``path`` has rows behind "Show more"."""
@@ -198,6 +199,11 @@ class RemoteTreeView(QTreeView):
         self.tree_model = RemoteTreeModel(workspace, self)
         self.setModel(self.tree_model)
         self.setHeaderHidden(True)
+        # Names take the width, sizes what they need, as in the local tree.
+        header = self.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.setUniformRowHeights(True)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)

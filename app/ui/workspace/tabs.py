@@ -35,6 +35,8 @@ TAB_MENU: tuple[tuple[str, str], ...] = (
     ("save_copy", "Save a copy…"),
     ("close", "Close tab"),
 )
+# Not offered for a remote file: each would hand its path to this computer.
+REMOTE_ABSENT = frozenset({"open_native", "show_in_file_manager", "save_copy"})
 
 
 class DiskState(StrEnum):
@@ -61,6 +63,8 @@ class DocumentPageWidget(QWidget):
         self.ref = ref
         # The kind the file's record holds, for reloads; None: no record.
         self.kind: Kind | None = None
+        # The remote workspace the file is on; None: a file on this computer.
+        self.remote: object | None = None
         self.disk_state = DiskState.SAME
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -305,6 +309,8 @@ class DocumentTabsWidget(QTabWidget):
         page = self.page(index)
         menu = QMenu(self)
         for action, text in TAB_MENU:
+            if page.remote is not None and action in REMOTE_ABSENT:
+                continue  # a remote path is never handed to this computer's apps
             item = menu.addAction(text)
             item.setData(action)
         chosen = menu.exec(self.tabBar().mapToGlobal(position))

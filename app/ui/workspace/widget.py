@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import CancelledError, Future
 from pathlib import Path, PurePath
 
-from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from app.core.filetype import Kind
 from app.core.names import display_name
@@ -16,7 +17,11 @@ from app.core.paths import resolve_keep_leaf
 from app.core.policy import PermissionMode, Policy
 from app.core.records import FileEntry
 from app.core.revalidate import check_path, open_refusal
-from app.core.safeio import Identity, VerifiedFile
+from app.core.safeio import Identity, SafeOpenError, VerifiedFile
+from app.remote.errors import RemoteError
+from app.remote.files import RemoteIdentity
+from app.remote.workspace import RemoteWorkspace
+from app.ui.workspace.remote_tree import RemoteTreeView
 from app.ui.workspace.tabs import (
     MAX_TABS,
     DiskState,
@@ -28,6 +33,7 @@ from app.ui.workspace.watcher import FileChangeWatcher
 from previewers import registry
 from previewers.context import ColorScheme, PreviewContext
 from previewers.fallback.card import FallbackCardWidget
+from previewers.remote import RemotePreview, open_remote_preview
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
 
@@ -85,9 +91,19 @@ class WorkspaceWidget(QWidget):
         self.tree = FileTreeView(policy_provider, self)
         self.tabs = DocumentTabsWidget(self)
         self.watcher = FileChangeWatcher(self)
+        # The local tree, or a remote workspace's tree in its place.
+        self.tree_pane = QStackedWidget(self)
+        self.tree_pane.addWidget(self.tree)
+        self.remote_tree: RemoteTreeView | None = None
+        self._remote: RemoteWorkspace | None = None
+        self._remote_pending: dict[Future[RemotePreview], _RemoteOpening] = {}
+        self._remote_relay = _RemoteRelay(self)
+        self._remote_relay.done.connect(
+            self._on_remote_done, Qt.ConnectionType.QueuedConnection
+        )
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("workspaceSplitter")
-        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(self.tree_pane)
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
@@ -115,6 +131,7 @@ class WorkspaceWidget(QWidget):
     def set_root(self, root: Path | None) -> None:
         self._root = root
         self.tree.set_root(root)
+        self.set_remote(None)
 
     def set_external_entries(self, entries: Sequence[FileEntry]) -> None:
         self._external = {e.resolved: e for e in entries if e.scope == "external"}
@@ -229,6 +246,9 @@ class WorkspaceWidget(QWidget):
 
     def shutdown(self) -> None:
         """Close every tab and stop watching; call before the widget goes away."""
+        for future in list(self._remote_pending):
+            future.cancel()
+        self._remote_pending.clear()
         self.watcher.stop()
         self.tabs.close_all()
 
@@ -324,6 +344,11 @@ class WorkspaceWidget(QWidget):
         return preview
 
     def _reload(self, page: DocumentPageWidget) -> None:
+        if isinstance(page.remote, RemoteWorkspace):
+            self._open_remote_on(
+                page.remote, page.path, None, page.source_view, page.ref, page.kind
+            )
+            return
         file = self._safe_open(page.path)
         if file is None:
             return
@@ -343,6 +368,8 @@ class WorkspaceWidget(QWidget):
         return None
 
     def _disk_state(self, page: DocumentPageWidget) -> DiskState:
+        if page.remote is not None:
+            return DiskState.SAME  # never looked up on this computer
         try:
             status = os.lstat(page.path)
         except FileNotFoundError:
@@ -359,7 +386,9 @@ class WorkspaceWidget(QWidget):
     @Slot(str)
     def _on_fallback_action_requested(self, action: str) -> None:
         page = self._page_of(self.sender())
-        if page is not None:
+        if page is not None and page.remote is not None:
+            self._remote_page_action(action, page)
+        elif page is not None:
             self.actionRequested.emit(action, page.path, page.ref)
 
     @Slot(str)
@@ -401,6 +430,10 @@ class WorkspaceWidget(QWidget):
             return
         if action == "reload":
             self._reload(page)
+        elif action == "close":
+            self.tabs.close_page(page)
+        elif page.remote is not None:
+            self._remote_page_action(action, page)
         elif action == "reveal":
             self.reveal(page.path)
         elif action == "close":
@@ -417,3 +450,192 @@ class WorkspaceWidget(QWidget):
             # A notice stays until Reload; a later "same" reading does not hide it.
             if state is not DiskState.SAME:
                 page.set_disk_state(state)
+
+    # -- remote ------------------------------------------------------------------
+
+    def set_remote(self, workspace: RemoteWorkspace | None) -> None:
+        """Show ``workspace``'s tree in place of the local one (``None``: local)."""
+        if workspace is self._remote and (workspace is None) == (
+            self.remote_tree is None
+        ):
+            return
+        if self.remote_tree is not None:
+            self.tree_pane.removeWidget(self.remote_tree)
+            self.remote_tree.deleteLater()
+            self.remote_tree = None
+        self._remote = workspace
+        if workspace is None:
+            self.tree_pane.setCurrentWidget(self.tree)
+            return
+        self._root = None
+        self.tree.set_root(None)
+        tree = RemoteTreeView(workspace, self.tree_pane)
+        tree.openRequested.connect(self._on_remote_tree_open_requested)
+        tree.refused.connect(self.notice)
+        self.remote_tree = tree
+        self.tree_pane.addWidget(tree)
+        self.tree_pane.setCurrentWidget(tree)
+
+    def remote_workspace(self) -> RemoteWorkspace | None:
+        return self._remote
+
+    def open_remote(
+        self,
+        path: str,
+        *,
+        expected: RemoteIdentity | None = None,
+        source_view: bool = False,
+        ref: object | None = None,
+        kind: Kind | None = None,
+    ) -> Future[RemotePreview] | None:
+        """Open the remote ``path`` in a tab once it is read; the window never waits.
+
+        ``expected`` is the identity a record holds (another version is refused
+        as changed). A failure is a notice with the remote layer's sentence.
+        ``None`` when no remote workspace is shown.
+        """
+        if self._remote is None:
+            return None
+        return self._open_remote_on(
+            self._remote, path, expected, source_view, ref, kind
+        )
+
+    def open_remote_on(
+        self,
+        workspace: RemoteWorkspace,
+        path: str,
+        *,
+        expected: RemoteIdentity | None = None,
+        ref: object | None = None,
+        kind: Kind | None = None,
+    ) -> Future[RemotePreview]:
+        """``open_remote`` on ``workspace`` (a card's), shown here or not."""
+        return self._open_remote_on(workspace, path, expected, False, ref, kind)
+
+    def remote_loading(self) -> bool:
+        """Whether a remote preview is still being read."""
+        return bool(self._remote_pending)
+
+    def _open_remote_on(
+        self,
+        workspace: RemoteWorkspace,
+        path: str,
+        expected: RemoteIdentity | None,
+        source_view: bool,
+        ref: object | None,
+        kind: Kind | None,
+    ) -> Future[RemotePreview]:
+        future = open_remote_preview(
+            workspace,
+            path,
+            expected,
+            self.preview_context(),
+            kind=kind,
+            source_view=source_view,
+        )
+        self._remote_pending[future] = _RemoteOpening(
+            workspace, path, source_view, ref, kind
+        )
+        future.add_done_callback(self._remote_relay.done.emit)
+        return future
+
+    def _on_remote_done(self, future: Future[RemotePreview]) -> None:
+        opening = self._remote_pending.pop(future, None)
+        if opening is None:
+            # Let go of what a preview nobody waits for any more had opened.
+            if not future.cancelled() and future.exception() is None:
+                future.result().close()
+            return
+        name = display_name(PurePath(opening.path).name)
+        try:
+            prepared = future.result()
+        except CancelledError:
+            return
+        except RemoteError as error:
+            self.notice.emit(f"Cannot open {name}: {error.message}")
+            return
+        except SafeOpenError as error:
+            self.notice.emit(f"Cannot open {name}: {error}")
+            return
+        except Exception as error:  # a sentence, never a crash
+            self.notice.emit(f"Cannot preview {name}: {error}")
+            return
+        try:
+            preview = prepared.create()
+        except Exception as error:  # a broken previewer must not take the app down
+            prepared.close()
+            self.notice.emit(f"Cannot preview {name}: {error}")
+            return
+        self._wire_preview(preview)
+        page = self.tabs.find_page(opening.path, opening.source_view)
+        if (
+            page is not None
+            and isinstance(page.remote, RemoteWorkspace)
+            and page.remote.address == opening.workspace.address
+        ):
+            self.tabs.replace_preview(page, preview)
+            self.tabs.activate(page)
+        else:
+            page = self.tabs.add_page(preview, opening.ref)
+            page.remote = opening.workspace
+            page.reloadRequested.connect(self._on_page_reload_requested)
+        page.kind = opening.kind if opening.kind is not None else page.kind
+        if opening.ref is not None:
+            page.ref = opening.ref
+        self._announce_if_loaded()
+        self.previewOpened.emit(opening.path)
+
+    def _wire_preview(self, preview: PreviewWidget) -> None:
+        preview.loaded.connect(self._on_preview_settled)
+        preview.failed.connect(self._on_preview_settled)
+        preview.refused.connect(self._on_preview_settled)
+        reload_requested = getattr(preview, "reloadRequested", None)
+        if reload_requested is not None:
+            reload_requested.connect(self._on_preview_reload_requested)
+
+    def _remote_page_action(self, action: str, page: DocumentPageWidget) -> None:
+        # Nothing of a remote tab reaches this computer's apps or file manager.
+        workspace = page.remote
+        assert isinstance(workspace, RemoteWorkspace)
+        name = display_name(PurePath(page.path).name)
+        if action == "reveal":
+            if self.remote_tree is not None and self._remote is workspace:
+                self.remote_tree.locate(page.path)
+            else:
+                self.notice.emit(f"{name} is not in the file tree shown.")
+        elif action == "copy_path":
+            url = workspace.place.coordinate(page.path).url()
+            clipboard = QGuiApplication.clipboard()
+            clipboard.setText(url)
+            self.quietNotice.emit(f"Copied the remote coordinate {display_name(url)}.")
+        else:
+            self.notice.emit(
+                f"{name} is on {workspace.place.host}: it is not opened by apps on "
+                "this computer. Save it to a local file first."
+            )
+
+    @Slot(str)
+    def _on_remote_tree_open_requested(self, path: str) -> None:
+        self.open_remote(path)
+
+
+class _RemoteRelay(QObject):
+    done = Signal(object)  # Future[RemotePreview], from a pool thread
+
+
+class _RemoteOpening:
+    """What a remote preview being read will be shown as."""
+
+    def __init__(
+        self,
+        workspace: RemoteWorkspace,
+        path: str,
+        source_view: bool,
+        ref: object | None,
+        kind: Kind | None,
+    ) -> None:
+        self.workspace = workspace
+        self.path = path
+        self.source_view = source_view
+        self.ref = ref
+        self.kind = kind

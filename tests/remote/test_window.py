@@ -1,0 +1,233 @@
+"""The window on an ssh:// workspace, against real sshd: open, tree, tabs, quit."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtGui import QAction
+from pytestqt.qtbot import QtBot
+
+from app.core.store import Store
+from app.remote.manager import RemoteManager
+from app.ui.main_window import MainWindow
+from app.ui.workspace.remote_tree import RemoteTreeView
+from app.ui.workspace.tabs import TAB_MENU, DocumentPageWidget
+
+from .fixtures import SshHome
+from .fixtures import openers as openers
+
+HANG = 30_000  # a hang guard, not a speed figure
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def window(qtbot: QtBot, data: Path, ssh_home: SshHome) -> Iterator[MainWindow]:
+    store = Store(data)
+    win = MainWindow(store, data)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.close()
+    store.close()
+
+
+def opened_remote(qtbot: QtBot, window: MainWindow, address: str) -> RemoteTreeView:
+    window.open_remote_workspace(address)
+    qtbot.waitUntil(lambda: window.workspace.remote_tree is not None, timeout=HANG)
+    tree = window.workspace.remote_tree
+    assert tree is not None
+    return tree
+
+
+def row(qtbot: QtBot, tree: RemoteTreeView, path: str) -> Any:
+    qtbot.waitUntil(lambda: tree.tree_model.listed_item(path) is not None, timeout=HANG)
+    return tree.tree_model.listed_item(path)
+
+
+def test_the_file_menu_opens_a_remote_workspace_in_a_new_conversation(
+    qtbot: QtBot, window: MainWindow, ssh_home: SshHome, remote_root: Path
+) -> None:
+    texts = [action.text() for action in window.findChildren(QAction)]
+    assert "Open &remote workspace…" in texts
+
+    address = ssh_home.address(remote_root)
+    tree = opened_remote(qtbot, window, address)
+
+    conversation_id = window.current_conversation_id()
+    assert conversation_id is not None
+    conversation = window._store.conversation(conversation_id)
+    # The full address: the user and port the connection used.
+    server = ssh_home.server
+    assert (
+        conversation.workspace
+        == f"ssh://{server.user}@devbox:{server.port}{remote_root}"
+    )
+    assert conversation.title == f"{remote_root.name} on devbox"
+    # The remote tree stands where the local one was; the local one is empty.
+    assert tree.isVisible()
+    assert not window.workspace.tree.isVisible()
+    assert window.workspace.tree.tree_model.root is None
+    assert row(qtbot, tree, f"{remote_root}/notes.md") is not None
+
+
+def test_a_remote_file_activated_in_the_tree_opens_in_a_tab(
+    qtbot: QtBot, window: MainWindow, ssh_home: SshHome, remote_root: Path
+) -> None:
+    tree = opened_remote(qtbot, window, ssh_home.address(remote_root))
+    notes = row(qtbot, tree, f"{remote_root}/notes.md")
+
+    with qtbot.waitSignal(window.workspace.previewOpened, timeout=HANG) as opened:
+        tree.activated.emit(notes.index())
+    assert opened.args == [f"{remote_root}/notes.md"]
+    page = window.workspace.tabs.current_page()
+    assert isinstance(page, DocumentPageWidget)
+    assert page.remote is window.workspace.remote_workspace()
+    assert window.workspace.tab_count() == 1
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=HANG)
+
+    # Reload reads it again from the host, into the same tab.
+    (remote_root / "notes.md").write_text("# Notes, again\n")
+    with qtbot.waitSignal(window.workspace.previewOpened, timeout=HANG):
+        window.workspace.reload_current()
+    assert window.workspace.tab_count() == 1
+    assert window.workspace.tabs.current_page() is page
+
+
+def test_a_remote_file_that_cannot_be_opened_is_a_notice_with_its_sentence(
+    qtbot: QtBot, window: MainWindow, ssh_home: SshHome, remote_root: Path
+) -> None:
+    opened_remote(qtbot, window, ssh_home.address(remote_root))
+    (remote_root / "link.md").symlink_to(remote_root / "notes.md")
+    notices: list[str] = []
+    window.workspace.notice.connect(notices.append)
+
+    future = window.workspace.open_remote(f"{remote_root}/missing.md")
+    assert future is not None
+    qtbot.waitUntil(lambda: len(notices) == 1, timeout=HANG)
+    assert notices[0].startswith("Cannot open missing.md: ")
+    window.workspace.open_remote(f"{remote_root}/link.md")
+    qtbot.waitUntil(lambda: len(notices) == 2, timeout=HANG)
+    assert notices[1].startswith("Cannot open link.md: ")
+    assert window.workspace.tab_count() == 0
+    assert not window.workspace.remote_loading()
+
+
+def test_a_remote_tab_offers_nothing_that_hands_its_path_to_this_computer(
+    qtbot: QtBot,
+    window: MainWindow,
+    ssh_home: SshHome,
+    remote_root: Path,
+    openers: list[tuple[str, tuple[Any, ...]]],
+) -> None:
+    tree = opened_remote(qtbot, window, ssh_home.address(remote_root))
+    notes = row(qtbot, tree, f"{remote_root}/notes.md")
+    with qtbot.waitSignal(window.workspace.previewOpened, timeout=HANG):
+        tree.activated.emit(notes.index())
+    page = window.workspace.tabs.current_page()
+    assert page is not None
+    requested: list[str] = []
+    window.workspace.actionRequested.connect(
+        lambda action, *_: requested.append(action)
+    )
+
+    for action, _text in TAB_MENU:
+        if action not in ("close", "reload"):
+            window.workspace.tabs.menuActionRequested.emit(action, page)
+    # Copy path copies the remote coordinate; nothing is passed on to the
+    # card actions, and no native opener is called.
+    from PySide6.QtGui import QGuiApplication
+
+    url = f"ssh://{ssh_home.server.user}@devbox:{ssh_home.server.port}"
+    assert QGuiApplication.clipboard().text() == f"{url}{remote_root}/notes.md"
+    assert requested == []
+    assert openers == []
+
+
+def test_a_remote_conversation_shown_again_connects_in_the_background(
+    qtbot: QtBot, data: Path, ssh_home: SshHome, remote_root: Path
+) -> None:
+    address = ssh_home.address(remote_root)
+    with Store(data) as store:
+        conversation = store.create_conversation("remote", address)
+    store = Store(data)
+    win = MainWindow(store, data)
+    qtbot.addWidget(win)
+    try:
+        win.show_conversation(conversation.id)
+        # Nothing waited for the host: the tree comes when it answers.
+        qtbot.waitUntil(lambda: win.workspace.remote_tree is not None, timeout=HANG)
+        workspace = win.workspace.remote_workspace()
+        assert workspace is not None
+        assert workspace.root == str(remote_root)
+        assert win.remote_workspace_for(address) is workspace
+    finally:
+        win.close()
+        store.close()
+
+
+def test_quitting_closes_the_window_connections(
+    qtbot: QtBot,
+    window: MainWindow,
+    ssh_home: SshHome,
+    remote_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened_remote(qtbot, window, ssh_home.address(remote_root))
+    closed: list[RemoteManager] = []
+    close = RemoteManager.close
+
+    def spy(manager: RemoteManager) -> None:
+        closed.append(manager)
+        close(manager)
+
+    monkeypatch.setattr(RemoteManager, "close", spy)
+    manager = window.remote_manager()
+    window.close()
+    assert closed == [manager]
+
+
+def test_a_scripted_turn_on_the_remote_workspace_shows_a_remote_card(
+    qtbot: QtBot, data: Path, ssh_home: SshHome, remote_root: Path
+) -> None:
+    from app.agent.models import RecordingChatModel
+    from tests.app.agent.scripts import answer, present
+
+    model = RecordingChatModel(
+        replies=[present("c1", "notes.md"), answer("Here are the notes.")]
+    )
+    store = Store(data)
+    win = MainWindow(
+        store, data, model_spec="scripted:test", model_factory=lambda _spec: model
+    )
+    qtbot.addWidget(win)
+    win.resize(1280, 720)
+    win.show()
+    qtbot.waitExposed(win)
+    try:
+        opened_remote(qtbot, win, ssh_home.address(remote_root))
+        win.chat_input._edit.setPlainText("Show me the notes")
+        win.chat_input.sendRequested.emit("Show me the notes")
+        qtbot.waitUntil(lambda: len(win.chat.deliverable_refs()) == 1, timeout=HANG)
+        qtbot.waitUntil(lambda: not win.is_busy(), timeout=HANG)
+        (ref,) = win.chat.deliverable_refs()
+        texts = [a.text() for a in win.file_actions.menu_for(ref, win).actions()]
+        assert texts[0] == "On devbox (remote)"
+        assert not any("system" in text or "file manager" in text for text in texts)
+        with qtbot.waitSignal(win.workspace.previewOpened, timeout=HANG):
+            win.file_actions.perform("open", ref)
+        qtbot.waitUntil(win.is_loaded, timeout=HANG)
+        shot = os.environ.get("DELIVERABLES_REMOTE_SHOT")
+        if shot:
+            win.grab().save(shot)
+    finally:
+        win.close()
+        store.close()
