@@ -378,40 +378,28 @@ class FileActions(QObject):
 
     def open_change(self, ref: ChangeRef) -> bool:
         """Open a file of a turn's "Changed files", revalidated as a card is."""
-        spec = _SPECS["open"]
-        try:
-            workspace = self._store.conversation(ref.conversation_id).workspace
-        except KeyError:
-            workspace = ""
         check, found, opened = check_change(
             self._store,
             ref,
-            self._policy_provider(workspace),
+            self._policy_provider(self._workspace_of(ref.conversation_id)),
             mode=self._mode_provider(),
             keep_open=True,
         )
         name = "this file" if found is None else display_name(found.path)
-        if not check.allowed or found is None or opened is None:
-            if opened is not None:
-                opened.close()
-            self._refuse(spec, name, check.reason)
-            return False
-        if check.verdict is Verdict.CHANGED:
-            self.notice.emit(f"{name} changed after the turn; it opens as it is now")
-        kind = kind_from_name(found.resolved)
-        return self._act(spec, found.resolved, name, check, opened, None, kind)
+        return self._open_checked(
+            name,
+            check,
+            opened,
+            None if found is None else (found.resolved, kind_from_name(found.resolved)),
+            f"{name} changed after the turn; it opens as it is now",
+        )
 
     def open_imported(self, ref: ImportedFileRef) -> bool:
         """Open an imported session's file: only through its verified record."""
-        spec = _SPECS["open"]
-        try:
-            workspace = self._store.conversation(ref.conversation_id).workspace
-        except KeyError:
-            workspace = ""
         check, entry, opened = check_imported(
             self._store,
             ref,
-            self._policy_provider(workspace),
+            self._policy_provider(self._workspace_of(ref.conversation_id)),
             mode=self._mode_provider(),
             keep_open=True,
         )
@@ -421,16 +409,39 @@ class FileActions(QObject):
             claimed = ImportStore(self._store).file(ref.conversation_id, ref.entry_id)
             if claimed is not None:
                 name = display_name(os.path.basename(claimed.path) or claimed.path)
-        if not check.allowed or entry is None or opened is None:
+        return self._open_checked(
+            name,
+            check,
+            opened,
+            None if entry is None else (entry.resolved, entry.kind_enum),
+            f"{name} changed since it was verified",
+        )
+
+    def _workspace_of(self, conversation_id: str) -> str:
+        try:
+            return self._store.conversation(conversation_id).workspace
+        except KeyError:
+            return ""
+
+    def _open_checked(
+        self,
+        name: str,
+        check: Check,
+        opened: VerifiedFile | None,
+        target: tuple[str, Kind] | None,
+        changed: str,
+    ) -> bool:
+        """Open what a change or an imported entry's check allowed, or say why not."""
+        spec = _SPECS["open"]
+        if not check.allowed or target is None or opened is None:
             if opened is not None:
                 opened.close()
             self._refuse(spec, name, check.reason)
             return False
         if check.verdict is Verdict.CHANGED:
-            self.notice.emit(f"{name} changed since it was verified")
-        return self._act(
-            spec, entry.resolved, name, check, opened, None, entry.kind_enum
-        )
+            self.notice.emit(changed)
+        resolved, kind = target
+        return self._act(spec, resolved, name, check, opened, None, kind)
 
     # -- remote cards ----------------------------------------------------------
 

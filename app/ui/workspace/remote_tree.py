@@ -29,7 +29,7 @@ from app.ui.workspace.tree import (
     RULE_ROLE,
     FileTreeModel,
     Node,
-    refusal_for,
+    activate_row,
 )
 from previewers.widgets import plain_tooltip
 
@@ -279,19 +279,4 @@ class RemoteTreeView(QTreeView):
 
     @Slot(QModelIndex)
     def _on_activated(self, index: QModelIndex) -> None:
-        item = self.tree_model.itemFromIndex(index)
-        if item is None:
-            return
-        node = item.data(NODE_ROLE)
-        if node == Node.MORE:
-            parent = item.parent()
-            if parent is not None:
-                self.tree_model.list_more(parent)
-            return
-        if node not in (Node.FILE, Node.SYMLINK):
-            return
-        reason = refusal_for(item)
-        if reason is not None:
-            self.refused.emit(reason)
-            return
-        self.openRequested.emit(item.data(PATH_ROLE))
+        activate_row(self.tree_model, index, self.openRequested, self.refused)

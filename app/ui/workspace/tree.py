@@ -7,7 +7,15 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QPointF, QRectF, Qt, Signal, Slot
+from PySide6.QtCore import (
+    QModelIndex,
+    QPointF,
+    QRectF,
+    Qt,
+    Signal,
+    SignalInstance,
+    Slot,
+)
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -59,6 +67,36 @@ def refusal_for(item: QStandardItem) -> str | None:
     if item.data(NODE_ROLE) == Node.SYMLINK:
         return f"Cannot open {name}: it is a symbolic link, and links are not followed."
     return None
+
+
+def activate_row(
+    model: FileTreeModel,
+    index: QModelIndex,
+    open_file: SignalInstance,
+    refuse: SignalInstance,
+) -> None:
+    """What activating a row does, in the local tree and the remote one alike.
+
+    "Show more" lists the next batch; a file asks to be opened through
+    ``open_file`` (a signal taking its path), unless it is locked or a link:
+    then ``refuse`` gets the reason. Folders and headings do nothing here.
+    """
+    item = model.itemFromIndex(index)
+    if item is None:
+        return
+    node = item.data(NODE_ROLE)
+    if node == Node.MORE:
+        parent = item.parent()
+        if parent is not None:
+            model.list_more(parent)
+        return
+    if node not in (Node.FILE, Node.SYMLINK):
+        return
+    reason = refusal_for(item)
+    if reason is not None:
+        refuse.emit(reason)
+        return
+    open_file.emit(item.data(PATH_ROLE))
 
 
 def _painted_icon(draw: Callable[[QPainter, QColor], None], colour: QColor) -> QIcon:
@@ -444,19 +482,4 @@ class FileTreeView(QTreeView):
 
     @Slot(QModelIndex)
     def _on_self_activated(self, index: QModelIndex) -> None:
-        item = self.tree_model.itemFromIndex(index)
-        if item is None:
-            return
-        node = item.data(NODE_ROLE)
-        if node == Node.MORE:
-            parent = item.parent()
-            if parent is not None:
-                self.tree_model.list_more(parent)
-            return
-        if node not in (Node.FILE, Node.SYMLINK):
-            return
-        reason = refusal_for(item)
-        if reason is not None:
-            self.refused.emit(reason)
-            return
-        self.openRequested.emit(item.data(PATH_ROLE))
+        activate_row(self.tree_model, index, self.openRequested, self.refused)
