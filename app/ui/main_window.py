@@ -646,6 +646,7 @@ class MainWindow(QMainWindow):
         )
         self.remote_actions.set_dialog_parent(self)
         self.file_actions.set_remote(self.remote_actions)
+        self.chat.set_remote_lookup(self.remote_workspace_for)
         self.remote_actions.refused.connect(self._on_actions_refused)
         self.remote_actions.notice.connect(self.notice_bar.show_message)
         self.remote_actions.acted.connect(self.notice_bar.clear_problem)

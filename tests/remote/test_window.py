@@ -231,3 +231,47 @@ def test_a_scripted_turn_on_the_remote_workspace_shows_a_remote_card(
     finally:
         win.close()
         store.close()
+
+
+def test_a_remote_show_image_is_drawn_from_the_hosts_bytes(
+    qtbot: QtBot, data: Path, ssh_home: SshHome, remote_root: Path
+) -> None:
+    from PySide6.QtGui import QColor, QImage
+
+    from app.agent.models import RecordingChatModel
+    from app.ui.chat.model import ImageRole
+    from tests.app.agent.scripts import answer, tool_calls
+
+    (remote_root / "public").mkdir()
+    picture = QImage(40, 30, QImage.Format.Format_RGB32)
+    picture.fill(QColor("#2a9d8f"))
+    assert picture.save(str(remote_root / "public" / "chart.png"))
+    model = RecordingChatModel(
+        replies=[
+            tool_calls(("i1", "show_image", {"filename": "chart.png"})),
+            answer("That is the chart."),
+        ]
+    )
+    store = Store(data)
+    win = MainWindow(
+        store, data, model_spec="scripted:test", model_factory=lambda _spec: model
+    )
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    try:
+        opened_remote(qtbot, win, ssh_home.address(remote_root))
+        win.chat_input.sendRequested.emit("Show me the chart")
+        qtbot.waitUntil(lambda: not win.is_busy(), timeout=HANG)
+        qtbot.waitUntil(lambda: win.chat.chat_model().has_image("i1"), timeout=HANG)
+        row_of = next(
+            row
+            for row in range(win.chat.chat_model().rowCount())
+            if win.chat.chat_model().index(row).data(ImageRole) is not None
+        )
+        shown = win.chat.chat_model().index(row_of).data(ImageRole)
+        assert isinstance(shown, QImage), shown
+        assert shown.pixelColor(5, 5) == QColor("#2a9d8f")
+    finally:
+        win.close()
+        store.close()

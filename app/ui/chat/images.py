@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -22,9 +23,11 @@ from PySide6.QtGui import QImage, QImageReader
 
 from app.core.filetype import HEAD_SIZE, detect
 from app.core.policy import Policy
-from app.core.public_files import is_public_path
+from app.core.public_files import PUBLIC_FOLDER, is_public_path
 from app.core.safeio import SafeOpenError, open_verified
 from app.formats.image_facts import format_for_mime
+from app.remote.errors import RemoteError
+from app.remote.workspace import RemoteWorkspace
 
 MAX_PIXELS: Final = 40_000_000
 MAX_BYTES: Final = 32 * 1024 * 1024
@@ -106,6 +109,35 @@ def decode_image(data: bytes, box: QSize) -> QImage:
     return image
 
 
+def load_remote_public_image(workspace: RemoteWorkspace, filename: str) -> QImage:
+    """Fetch ``public/<filename>`` of a remote workspace within the limits, decoded.
+
+    The bytes come as one verified snapshot (a file replaced mid-read is
+    refused); a link, a denied path or an oversized file is refused first,
+    under the policy in force on that host. No local path is ever used.
+    """
+    path = posixpath.join(workspace.root, PUBLIC_FOLDER, filename)
+    timeout = workspace.link.settings.operation_timeout * 2
+    try:
+        policy = workspace.policy().result(timeout)
+        if policy.denying_rule(path) is not None:
+            raise ImageLoadError("Image not shown: the read-deny policy forbids it")
+        identity = workspace.lstat(path).result(timeout)
+        if not identity.is_regular:
+            raise ImageLoadError("Image not shown: it is not a regular file")
+        if identity.size > MAX_BYTES:
+            raise ImageLoadError("Image not shown: the file is too large")
+        snapshot = workspace.snapshot(path, limit=MAX_BYTES, expected=identity)
+        data = snapshot.result(timeout + MAX_BYTES / (1 << 20)).data
+    except (RemoteError, SafeOpenError) as error:
+        raise ImageLoadError(f"Image not shown: {error}") from error
+    except TimeoutError as error:
+        raise ImageLoadError(
+            "Image not shown: the remote host did not answer"
+        ) from error
+    return decode_image(data, QSize(MAX_WIDTH, MAX_PIXELS))
+
+
 @dataclass(frozen=True)
 class ImageResult:
     """A decoded image (or why not) for the row keyed ``key`` of ``generation``."""
@@ -123,7 +155,7 @@ class _DecodeTask(QRunnable):
         key: str,
         generation: int,
         path: str,
-        workspace: str,
+        workspace: str | RemoteWorkspace,
         policy: Policy,
     ) -> None:
         super().__init__()
@@ -133,7 +165,10 @@ class _DecodeTask(QRunnable):
     def run(self) -> None:
         key, generation, path, workspace, policy = self._args
         try:
-            image = load_public_image(path, workspace, policy)
+            if isinstance(workspace, str):
+                image = load_public_image(path, workspace, policy)
+            else:
+                image = load_remote_public_image(workspace, os.path.basename(path))
         except ImageLoadError as error:
             self._emit(ImageResult(key, generation, None, str(error)))
         except Exception as error:  # a decoder bug must not kill the worker
@@ -157,8 +192,14 @@ class ImageLoader(QObject):
         self._pool.setMaxThreadCount(2)
 
     def request(
-        self, key: str, generation: int, path: str, workspace: str, policy: Policy
+        self,
+        key: str,
+        generation: int,
+        path: str,
+        workspace: str | RemoteWorkspace,
+        policy: Policy,
     ) -> None:
+        """Decode ``path`` of a local workspace folder, or of a remote workspace."""
         task = _DecodeTask(self.decoded.emit, key, generation, path, workspace, policy)
         self._pool.start(task)
 

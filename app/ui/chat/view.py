@@ -46,6 +46,8 @@ from app.core.transcript import (
     ImageBlock,
     UserBlock,
 )
+from app.remote.address import is_remote_address
+from app.remote.workspace import RemoteWorkspace
 from app.ui.chat.delegate import ChatDelegate
 from app.ui.chat.empty_state import paint_empty_state
 from app.ui.chat.heights import RowHeights
@@ -85,6 +87,7 @@ class ChatView(ChatInteractionView):
         self._pad_row: int | None = None
         self._model_spec = ""
         self._policy_provider: Callable[[], Policy] | None = None
+        self._remote_lookup: Callable[[str], RemoteWorkspace | None] = lambda _: None
         self._images = ImageLoader(self)
         self._images.decoded.connect(self._on_images_decoded)
         self._pending: set[str] = set()
@@ -196,6 +199,12 @@ class ChatView(ChatInteractionView):
 
     def set_policy_provider(self, provider: Callable[[], Policy]) -> None:
         self._policy_provider = provider
+
+    def set_remote_lookup(
+        self, lookup: Callable[[str], RemoteWorkspace | None]
+    ) -> None:
+        """How to reach a remote workspace by its address, for its images."""
+        self._remote_lookup = lookup
 
     def is_loaded(self) -> bool:
         return self._painted and not self._pending
@@ -571,12 +580,24 @@ class ChatView(ChatInteractionView):
             return
         if is_svg(block.filename):
             return
+        address = self._chat.workspace
+        workspace: str | RemoteWorkspace = address
+        if is_remote_address(address):
+            # A remote workspace's image is fetched from its host, never from a
+            # local path; until the host answers there is nothing to show.
+            remote = self._remote_lookup(address)
+            if remote is None:
+                self._chat.set_image(
+                    key, "Image not shown: the remote host is not connected yet"
+                )
+                return
+            workspace = remote
         self._pending.add(key)
         self._images.request(
             key,
             self._generation,
             block.public_path,
-            self._chat.workspace,
+            workspace,
             self._policy(),
         )
 
