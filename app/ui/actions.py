@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QAction, QGuiApplication
@@ -32,10 +33,12 @@ from app.core.revalidate import (
 from app.core.safeio import VerifiedFile
 from app.core.store import Store
 from app.core.verify import check_imported
-from app.ui.remote_actions import RemoteCardActions
 from app.ui.save_copy import SaveCopier
 from app.ui.system_open import SystemOpener
 from previewers.widgets import plain_tooltip
+
+if TYPE_CHECKING:
+    from app.ui.remote_actions import RemoteCardActions
 
 
 @dataclass(frozen=True)

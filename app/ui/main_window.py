@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import CancelledError, Future
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
@@ -22,12 +23,9 @@ from app.core.records import FileEntry, Record, parse_record
 from app.core.revalidate import DeliverableRef
 from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
-from app.importers.session import ImportSummary
 from app.remote.address import is_remote_address
 from app.remote.errors import RemoteError
-from app.remote.files import RemoteIdentity
-from app.remote.manager import RemoteManager
-from app.remote.workspace import RemoteWorkspace
+from app.remote.recognise import is_remote_identity, is_remote_workspace
 from app.ui.actions import FileActions
 from app.ui.application import app_icon, settings_for
 from app.ui.card_checks import CardChecker
@@ -37,14 +35,19 @@ from app.ui.chat.view import ChatView
 from app.ui.chat_input import ChatInputWidget
 from app.ui.conversation_commands import ConversationCommands
 from app.ui.conversations_panel import ConversationsPanelWidget
-from app.ui.diff_view import DiffDialog
-from app.ui.import_dialog import ImportDialog
 from app.ui.imported_cards import ImportedCards
 from app.ui.menus import WindowActions, WindowCommands, build_menus
 from app.ui.notice import NoticeBarWidget
 from app.ui.window_layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.workspace.widget import WorkspaceWidget
 from previewers.context import ColorScheme
+
+if TYPE_CHECKING:
+    from app.importers.session import ImportSummary
+    from app.remote.manager import RemoteManager
+    from app.remote.workspace import RemoteWorkspace
+    from app.ui.import_dialog import ImportDialog
+
 
 GEOMETRY_KEY = "window/geometry"
 DEFAULT_SIZE = (1440, 900)
@@ -375,6 +378,8 @@ class MainWindow(QMainWindow):
         mode = self._mode
         store = self._store
         dark = ColorScheme.of(self.palette()) is ColorScheme.DARK
+        from app.ui.diff_view import DiffDialog
+
         dialog = DiffDialog(found.path, dark=dark, parent=self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.view.load(lambda: change_diff(store, ref, policy, mode=mode))
@@ -387,6 +392,8 @@ class MainWindow(QMainWindow):
         self, *, home: Path | None = None, env: dict[str, str] | None = None
     ) -> ImportDialog:
         """File → Import session…; ``home`` and ``env`` say where to look."""
+        from app.ui.import_dialog import ImportDialog
+
         dialog = ImportDialog(self._store, home=home, env=env, parent=self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.imported.connect(self._on_import_dialog_imported)
@@ -657,6 +664,7 @@ class MainWindow(QMainWindow):
     def remote_manager(self) -> RemoteManager:
         """This window's connections (one SSH loop), asking with dialogs; made once."""
         if self._remote_manager is None:
+            from app.remote.manager import RemoteManager
             from app.ui.remote_prompts import WindowPrompter
 
             self._remote_manager = RemoteManager(prompter=WindowPrompter(self))
@@ -683,7 +691,7 @@ class MainWindow(QMainWindow):
         return self._remote_workspaces.get(address)
 
     def _on_remote_opened(self, workspace: object) -> None:
-        if not isinstance(workspace, RemoteWorkspace):
+        if not is_remote_workspace(workspace):
             return
         self._remote_workspaces[workspace.address] = workspace
         host = workspace.place.host
@@ -746,7 +754,7 @@ class MainWindow(QMainWindow):
     def _on_remote_open_requested(
         self, workspace: object, path: str, identity: object, ref: object, kind: object
     ) -> None:
-        if not isinstance(workspace, RemoteWorkspace):
+        if not is_remote_workspace(workspace):
             return
         self._remote_workspaces.setdefault(workspace.address, workspace)
         if self.workspace.remote_workspace() is None:
@@ -754,7 +762,7 @@ class MainWindow(QMainWindow):
         self.workspace.open_remote_on(
             workspace,
             path,
-            expected=identity if isinstance(identity, RemoteIdentity) else None,
+            expected=identity if is_remote_identity(identity) else None,
             ref=ref,
             kind=kind if isinstance(kind, Kind) else None,
         )
@@ -764,7 +772,7 @@ class MainWindow(QMainWindow):
         shown = self.workspace.remote_workspace()
         if (
             tree is None
-            or not isinstance(workspace, RemoteWorkspace)
+            or not is_remote_workspace(workspace)
             or shown is None
             or shown.address != workspace.address
             or not tree.locate(path)

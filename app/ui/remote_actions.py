@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication
@@ -24,10 +25,13 @@ from app.core.records import FileEntry
 from app.core.revalidate import DeliverableRef, Verdict
 from app.core.store import Store
 from app.remote.errors import RemoteError
-from app.remote.files import RemoteIdentity
-from app.remote.manager import Checked, RemoteManager
-from app.remote.save import RemoteCopyResult
-from app.remote.workspace import RemoteWorkspace
+from app.remote.recognise import is_remote_identity
+
+if TYPE_CHECKING:
+    # The SSH library loads when a remote action first runs, not at start-up.
+    from app.remote.manager import Checked, RemoteManager
+    from app.remote.save import RemoteCopyResult
+    from app.remote.workspace import RemoteWorkspace
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,8 @@ class RemoteCardActions(QObject):
             self._refuse(spec, name, check.check.reason)
             return
         assert entry.remote is not None
+        from app.remote.files import RemoteIdentity
+
         recorded = RemoteIdentity(entry.size, entry.mtime_ns, entry.remote.mode)
         self._act(spec, ref, entry, workspace, recorded)
 
@@ -224,7 +230,7 @@ class RemoteCardActions(QObject):
         workspace: RemoteWorkspace,
         identity: object,
     ) -> None:
-        assert isinstance(identity, RemoteIdentity)
+        assert is_remote_identity(identity)
         name = entry.display_name
         target = self.ask_target(entry.name)
         if target is None:

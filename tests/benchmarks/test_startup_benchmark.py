@@ -13,7 +13,14 @@ import pytest
 
 pytestmark = pytest.mark.benchmark
 
-HEAVY = ("PySide6.QtWebEngineWidgets", "PySide6.QtMultimedia", "pymupdf", "langchain")
+HEAVY = (
+    "PySide6.QtWebEngineWidgets",
+    "PySide6.QtMultimedia",
+    "pymupdf",
+    "langchain",
+    "asyncssh",
+    "app.importers",
+)
 
 # Each probe runs in a fresh interpreter and prints the seconds from interpreter
 # start (the first line of the probe) to the first paint of its window.

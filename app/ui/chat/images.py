@@ -6,7 +6,7 @@ import os
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import (
     QBuffer,
@@ -27,7 +27,10 @@ from app.core.public_files import PUBLIC_FOLDER, is_public_path
 from app.core.safeio import SafeOpenError, open_verified
 from app.formats.image_facts import format_for_mime
 from app.remote.errors import RemoteError
-from app.remote.workspace import RemoteWorkspace
+
+if TYPE_CHECKING:
+    from app.remote.workspace import RemoteWorkspace
+
 
 MAX_PIXELS: Final = 40_000_000
 MAX_BYTES: Final = 32 * 1024 * 1024

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from array import array
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from PySide6.QtCore import (
     QItemSelection,
@@ -47,13 +47,16 @@ from app.core.transcript import (
     UserBlock,
 )
 from app.remote.address import is_remote_address
-from app.remote.workspace import RemoteWorkspace
 from app.ui.chat.delegate import ChatDelegate
 from app.ui.chat.empty_state import paint_empty_state
 from app.ui.chat.heights import RowHeights
 from app.ui.chat.images import ImageLoader, ImageResult
 from app.ui.chat.interaction import ChatInteractionView
 from app.ui.chat.model import ChatModel
+
+if TYPE_CHECKING:
+    from app.remote.workspace import RemoteWorkspace
+
 
 SPINNER_MS: Final = 90
 OLDER_FALLBACK_MS: Final = 250

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import CancelledError, Future
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
@@ -19,9 +20,7 @@ from app.core.records import FileEntry
 from app.core.revalidate import check_path, open_refusal
 from app.core.safeio import Identity, SafeOpenError, VerifiedFile
 from app.remote.errors import RemoteError
-from app.remote.files import RemoteIdentity
-from app.remote.workspace import RemoteWorkspace
-from app.ui.workspace.remote_tree import RemoteTreeView
+from app.remote.recognise import is_remote_workspace
 from app.ui.workspace.tabs import (
     MAX_TABS,
     DiskState,
@@ -33,9 +32,15 @@ from app.ui.workspace.watcher import FileChangeWatcher
 from previewers import registry
 from previewers.context import ColorScheme, PreviewContext
 from previewers.fallback.card import FallbackCardWidget
-from previewers.remote import RemotePreview, open_remote_preview
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
+
+if TYPE_CHECKING:
+    from app.remote.files import RemoteIdentity
+    from app.remote.workspace import RemoteWorkspace
+    from app.ui.workspace.remote_tree import RemoteTreeView
+    from previewers.remote import RemotePreview
+
 
 TREE_WIDTH = 210
 """The file tree's first width: names and sizes, the rest for the preview."""
@@ -344,7 +349,7 @@ class WorkspaceWidget(QWidget):
         return preview
 
     def _reload(self, page: DocumentPageWidget) -> None:
-        if isinstance(page.remote, RemoteWorkspace):
+        if is_remote_workspace(page.remote):
             self._open_remote_on(
                 page.remote, page.path, None, page.source_view, page.ref, page.kind
             )
@@ -469,6 +474,8 @@ class WorkspaceWidget(QWidget):
             return
         self._root = None
         self.tree.set_root(None)
+        from app.ui.workspace.remote_tree import RemoteTreeView
+
         tree = RemoteTreeView(workspace, self.tree_pane)
         tree.openRequested.connect(self._on_remote_tree_open_requested)
         tree.refused.connect(self.notice)
@@ -525,6 +532,8 @@ class WorkspaceWidget(QWidget):
         ref: object | None,
         kind: Kind | None,
     ) -> Future[RemotePreview]:
+        from previewers.remote import open_remote_preview
+
         future = open_remote_preview(
             workspace,
             path,
@@ -570,7 +579,7 @@ class WorkspaceWidget(QWidget):
         page = self.tabs.find_page(opening.path, opening.source_view)
         if (
             page is not None
-            and isinstance(page.remote, RemoteWorkspace)
+            and is_remote_workspace(page.remote)
             and page.remote.address == opening.workspace.address
         ):
             self.tabs.replace_preview(page, preview)
@@ -596,7 +605,7 @@ class WorkspaceWidget(QWidget):
     def _remote_page_action(self, action: str, page: DocumentPageWidget) -> None:
         # Nothing of a remote tab reaches this computer's apps or file manager.
         workspace = page.remote
-        assert isinstance(workspace, RemoteWorkspace)
+        assert is_remote_workspace(workspace)
         name = display_name(PurePath(page.path).name)
         if action == "reveal":
             if self.remote_tree is not None and self._remote is workspace:

@@ -125,7 +125,8 @@ def test_open_command_starts_without_heavy_modules(tmp_path, demo_data):
         "from app.cli import main\n"
         "code = main(sys.argv[1:])\n"
         "heavy = [m for m in ('PySide6.QtWebEngineWidgets', 'PySide6.QtMultimedia',"
-        " 'pymupdf', 'langchain', 'langchain_core') if m in sys.modules]\n"
+        " 'pymupdf', 'langchain', 'langchain_core', 'asyncssh', 'app.importers')"
+        " if m in sys.modules]\n"
         "print('HEAVY', heavy)\n"
         "sys.exit(code)\n"
     )
