@@ -360,6 +360,9 @@ def check_json(
     Holds only a skeleton of the document (the objects that lead to a
     duplicate), not a second copy of it.
     """
+    has_object = b"{" in data if isinstance(data, bytes) else "{" in data
+    if not has_object:
+        return ()  # no object, no key to repeat (a search at memchr speed)
     if len(data) > _CHECK_WHOLE:
         return _check_in_parts(data, cancelled or (lambda: False))
     try:

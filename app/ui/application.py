@@ -97,6 +97,9 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
         Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
     )
     app = QApplication(arguments)
+    from previewers.widget import keep_gui_thread_responsive
+
+    keep_gui_thread_responsive()  # for every worker: chat, checks and previews
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setOrganizationName("Deliverables")

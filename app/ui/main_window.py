@@ -7,13 +7,24 @@ from concurrent.futures import CancelledError, Future
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QMimeData,
+    QObject,
+    QPoint,
+    Qt,
+    QThreadPool,
+    QTimer,
+    QUrl,
+    Signal,
+)
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from app.core.change_diff import change_diff
 from app.core.change_index import ChangeRef, look_up_change
 from app.core.filetype import Kind
+from app.core.filetype.text import prepare_legacy_detection
 from app.core.import_store import ImportStore
 from app.core.imported import ImportedFile, ImportedFileRef
 from app.core.names import display_name
@@ -152,6 +163,13 @@ class MainWindow(QMainWindow):
         self.chat.set_model(self._model_spec)
         # Copies handed to other apps a day ago or more are no longer needed.
         QTimer.singleShot(0, sweep_private_copies)
+        # Off the GUI thread, once the window is up: the first file in a
+        # legacy encoding then opens without loading the detector first.
+        QTimer.singleShot(
+            1000,
+            self,
+            lambda: QThreadPool.globalInstance().start(prepare_legacy_detection),
+        )
 
     # Public API ---------------------------------------------------------------
 

@@ -304,6 +304,7 @@ class JsonPreviewWidget(PreviewWidget):
     def _on_parser_finished(self, load: JsonLoad) -> None:
         result = load.result
         notices: list[str] = []
+        check = False
         if isinstance(result, JsonProblem):
             self._show_problem(result, load)
             self.mark_loaded()
@@ -312,8 +313,7 @@ class JsonPreviewWidget(PreviewWidget):
             self._value = result.value
             self.model = JsonTreeModel.for_value(result.value, self)
             notices.extend(result.warnings)
-            if isinstance(result, JsonDocument) and not result.checked:
-                self._check_in_background()
+            check = isinstance(result, JsonDocument) and not result.checked
         else:
             self.model = JsonTreeModel.for_lines(result, self)
             bad = list(result.bad)
@@ -338,8 +338,14 @@ class JsonPreviewWidget(PreviewWidget):
             # children exist when "loaded" is announced.
             self.model.fetchMore(root)
             self.tree.expand(root)
+        # Lay the first page out now, before the duplicate-key pass starts: the
+        # layout calls into the model thousands of times, and each call waits
+        # for the interpreter lock while that pass runs.
+        self.tree.doItemsLayout()
         self._set_notices(notices[:20])
         self.mark_loaded()
+        if check:
+            self._check_in_background()
         if self.tabs.currentWidget() is self.text_view:
             self._on_tabs_current_changed(self.tabs.currentIndex())
 

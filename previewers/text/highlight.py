@@ -252,6 +252,7 @@ class WindowHighlighter:
         self._long_starts: list[int] = []
         self.too_slow = False
         """A window took over ``WINDOW_BUDGET_S``: every window is plain now."""
+        self._primed: tuple[list[str], list[list[Span]], bool] | None = None
         self.on_too_slow: Callable[[], None] | None = None
         """Called once, on the thread that highlights, when ``too_slow`` is set."""
 
@@ -286,6 +287,30 @@ class WindowHighlighter:
         slot = bisect.bisect_right(self._lines, line) - 1
         return self._lines[slot], self._states[slot]
 
+    def prime(self, lines: Sequence[str]) -> None:
+        """Lex the file's first lines now, on a worker, for the view's first call.
+
+        A view's first window is lexed while it is shown, on the GUI thread;
+        primed, that call is a lookup (and a lexer too slow for the file is
+        found out here, not there).
+        """
+        shown = list(lines)
+        spans, exact = self.highlight(shown, 0)
+        if not self.too_slow:
+            self._primed = (shown, spans, exact)
+
+    def _primed_spans(
+        self, lines: Sequence[str], first: int
+    ) -> tuple[list[list[Span]], bool] | None:
+        primed = self._primed
+        if primed is None or first != 0:
+            return None
+        shown, spans, exact = primed
+        count = len(lines)
+        if count > len(shown) or shown[:count] != list(lines):
+            return None
+        return spans[:count], exact
+
     def highlight(
         self, lines: Sequence[str], first: int, *, exact: bool = True
     ) -> tuple[list[list[Span]], bool]:
@@ -298,6 +323,9 @@ class WindowHighlighter:
         """
         if self.too_slow:
             return [[] for _ in lines], True
+        primed = self._primed_spans(lines, first)
+        if primed is not None:
+            return primed
         start, state = (first, ROOT)
         exact_result = not self.resumable
         if exact and self.resumable:

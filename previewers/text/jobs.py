@@ -7,10 +7,15 @@ from typing import TYPE_CHECKING, Any
 
 from app.core.safeio import VerifiedFile
 from app.formats.encoding import TextEncoding
+from app.formats.line_index import LONG_LINE_CHARS
 from app.formats.text_pages import Page, PagedText
 
 if TYPE_CHECKING:
     from app.formats.line_index import LineIndex
+
+
+PRIMED_LINES = 200
+"""How many first lines are lexed with the first page: more than a window shows."""
 
 
 @dataclass(frozen=True)
@@ -18,13 +23,18 @@ class FirstPage:
     """The first page of a file and what the view needs to know about it.
 
     ``lexer`` is the pygments lexer for the file's name, made here because
-    building one compiles its rules (a quarter second for some languages).
+    building one compiles its rules (a quarter second for some languages);
+    ``highlighter`` has the first window lexed already. ``whole`` says the
+    page is the whole file and has no line too long for a text document,
+    which would lay out the whole line; otherwise the paged view shows it.
     """
 
     page: Page
     encoding: TextEncoding
     size: int
     lexer: Any = None
+    highlighter: Any = None
+    whole: bool = False
 
 
 @dataclass(frozen=True)
@@ -62,11 +72,27 @@ def read_first_page(
     file: VerifiedFile, path: str, name: str = "", codec: str | None = None
 ) -> FirstPage:
     """The first page, in the guessed encoding or in ``codec`` if one is chosen."""
-    from previewers.text.highlight import lexer_for_name, load_styles
+    from previewers.text.highlight import (
+        WindowHighlighter,
+        lexer_for_name,
+        load_styles,
+    )
+    from previewers.text.paged_view import display_line, split_like_index
+    from previewers.text.view import normalise_text
 
     paged = PagedText(file, path=path, codec=codec)
     page = paged.first_page()
+    whole = page.is_last and not any(
+        len(line) > LONG_LINE_CHARS for line in page.text.splitlines()
+    )
     lexer = lexer_for_name(name) if name else None
+    highlighter = None
     if lexer is not None:
         load_styles()  # its colours are asked for on the GUI thread next
-    return FirstPage(page, paged.encoding, paged.size, lexer)
+        if whole:
+            lines = normalise_text(page.text).split("\n", PRIMED_LINES)
+        else:
+            lines = [display_line(line) for line in split_like_index(page.text)]
+        highlighter = WindowHighlighter(lexer)
+        highlighter.prime(lines[:PRIMED_LINES])
+    return FirstPage(page, paged.encoding, paged.size, lexer, highlighter, whole)

@@ -42,8 +42,6 @@ from previewers.text.jobs import (
 from previewers.widget import PreviewWidget
 
 if TYPE_CHECKING:
-    from pygments.lexer import Lexer  # type: ignore[import-untyped]
-
     from app.formats.line_index import LineIndex
     from previewers.text.highlight import LexPass, WindowHighlighter
     from previewers.text.paged_view import PagedTextView
@@ -51,9 +49,6 @@ if TYPE_CHECKING:
 
 # Prose wraps at the window edge by default; code and tables do not.
 _WRAPPED_KINDS = frozenset({Kind.TEXT, Kind.MARKDOWN})
-# A whole-file text with a line this long goes to the paged view, which lays
-# out only what is on screen; a text document would lay out the whole line.
-LONG_LINE_CHARS = 64 * 1024
 CHANGED_NOTICE = "This file changed on disk; reload to see the new version."
 OVERSIZE_NOTICE = (
     f"This JSON file is larger than {JSON_SIZE_LIMIT >> 20} MiB, so it is shown as "
@@ -266,16 +261,15 @@ class CodePreviewWidget(PreviewWidget):
         formats = TokenFormats(self.is_dark()) if lexer else None
         language = lexer.name if lexer is not None else "Plain text"
         self._facts = f"{language} · {encoding.name} · {human_size(first.size)}"
-        long_line = any(len(line) > LONG_LINE_CHARS for line in page.text.splitlines())
-        if page.is_last and not long_line:
+        if first.whole:
             self._show_whole(page.text)
             if lexer is not None and formats is not None and self.code_view:
-                self.code_view.set_highlighter(self._highlighter(lexer), formats)
+                self.code_view.set_highlighter(self._highlighter(first), formats)
                 self._scan_checkpoints()
         else:
             self._show_paged(page)
             if lexer is not None and formats is not None and self.paged_view:
-                self.paged_view.highlighter = self._highlighter(lexer)
+                self.paged_view.highlighter = self._highlighter(first)
                 self.paged_view.formats = formats
                 self.paged_view.set_source(self.paged_view.source())
             if not page.is_last:
@@ -283,11 +277,15 @@ class CodePreviewWidget(PreviewWidget):
         self._update_status()
         self.mark_loaded()
 
-    def _highlighter(self, lexer: Lexer) -> WindowHighlighter:
+    def _highlighter(self, first: FirstPage) -> WindowHighlighter:
         from previewers.text.highlight import WindowHighlighter
 
-        highlighter = WindowHighlighter(lexer)
+        highlighter = first.highlighter
+        if not isinstance(highlighter, WindowHighlighter):
+            highlighter = WindowHighlighter(first.lexer)
         highlighter.on_too_slow = self._on_highlighter_too_slow
+        if highlighter.too_slow:
+            self._on_highlighter_too_slow()
         return highlighter
 
     def _on_highlighter_too_slow(self) -> None:

@@ -221,3 +221,37 @@ def test_quitting_with_jobs_running_ends_cleanly(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["quit"]
     assert "Error" not in result.stderr
+
+
+def test_a_preview_with_background_work_keeps_the_gui_thread_s_turn_short(
+    tmp_path: Path,
+) -> None:
+    # A fresh interpreter: Python lets a busy thread keep the lock 5 ms, and
+    # the GUI thread waits that long at each call from Qt into Python.
+    path = tmp_path / "a.txt"
+    path.write_text("hello\n")
+    script = f"""
+import sys
+from PySide6.QtWidgets import QApplication
+from app.core.safeio import open_verified
+from previewers.source import PreviewSource
+from previewers.text.widget import CodePreviewWidget
+from previewers.widget import SWITCH_INTERVAL_S
+app = QApplication([])
+before = sys.getswitchinterval()
+file = open_verified({str(path)!r})
+preview = CodePreviewWidget(PreviewSource.from_file({str(path)!r}, file), file)
+print(before, sys.getswitchinterval(), SWITCH_INTERVAL_S)
+preview.release()
+"""
+    found = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        check=True,
+    )
+    before, after, wanted = (float(x) for x in found.stdout.split()[-3:])
+    assert before == 0.005 and after == wanted <= 0.001

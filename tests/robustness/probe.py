@@ -35,8 +35,16 @@ def _status_kib(field: str) -> int:
 
 
 def _import_families() -> None:
-    """Import what each family's widget imports, so growth is the file's own."""
+    """Load what the app has loaded when a person opens a file.
+
+    Each family's widget modules, and the encoding detector the window loads
+    on a worker after it starts: growth and stalls are then the file's own.
+    """
     import importlib
+
+    from app.core.filetype.text import prepare_legacy_detection
+
+    prepare_legacy_detection()
 
     for module in (
         "previewers.text.widget",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 from functools import cache
 from typing import NamedTuple
 
@@ -122,6 +123,21 @@ def legacy_encoding(head: bytes) -> str | None:
         if "cp1252" in match.could_be_from_charset:
             return "cp1252"
     return str(tied[0].encoding)
+
+
+def prepare_legacy_detection() -> None:
+    """Load the detector and the codecs it tries, for a worker to call early.
+
+    The first guess in a process imports charset-normalizer and the codec
+    modules it tries (about 100 ms); opening a file must not be what pays it.
+    """
+    from charset_normalizer.constant import IANA_SUPPORTED
+
+    for name in IANA_SUPPORTED:
+        with contextlib.suppress(LookupError):
+            codecs.lookup(name)
+    legacy_encoding("Prêt à l'emploi, déjà vu.".encode("cp1252"))
+    legacy_encoding("Привет, мир".encode("cp1251"))
 
 
 def looks_binary(head: bytes) -> bool:

@@ -7,6 +7,7 @@ import io
 import mimetypes
 import wave
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -439,3 +440,27 @@ def test_utf8_and_binaries_have_no_legacy_encoding() -> None:
     )
     noise = bytes((n * 7919 + 13) % 255 + 1 for n in range(4096))  # no NUL byte
     assert filetype.looks_binary(noise)
+
+
+def test_preparing_the_detector_leaves_nothing_for_the_first_guess_to_load() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from app.core.filetype.text import legacy_encoding, prepare_legacy_detection\n"
+        "prepare_legacy_detection()\n"
+        "before = set(sys.modules)\n"
+        "legacy_encoding('Привет, мир'.encode('cp1251'))\n"
+        'legacy_encoding(b\'{"a": "\\xff"}\')\n'
+        "print(sorted(set(sys.modules) - before))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=Path(__file__).resolve().parents[3],
+    )
+    assert found.stdout.strip() == "[]"

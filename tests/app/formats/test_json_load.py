@@ -294,3 +294,18 @@ def test_a_big_array_grows_the_process_far_less_than_ten_times_its_size(
     print(f"lazy JSON of {size / 1e6:.1f} MB grew the process {growth / 1e6:.1f} MB")
     assert size > json_load.LAZY_LIMIT
     assert growth <= 3 * size, (size, growth)
+
+
+def test_a_document_without_objects_skips_the_check_pass(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    def no_scan(*_args: object) -> tuple[str, ...]:
+        raise AssertionError("scanned a document that has no object")
+
+    monkeypatch.setattr(json_load, "_CHECK_WHOLE", 0)
+    monkeypatch.setattr(json_load, "_check_in_parts", no_scan)
+    data = json.dumps([f"value {n}" for n in range(10_000)])
+    assert check_json(data.encode()) == () and check_json(data) == ()
+    # One object anywhere and the pass runs.
+    with pytest.raises(AssertionError):
+        check_json(b'["{", {"a": 1}]')

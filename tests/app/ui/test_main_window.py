@@ -442,3 +442,27 @@ def test_image_cards_show_a_thumbnail_and_others_their_icon(window, qtbot, tmp_p
     assert thumbnail("diagram.svg") is None  # no decoder runs on SVG
     window.chat.scrollTo(model.index(rows["chart.png"]))
     _shot(window, tmp_path, "thumbnails")
+
+
+def test_the_window_loads_the_encoding_detector_on_a_worker_once_it_is_up(
+    qtbot, demo_data, monkeypatch
+):
+    import threading
+
+    import app.ui.main_window as main_window
+
+    threads: list[bool] = []
+    monkeypatch.setattr(
+        main_window,
+        "prepare_legacy_detection",
+        lambda: threads.append(threading.current_thread() is threading.main_thread()),
+    )
+    store = Store(demo_data)
+    win = MainWindow(store, demo_data)
+    qtbot.addWidget(win)
+    win.show()
+    assert threads == []  # not on the way to the first paint
+    qtbot.waitUntil(lambda: threads != [], timeout=5000)
+    assert threads == [False]
+    win.close()
+    store.close()

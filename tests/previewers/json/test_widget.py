@@ -269,3 +269,45 @@ def test_the_text_of_a_big_document_stops_when_the_preview_closes() -> None:
     closed.set()
     with pytest.raises(JsonStoppedError):
         indented_text(lazy.value, closed)
+
+
+def test_a_page_of_plain_values_is_laid_out_without_asking_each_for_children(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from previewers.json.tree import JsonTreeModel
+
+    asked: list[int] = []
+    has_children = JsonTreeModel.hasChildren
+
+    def counting(self: JsonTreeModel, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: B008
+        asked.append(1)
+        return has_children(self, parent)
+
+    monkeypatch.setattr(JsonTreeModel, "hasChildren", counting)
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps([f"value {n}" for n in range(5_000)] + [[1, 2]]))
+    preview = _open(qtbot, open_preview, path)
+    preview.repaint()
+    model = preview.model
+    assert model is not None
+    root = model.index(0, 0)
+    assert model.rowCount(root) == PAGE + 1  # a page and its "Show more" row
+    # The tree lays out a whole page: every leaf says it has no children, so
+    # the layout does not call into Python once per row to ask.
+    assert len(asked) < 50
+    last = model.index(PAGE - 1, 0, root)
+    assert not model.hasChildren(last)
+
+
+def test_duplicate_keys_are_still_reported_after_the_first_page_is_shown(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "dupes.json"
+    items = [{"id": n} for n in range(3_000)]
+    text = json.dumps(items)[:-1] + ', {"id": 1, "id": 2}]'
+    path.write_text(text)
+    preview = _open(qtbot, open_preview, path)
+    qtbot.waitUntil(lambda: "Duplicate key $[3000].id" in preview.notice_text())
