@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import CancelledError, Future
 from pathlib import Path, PurePosixPath
@@ -52,6 +53,7 @@ from app.ui.notice import NoticeBarWidget
 from app.ui.window_layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.workspace.widget import WorkspaceWidget
 from previewers.context import ColorScheme
+from previewers.web import needs_web_engine, prepare_web_engine
 
 if TYPE_CHECKING:
     from app.importers.session import ImportSummary
@@ -205,6 +207,9 @@ class MainWindow(QMainWindow):
         if remote:
             self._show_remote_conversation(conversation.workspace)
         self.workspace.set_external_entries(_external_entries(messages))
+        if _has_web_cards(messages):
+            # Once the window is idle: its first page then opens at once.
+            QTimer.singleShot(1500, self, self._prepare_web_engine)
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
         self._bridge = None
         self.chat_input.set_busy(False)
@@ -213,6 +218,11 @@ class MainWindow(QMainWindow):
         self.menu_actions.rename.setEnabled(True)
         self.menu_actions.delete.setEnabled(True)
         self.recheck_cards()
+
+    def _prepare_web_engine(self) -> None:
+        # An engine tied to an older server: its pages say so when opened.
+        with contextlib.suppress(RuntimeError):
+            prepare_web_engine()
 
     def recheck_cards(self) -> None:
         """Bring the cards' badges up to date, in the background."""
@@ -815,6 +825,19 @@ class MainWindow(QMainWindow):
 
 class _RemoteRelay(QObject):
     connected = Signal(str, object)  # address, Future[RemoteWorkspace]
+
+
+def _has_web_cards(messages: list[StoredMessage]) -> bool:
+    """Whether a trusted record of this conversation holds a page or an SVG."""
+    for stored in messages:
+        if stored.record is None or not stored.record.trusted:
+            continue
+        record = parse_record(stored.record.raw)
+        if isinstance(record, Record) and any(
+            needs_web_engine(entry.kind, entry.name) for entry in record.files
+        ):
+            return True
+    return False
 
 
 def _external_entries(messages: list[StoredMessage]) -> list[FileEntry]:

@@ -309,6 +309,22 @@ def create_profile(
     return profile, interceptor
 
 
+_ready_profile: QWebEngineProfile | None = None
+
+
+def prepare_context(origin: str) -> None:
+    """Start the engine's browser side now, with no page, for the process.
+
+    The first profile a process makes starts Chromium's browser side on the
+    GUI thread (about 0.1 s, more on a cold disk). This one is made like any
+    preview's, so the switches are applied exactly as they would be; its
+    interceptor allows nothing, and no page is ever given to it.
+    """
+    global _ready_profile  # kept for the process: the context lives with it
+    if _ready_profile is None:
+        _ready_profile, _ = create_profile(f"{origin}/none/", javascript=False)
+
+
 def no_copy_script() -> QWebEngineScript:
     """The script that takes ``execCommand`` from every frame, first thing."""
     script = QWebEngineScript()

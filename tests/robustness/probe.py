@@ -10,7 +10,8 @@ that file's alone. What is measured:
 - the resident memory's growth over the process's size once every previewer
   family is imported (the peak, from samples at each tick and the kernel's
   high-water mark);
-- whether the preview settled, loaded, and every text it shows.
+- whether the preview settled, loaded, and every text it shows;
+- for a page or an SVG, how long starting the web engine took beforehand.
 """
 
 from __future__ import annotations
@@ -95,6 +96,17 @@ def main(
     from previewers.registry import choose
     from previewers.source import PreviewSource
 
+    # A page or an SVG: the app starts the web engine at an idle moment once
+    # a conversation holds such a card; its cost is reported on its own.
+    engine_ms: float | None = None
+    with open_verified(path) as ahead:
+        web = choose(PreviewSource.from_file(path, ahead)).name in ("html", "svg")
+    if web:
+        from previewers.web import prepare_web_engine
+
+        began_engine = time.perf_counter()
+        if prepare_web_engine():
+            engine_ms = round((time.perf_counter() - began_engine) * 1000, 1)
     application.processEvents()
     base_kib = _status_kib("VmRSS")
     peak = {"rss": base_kib, "gap": 0.0}
@@ -144,6 +156,7 @@ def main(
         "texts": _shown_texts(preview),
         "text_tab": shown_text,
         "stall_ms": round(peak["gap"], 1),
+        "engine_ms": engine_ms,
         "growth_mb": round(
             (max(peak["rss"], _status_kib("VmHWM")) - base_kib) / 1024, 1
         ),

@@ -130,6 +130,11 @@ def test_every_corpus_file_ends_in_a_preview_or_a_clear_message(
         f"corpus {case.kind} {case.name}: {found['previewer']}, "
         f"settled in {found['settle_s']} s, stall {stall:.0f} ms, "
         f"growth {growth:.0f} MB"
+        + (
+            ""
+            if found.get("engine_ms") is None
+            else f" (web engine started beforehand in {found['engine_ms']} ms)"
+        )
     )
     texts = [str(text) for text in found["texts"]]  # type: ignore[attr-defined]
     assert found["settled"], f"{case.name} did not settle in {case.budget_s} s"

@@ -466,3 +466,39 @@ def test_the_window_loads_the_encoding_detector_on_a_worker_once_it_is_up(
     assert threads == [False]
     win.close()
     store.close()
+
+
+def test_a_conversation_with_a_page_starts_the_web_engine_once_idle(
+    qtbot, demo_data, tmp_path, monkeypatch
+):
+    import app.ui.main_window as main_window
+
+    started: list[int] = []
+    monkeypatch.setattr(
+        main_window, "prepare_web_engine", lambda: started.append(1) or True
+    )
+    store = Store(demo_data)
+    win = MainWindow(store, demo_data)
+    qtbot.addWidget(win)
+    win.refresh_conversations()
+    # The demo presents an HTML report.
+    win.show_conversation(store.conversations()[-1].id)
+    win.show()
+    assert started == []  # not before the window is up and idle
+    qtbot.waitUntil(lambda: started != [], timeout=5000)
+    win.close()
+    store.close()
+    # A conversation with no page or SVG starts nothing.
+    empty = Store(tmp_path / "empty")
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    conversation = empty.create_conversation("plain", str(folder))
+    started.clear()
+    other = MainWindow(empty, tmp_path / "empty")
+    qtbot.addWidget(other)
+    other.show_conversation(conversation.id)
+    other.show()
+    qtbot.wait(2000)
+    assert started == []
+    other.close()
+    empty.close()

@@ -464,3 +464,68 @@ def test_a_clicked_link_is_offered_in_a_bar_and_opens_only_when_asked(
     assert "style.css" in widget.link_text()
     assert "cap-token123" not in widget.link_text()  # the capability stays hidden
     assert pages == [str(site / "report" / "other.html")]
+
+
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_an_engine_started_ahead_shows_pages_under_the_same_switches(
+    tmp_path: Path,
+) -> None:
+    import socket
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    page = tmp_path / "index.html"
+    page.write_text(
+        f'<h1 id="h">ahead</h1><img src="http://127.0.0.1:{port}/a.png">'
+        f'<link rel="preconnect" href="http://127.0.0.1:{port}/">'
+    )
+    code = f"""
+import os, time
+from PySide6.QtWidgets import QApplication
+from app.ui.application import create_application
+application = create_application()
+from app.core.safeio import open_verified
+from previewers import web
+from previewers.source import PreviewSource
+from previewers.web import sandbox
+began = time.perf_counter()
+assert web.prepare_web_engine()
+ahead_ms = (time.perf_counter() - began) * 1000
+switches = sandbox.engine_switches()
+assert "QTWEBENGINE_CHROMIUM_FLAGS" not in os.environ
+path = {str(page)!r}
+file = open_verified(path)
+widget = web.HTML_PREVIEWER.create(PreviewSource.from_file(path, file), file, None)
+widget.show()
+began = time.perf_counter()
+while not widget.is_settled():
+    application.processEvents()
+opened_ms = (time.perf_counter() - began) * 1000
+end = time.monotonic() + 1.5
+while time.monotonic() < end:
+    application.processEvents()
+    time.sleep(0.01)
+same = sandbox.engine_switches() is switches
+print(widget.is_loaded(), len(widget.blocked_urls()), same)
+print(f"AHEAD {{ahead_ms:.0f}} OPENED {{opened_ms:.0f}}")
+widget.release()
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[3],
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    loaded, _blocked, same = done.stdout.split("\n")[0].split()
+    # The page shows, and what it asks of another port never connects.
+    assert (loaded, same) == ("True", "True")
+    with pytest.raises(BlockingIOError):
+        listener.accept()
+    listener.close()
