@@ -502,8 +502,8 @@ def test_the_source_document_is_filled_in_slices_with_a_pause_between(
     monkeypatch.setattr(build, "pause", lambda: steps.append("pause"))
     monkeypatch.setattr(QTextCursor, "insertText", recorded)
     text = "a line of the source\n" * (3 * build.SOURCE_SLICE_CHARS // 21)
-    document = build.source_document(text)
-    assert document.toPlainText() == text
+    document, broken = build.source_document(text)
+    assert document.toPlainText() == text and not broken
     # The interpreter is let go before each slice after the first.
     assert len(steps) >= 4 and steps[::2] == ["pause"] * (len(steps) // 2)
     assert steps[1::2] == ["insert"] * (len(steps) // 2)
@@ -518,5 +518,46 @@ def test_a_short_source_is_one_slice(
     paused: list[bool] = []
     monkeypatch.setattr(build, "pause", lambda: paused.append(True))
     for text in ("", "# A\n", "# A\n\ntext"):
-        assert build.source_document(text).toPlainText() == text
+        assert build.source_document(text)[0].toPlainText() == text
     assert paused == []
+
+
+def test_a_very_long_source_line_is_broken_into_blocks_with_a_notice(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from previewers.markdown import build
+
+    line = "".join(f"*a{n} **b{n} " for n in range(20_000))
+    text = "# Soup\n\n" + line + "\n\nend\n"
+    document, broken = build.source_document(text)
+    blocks = [document.findBlockByNumber(n) for n in range(document.blockCount())]
+    assert broken and max(block.length() for block in blocks) <= (
+        build.SOURCE_BLOCK_CHARS + build.SOURCE_SLICE_CHARS + 1
+    )
+    # Only line breaks were added; every character is there, in order.
+    assert document.toPlainText().replace("\n", "") == text.replace("\n", "")
+    assert document.toPlainText().endswith("\n\nend\n")
+    # Each block is laid out in one call that holds the interpreter: no call
+    # takes the whole line.
+    inserted: list[int] = []
+    insert = QTextCursor.insertText
+
+    def recorded(cursor: Any, piece: str) -> None:
+        inserted.append(len(piece))
+        insert(cursor, piece)
+
+    monkeypatch.setattr(QTextCursor, "insertText", recorded)
+    path = tmp_path / "soup.md"
+    path.write_text(text)
+    preview = _open(qtbot, open_preview, path)
+    assert max(inserted) <= build.SOURCE_BLOCK_CHARS + build.SOURCE_SLICE_CHARS + 1
+    assert build.LONG_LINES_NOTICE in preview.notice_text()
+    # A short file keeps its lines as they are, without the notice.
+    short = tmp_path / "short.md"
+    short.write_text("# A\n\n" + "word " * 1000 + "\n")
+    assert (
+        build.LONG_LINES_NOTICE not in _open(qtbot, open_preview, short).notice_text()
+    )
