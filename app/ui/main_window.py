@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
         self._workspace_root: Path | None = None
         self._bridge: object | None = None
         self._browsers: list[QWidget] = []
+        self._web_engine_scheduled = False
 
         self.conversations_panel = ConversationsPanelWidget(self)
         self.conversations = self.conversations_panel.list
@@ -208,8 +209,7 @@ class MainWindow(QMainWindow):
             self._show_remote_conversation(conversation.workspace)
         self.workspace.set_external_entries(_external_entries(messages))
         if _has_web_cards(messages):
-            # Once the window is idle: its first page then opens at once.
-            QTimer.singleShot(1500, self, self._prepare_web_engine)
+            self._prepare_web_engine_when_idle()
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
         self._bridge = None
         self.chat_input.set_busy(False)
@@ -218,6 +218,19 @@ class MainWindow(QMainWindow):
         self.menu_actions.rename.setEnabled(True)
         self.menu_actions.delete.setEnabled(True)
         self.recheck_cards()
+
+    def _on_workspace_web_files_listed(self) -> None:
+        self._prepare_web_engine_when_idle()
+
+    def _prepare_web_engine_when_idle(self) -> None:
+        """Start the web engine soon, once: a page or an SVG is in sight.
+
+        It can start only on the GUI thread, so it starts while the window is
+        idle, and the first page opened later shows in tens of milliseconds.
+        """
+        if not self._web_engine_scheduled:
+            self._web_engine_scheduled = True
+            QTimer.singleShot(1500, self, self._prepare_web_engine)
 
     def _prepare_web_engine(self) -> None:
         # An engine tied to an older server: its pages say so when opened.
@@ -334,6 +347,7 @@ class MainWindow(QMainWindow):
         self.conversations.deleteRequested.connect(self.commands.delete)
         self.conversations_panel.newRequested.connect(self.commands.new_conversation)
         self.panes.changed.connect(self._on_panes_changed)
+        self.workspace.webFilesListed.connect(self._on_workspace_web_files_listed)
         self.card_checker.checked.connect(self._on_card_checker_checked)
         self.thumbnails.made.connect(self.chat.set_thumbnail)
         self.chat.chat_model().historyLoaded.connect(self.recheck_cards)

@@ -37,6 +37,7 @@ from app.core.policy import Policy
 from app.core.records import FileEntry
 from app.core.sizes import human_size
 from app.ui.icons import kind_file_icon
+from previewers.web import needs_web_engine
 from previewers.widgets import plain_tooltip
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -144,7 +145,14 @@ def _sort_key(entry: os.DirEntry[str]) -> tuple[bool, str, str]:
 
 
 class FileTreeModel(QStandardItemModel):
-    """Rows for the root folder (listed on expand) and the External files node."""
+    """Rows for the root folder (listed on expand) and the External files node.
+
+    Signals:
+        webFilesListed(): a listing showed a page or an SVG (the web engine
+            can then be started before one is opened).
+    """
+
+    webFilesListed = Signal()
 
     def __init__(
         self, policy_provider: Callable[[], Policy], parent: QWidget | None = None
@@ -282,6 +290,8 @@ class FileTreeModel(QStandardItemModel):
         policy = self._policy_provider()
         for entry in batch:
             item.appendRow(self._entry_row(entry, policy))
+        if any(needs_web_engine("", entry.name) for entry in batch):
+            self.webFilesListed.emit()
         if rest:
             self._pending[path] = rest
             more = QStandardItem(f"Show {len(rest):,} more…")

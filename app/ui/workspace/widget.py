@@ -71,6 +71,7 @@ class WorkspaceWidget(QWidget):
             path, and the reference the file was opened with (or ``None``).
         focusToggled(bool): the user asked to focus the preview, or to stop.
         loaded(): the active preview finished loading (or failed to).
+        webFilesListed(): the tree listed a page or an SVG.
     """
 
     notice = Signal(str)
@@ -79,6 +80,7 @@ class WorkspaceWidget(QWidget):
     actionRequested = Signal(str, str, object)
     focusToggled = Signal(bool)
     loaded = Signal()
+    webFilesListed = Signal()
 
     def __init__(
         self,
@@ -118,6 +120,7 @@ class WorkspaceWidget(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
         self.tree.openRequested.connect(self._on_tree_open_requested)
+        self.tree.tree_model.webFilesListed.connect(self.webFilesListed)
         self.tree.refused.connect(self.notice)
         self.tabs.pageReleased.connect(self._on_tabs_page_released)
         self.tabs.pageEvicted.connect(self._on_tabs_page_evicted)

@@ -468,7 +468,7 @@ def test_the_window_loads_the_encoding_detector_on_a_worker_once_it_is_up(
     store.close()
 
 
-def test_a_conversation_with_a_page_starts_the_web_engine_once_idle(
+def test_a_page_in_sight_starts_the_web_engine_once_the_window_is_idle(
     qtbot, demo_data, tmp_path, monkeypatch
 ):
     import app.ui.main_window as main_window
@@ -501,4 +501,20 @@ def test_a_conversation_with_a_page_starts_the_web_engine_once_idle(
     qtbot.wait(2000)
     assert started == []
     other.close()
+    # Nor does a workspace without one; a listing that shows one does.
+    (folder / "notes.txt").write_text("notes\n")
+    third = MainWindow(empty, tmp_path / "empty")
+    qtbot.addWidget(third)
+    third.show_conversation(conversation.id)
+    third.show()
+    qtbot.wait(2000)
+    assert started == []
+    third.close()
+    (folder / "chart.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    fourth = MainWindow(empty, tmp_path / "empty")
+    qtbot.addWidget(fourth)
+    fourth.show_conversation(conversation.id)
+    fourth.show()
+    qtbot.waitUntil(lambda: started == [1], timeout=5000)
+    fourth.close()
     empty.close()
