@@ -8,13 +8,17 @@ as its root), and must:
   running then is killed and the case fails as a hang;
 - show a preview, or a message a person understands: never an exception's
   name, a traceback or Python's own wording;
-- keep the GUI thread's longest stall under ``STALL_BOUND_MS`` and the
+- keep the GUI thread's longest stall under ``STALL_TARGET_MS`` and the
   process's growth under ``GROWTH_BOUND_MB``.
 
-The target for stalls is 100 ms. On a loaded two-core machine one busy
-neighbour adds that much, so the assertion is generous and every case prints
-its measured figures to the run's summary: the stall, the growth and the
-time to settle, per file and per class.
+On a loaded two-core machine a busy neighbour alone can add 100 ms to one
+run, so a case over the target is opened again, up to ``STALL_TRIES`` runs in
+all, and its best run must be under it: a stall the file causes shows in
+every run. Every case prints its figures to the run's summary: the stall,
+the growth and the time to settle, per file and per class.
+
+A page or an SVG is opened with the web engine already started, as the app
+starts it once one is in sight (the probe reports that start on its own).
 
 HTML cases need QtWebEngine, which cannot sandbox as root: they skip there
 (``webengine``).
@@ -35,8 +39,9 @@ import pytest
 from tests.data.corpus import CASES, Case, write_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
-STALL_BOUND_MS = 1_000
-"""Generous: the target is 100 ms; the figures are printed for each case."""
+STALL_TARGET_MS = 100.0
+"""The longest the GUI thread may stall while a file opens."""
+STALL_TRIES = 3
 GROWTH_BOUND_MB = 300
 """The largest corpus file is 21 MB: ten times that is the issue's ceiling."""
 STARTUP_S = 60.0
@@ -123,12 +128,21 @@ def test_every_corpus_file_ends_in_a_preview_or_a_clear_message(
     case: Case, corpus: dict[str, Path], report: list[str]
 ) -> None:
     found = _probe(corpus[case.name], case)
-    stall = float(found["stall_ms"])  # type: ignore[arg-type]
+    stalls = [float(found["stall_ms"])]  # type: ignore[arg-type]
+    while stalls[-1] >= STALL_TARGET_MS and len(stalls) < STALL_TRIES:
+        stalls.append(float(_probe(corpus[case.name], case)["stall_ms"]))  # type: ignore[arg-type]
+    stall = min(stalls)
     growth = float(found["growth_mb"])  # type: ignore[arg-type]
     _FIGURES.setdefault(case.kind, []).append((case.name, stall, growth))
     report.append(
         f"corpus {case.kind} {case.name}: {found['previewer']}, "
-        f"settled in {found['settle_s']} s, stall {stall:.0f} ms, "
+        f"settled in {found['settle_s']} s, stall {stall:.0f} ms"
+        + (
+            ""
+            if len(stalls) == 1
+            else f" (best of {', '.join(f'{x:.0f}' for x in stalls)})"
+        )
+        + ", "
         f"growth {growth:.0f} MB"
         + (
             ""
@@ -146,5 +160,5 @@ def test_every_corpus_file_ends_in_a_preview_or_a_clear_message(
     if case.kind in ("json", "jsonl", "svg"):
         # Told by the file-type service: never the binary card or source text.
         assert found["previewer"] == case.kind.removesuffix("l"), found
-    assert stall < STALL_BOUND_MS, f"{case.name}: the GUI thread stalled {stall} ms"
+    assert stall < STALL_TARGET_MS, f"{case.name}: the GUI thread stalled {stalls} ms"
     assert growth < GROWTH_BOUND_MB, f"{case.name}: the process grew {growth} MB"
