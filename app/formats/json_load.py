@@ -326,6 +326,62 @@ def _fast_bytes(data: bytes) -> bytes | None:
     return data
 
 
+_PART_BYTES = 256 * 1024
+"""A big top-level array is parsed about this much at a time (``_orjson_loads``)."""
+_PART_MISSES = 4
+# Where one element of an array likely ends and the next begins, by what the
+# first element starts with: most commas inside elements do not match.
+_ANY_COMMA = re.compile(rb"(,)")
+_BETWEEN = {
+    b"{": re.compile(rb"[}\]]\s*(,)\s*[{\[]"),
+    b"[": re.compile(rb"[}\]]\s*(,)\s*[{\[]"),
+    b'"': re.compile(rb'(?<!\\)"\s*(,)\s*"'),
+}
+
+
+def _orjson_loads(data: bytes | str) -> Any:
+    """``orjson.loads``, with a big top-level array parsed ``_PART_BYTES`` at a time.
+
+    orjson holds the interpreter lock for the whole of one call (10 MB: over
+    0.1 s, while the GUI thread waits). An array is cut after a comma and the
+    part before it parsed as an array of its own: a comma inside a string or
+    a nested value leaves that part unbalanced, so it fails and the next comma
+    is tried. The parts joined are what one call returns. After a few misses,
+    or anything else amiss, the rest is parsed in one call, as before.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    head = raw[:4096]
+    start = len(head) - len(head.lstrip())
+    if len(raw) <= 2 * _PART_BYTES or raw[start : start + 1] != b"[":
+        return orjson.loads(data)
+    values: list[Any] = []
+    first = start = start + 1  # just after the array's "["
+    element = raw[start : start + 64].lstrip()[:1]
+    between = _BETWEEN.get(element, _ANY_COMMA)
+    misses = 0
+
+    def comma_after(position: int) -> int:
+        found = between.search(raw, position)
+        return -1 if found is None else found.start(1)
+
+    comma = comma_after(start + _PART_BYTES)
+    # The rest is always over a part long: never "]" alone after a last comma.
+    while comma >= 0 and len(raw) - comma > _PART_BYTES and misses < _PART_MISSES:
+        try:
+            part = orjson.loads(b"[" + raw[start:comma] + b"]")
+        except orjson.JSONDecodeError:
+            misses += 1  # inside a string or a nested value: the next comma
+            comma = comma_after(comma + 1)
+            continue
+        values.extend(part)
+        start, misses = comma + 1, 0
+        comma = comma_after(start + _PART_BYTES)
+    if start == first:
+        return orjson.loads(data)  # nothing was cut off: one call, as before
+    values.extend(orjson.loads(b"[" + raw[start:]))
+    return values
+
+
 def load_json_fast(data: bytes | str) -> JsonDocument | JsonProblem:
     """Parse one document as fast as it can be; duplicate keys not yet checked.
 
@@ -342,7 +398,7 @@ def load_json_fast(data: bytes | str) -> JsonDocument | JsonProblem:
     if fast is not None:
         try:
             with _collector_paused():
-                return JsonDocument(orjson.loads(fast), (), checked=False)
+                return JsonDocument(_orjson_loads(fast), (), checked=False)
         except orjson.JSONDecodeError:
             pass  # the hooked parser says what is wrong, or accepts it with a note
     try:

@@ -309,3 +309,47 @@ def test_a_document_without_objects_skips_the_check_pass(
     # One object anywhere and the pass runs.
     with pytest.raises(AssertionError):
         check_json(b'["{", {"a": 1}]')
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        [
+            {"id": n, "tags": ["a", "b"], "kids": [{"k": n}, {"k": -n}]}
+            for n in range(40_000)
+        ],
+        [f'value "{n}", then, {{more}}' for n in range(60_000)],
+        [[n, [n, n], {"n": n}] for n in range(50_000)],
+        list(range(200_000)),
+        [n / 7 for n in range(100_000)] + [None, True, "}, {", {"a": "], ["}],
+    ],
+    ids=["objects", "strings", "arrays", "integers", "mixed"],
+)
+def test_a_big_array_parsed_in_parts_is_the_array_one_parse_gives(
+    items: list[object], monkeypatch: pytest.MonkeyPatch
+):
+    import orjson
+
+    data = json.dumps(items, indent=1 if len(items) == 50_000 else None).encode()
+    assert len(data) > 2 * json_load._PART_BYTES
+    calls: list[int] = []
+    real = orjson.loads
+
+    def counting(part: bytes | str) -> object:
+        calls.append(len(part))
+        return real(part)
+
+    monkeypatch.setattr(json_load.orjson, "loads", counting)
+    result = json_load.load_json_fast(data)
+    assert isinstance(result, JsonDocument) and result.value == items
+    # No one call holds the interpreter lock for the whole document.
+    assert len(calls) > 2 and max(calls) < len(data) / 2
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [b", 1,]", b", 1] x", b', {"a": 1,}]', b", 1", b", [1, 2]]]"],
+)
+def test_an_invalid_big_array_is_still_refused_with_its_problem(tail: bytes):
+    data = json.dumps(list(range(300_000))).encode()[:-1] + tail
+    assert isinstance(json_load.load_json_fast(data), JsonProblem)
