@@ -468,6 +468,15 @@ def test_the_window_loads_the_encoding_detector_on_a_worker_once_it_is_up(
     store.close()
 
 
+def _window_on(qtbot, store, data, conversation_id):
+    win = MainWindow(store, data)
+    qtbot.addWidget(win)
+    win.refresh_conversations()
+    win.show_conversation(conversation_id)
+    win.show()
+    return win
+
+
 def test_a_page_in_sight_starts_the_web_engine_once_the_window_is_idle(
     qtbot, demo_data, tmp_path, monkeypatch
 ):
@@ -478,43 +487,27 @@ def test_a_page_in_sight_starts_the_web_engine_once_the_window_is_idle(
         main_window, "prepare_web_engine", lambda: started.append(1) or True
     )
     store = Store(demo_data)
-    win = MainWindow(store, demo_data)
-    qtbot.addWidget(win)
-    win.refresh_conversations()
     # The demo presents an HTML report.
-    win.show_conversation(store.conversations()[-1].id)
-    win.show()
+    win = _window_on(qtbot, store, demo_data, store.conversations()[-1].id)
     assert started == []  # not before the window is up and idle
     qtbot.waitUntil(lambda: started != [], timeout=5000)
     win.close()
     store.close()
-    # A conversation with no page or SVG starts nothing.
-    empty = Store(tmp_path / "empty")
+    # No page or SVG among the cards or in the workspace: nothing starts.
+    data = tmp_path / "empty"
+    empty = Store(data)
     folder = tmp_path / "workspace"
     folder.mkdir()
+    (folder / "notes.txt").write_text("notes\n")
     conversation = empty.create_conversation("plain", str(folder))
     started.clear()
-    other = MainWindow(empty, tmp_path / "empty")
-    qtbot.addWidget(other)
-    other.show_conversation(conversation.id)
-    other.show()
+    other = _window_on(qtbot, empty, data, conversation.id)
     qtbot.wait(2000)
     assert started == []
     other.close()
-    # Nor does a workspace without one; a listing that shows one does.
-    (folder / "notes.txt").write_text("notes\n")
-    third = MainWindow(empty, tmp_path / "empty")
-    qtbot.addWidget(third)
-    third.show_conversation(conversation.id)
-    third.show()
-    qtbot.wait(2000)
-    assert started == []
-    third.close()
+    # A listing that shows one does.
     (folder / "chart.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
-    fourth = MainWindow(empty, tmp_path / "empty")
-    qtbot.addWidget(fourth)
-    fourth.show_conversation(conversation.id)
-    fourth.show()
+    third = _window_on(qtbot, empty, data, conversation.id)
     qtbot.waitUntil(lambda: started == [1], timeout=5000)
-    fourth.close()
+    third.close()
     empty.close()
