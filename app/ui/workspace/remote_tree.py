@@ -13,9 +13,9 @@ import posixpath
 from concurrent.futures import CancelledError, Future
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QStandardItem
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QWidget
 
 from app.core.names import display_name
 from app.core.policy import Policy
@@ -28,8 +28,8 @@ from app.ui.workspace.tree import (
     PATH_ROLE,
     RULE_ROLE,
     FileTreeModel,
+    ListingTreeView,
     Node,
-    activate_row,
 )
 from previewers.widgets import plain_tooltip
 
@@ -179,39 +179,25 @@ class RemoteTreeModel(FileTreeModel):
         return None
 
 
-class RemoteTreeView(QTreeView):
+class RemoteTreeView(ListingTreeView):
     """The remote tree widget; ``locate`` opens the folders down to a file.
 
-    Signals:
-        openRequested(str): a readable remote file row was activated (its path).
-        refused(str): a locked or link row was activated; the reason.
+    Signals (besides those of ``ListingTreeView``, whose paths are remote):
         located(str): ``locate`` reached and selected this path.
     """
 
-    openRequested = Signal(str)
-    refused = Signal(str)
     located = Signal(str)
+    tree_model: RemoteTreeModel
 
     def __init__(
         self, workspace: RemoteWorkspace, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
-        self.tree_model = RemoteTreeModel(workspace, self)
-        self.setModel(self.tree_model)
-        self.setHeaderHidden(True)
-        # Names take the width, sizes what they need, as in the local tree.
-        header = self.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.setUniformRowHeights(True)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setAccessibleName("Remote workspace files")
+        super().__init__(
+            lambda view: RemoteTreeModel(workspace, view),
+            "Remote workspace files",
+            parent,
+        )
         self._target: str | None = None
-        self.expanded.connect(self._on_expanded)
-        self.activated.connect(self._on_activated)
         self.tree_model.folderListed.connect(self._continue_locate)
         root = self.tree_model.root_item
         if root is not None:
@@ -266,17 +252,3 @@ class RemoteTreeView(QTreeView):
             self.setCurrentIndex(index)
             self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
             self.located.emit(target)
-
-    def selected_path(self) -> str | None:
-        index = self.currentIndex()
-        return index.data(PATH_ROLE) if index.isValid() else None
-
-    @Slot(QModelIndex)
-    def _on_expanded(self, index: QModelIndex) -> None:
-        item = self.tree_model.itemFromIndex(index)
-        if item is not None:
-            self.tree_model.list_folder(item)
-
-    @Slot(QModelIndex)
-    def _on_activated(self, index: QModelIndex) -> None:
-        activate_row(self.tree_model, index, self.openRequested, self.refused)

@@ -410,36 +410,72 @@ class FileTreeModel(QStandardItemModel):
         return item
 
 
-class FileTreeView(QTreeView):
-    """The tree widget: read-only, lazy, opens files on activation.
+class ListingTreeView(QTreeView):
+    """A read-only file tree: a folder is listed when expanded, a row opens a file.
+
+    ``tree_model`` is the model it shows (its own, parented to the view).
 
     Signals:
         openRequested(str): a file row was activated and may be opened.
-        refused(str): a locked or symlink row was activated; the reason.
+        refused(str): a locked or link row was activated; the reason.
     """
 
     openRequested = Signal(str)
     refused = Signal(str)
 
     def __init__(
-        self, policy_provider: Callable[[], Policy], parent: QWidget | None = None
+        self,
+        make_model: Callable[[QTreeView], FileTreeModel],
+        name: str,
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.tree_model = FileTreeModel(policy_provider, self)
+        self.tree_model = make_model(self)
         self.setModel(self.tree_model)
         self.setHeaderHidden(True)
+        # Names take the width, sizes what they need.
         header = self.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.setUniformRowHeights(True)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setAccessibleName("Workspace files")
+        self.setAccessibleName(name)
         self.expanded.connect(self._on_self_expanded)
         self.activated.connect(self._on_self_activated)
+
+    def selected_path(self) -> str | None:
+        index = self.currentIndex()
+        return index.data(PATH_ROLE) if index.isValid() else None
+
+    @Slot(QModelIndex)
+    def _on_self_expanded(self, index: QModelIndex) -> None:
+        item = self.tree_model.itemFromIndex(index)
+        if item is not None:
+            self.tree_model.list_folder(item)
+
+    @Slot(QModelIndex)
+    def _on_self_activated(self, index: QModelIndex) -> None:
+        activate_row(self.tree_model, index, self.openRequested, self.refused)
+
+
+class FileTreeView(ListingTreeView):
+    """The local tree widget: read-only, lazy, opens files on activation.
+
+    Signals: those of ``ListingTreeView``.
+    """
+
+    def __init__(
+        self, policy_provider: Callable[[], Policy], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(
+            lambda view: FileTreeModel(policy_provider, view),
+            "Workspace files",
+            parent,
+        )
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
 
     def set_root(self, root: Path | None) -> None:
         self.tree_model.set_root(root)
@@ -479,17 +515,3 @@ class FileTreeView(QTreeView):
             parent = parent.parent()
         self.setCurrentIndex(index)
         self.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
-
-    def selected_path(self) -> str | None:
-        index = self.currentIndex()
-        return index.data(PATH_ROLE) if index.isValid() else None
-
-    @Slot(QModelIndex)
-    def _on_self_expanded(self, index: QModelIndex) -> None:
-        item = self.tree_model.itemFromIndex(index)
-        if item is not None:
-            self.tree_model.list_folder(item)
-
-    @Slot(QModelIndex)
-    def _on_self_activated(self, index: QModelIndex) -> None:
-        activate_row(self.tree_model, index, self.openRequested, self.refused)
