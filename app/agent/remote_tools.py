@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 from langchain_core.tools import ToolException
 
 from app.agent.specs import LIST_LIMIT, outside_text
@@ -15,16 +18,34 @@ from app.remote.files import lexical_path
 from app.remote.workspace import RemoteWorkspace
 
 
-def _outside(given: str) -> ToolException:
-    return ToolException(outside_text(given))
+@contextmanager
+def _as_tool_errors(
+    given: str,
+    unreadable: Callable[[Exception], str],
+    *,
+    changed_is_unreadable: bool = False,
+) -> Iterator[None]:
+    """Turn what can go wrong with ``given`` into the tool errors the agent reads.
 
-
-def _denied(given: str, error: DeniedPathError) -> ToolException:
-    return ToolException(f"{given!r} is denied by rule {error.rule.describe()}.")
-
-
-def _unavailable(error: RemoteError) -> ToolException:
-    return ToolException(f"The remote workspace cannot be reached: {error}")
+    The same words as the local tools: ``unreadable`` says why a path cannot
+    be opened as asked (a file that changed while read can be said so too).
+    """
+    try:
+        yield
+    except OutsideRootError as error:
+        raise ToolException(outside_text(given)) from error
+    except DeniedPathError as error:
+        raise ToolException(
+            f"{given!r} is denied by rule {error.rule.describe()}."
+        ) from error
+    except SafeOpenError as error:
+        raise ToolException(unreadable(error)) from error
+    except RemoteError as error:
+        if changed_is_unreadable and error.failure is Failure.CHANGED:
+            raise ToolException(unreadable(error)) from error
+        raise ToolException(
+            f"The remote workspace cannot be reached: {error}"
+        ) from error
 
 
 def remote_policy(workspace: RemoteWorkspace) -> Policy:
@@ -37,7 +58,9 @@ def remote_policy(workspace: RemoteWorkspace) -> Policy:
 
 def list_files(workspace: RemoteWorkspace, given: str, policy: Policy) -> str:
     place = workspace.place
-    try:
+    with _as_tool_errors(
+        given, lambda _error: f"{given!r} is not a folder of the workspace."
+    ):
         lexical = lexical_path(place.root, given)
         agent_files.refuse_denied(policy, lexical)
         real = workspace.call(
@@ -49,14 +72,6 @@ def list_files(workspace: RemoteWorkspace, given: str, policy: Policy) -> str:
             f"listing {given}",
             timeout=4 * workspace.link.settings.operation_timeout,
         )
-    except OutsideRootError as error:
-        raise _outside(given) from error
-    except DeniedPathError as error:
-        raise _denied(given, error) from error
-    except SafeOpenError as error:
-        raise ToolException(f"{given!r} is not a folder of the workspace.") from error
-    except RemoteError as error:
-        raise _unavailable(error) from error
     if stopped:
         lines.append(f"... stopped after {len(lines)} files")
     return "\n".join(lines) if lines else f"{given!r} has no files."
@@ -66,30 +81,24 @@ def read_bytes(
     workspace: RemoteWorkspace, given: str, policy: Policy, size: int
 ) -> bytes:
     place = workspace.place
-    try:
+    with _as_tool_errors(
+        given,
+        lambda error: f"Cannot read {given!r}: {str(error).rstrip('.')}.",
+        changed_is_unreadable=True,
+    ):
         lexical = lexical_path(place.root, given)
         agent_files.refuse_denied(policy, lexical)
         return workspace.call(
             lambda sftp: agent_files.read_file(sftp, place, lexical, policy, size),
             f"reading {given}",
         )
-    except OutsideRootError as error:
-        raise _outside(given) from error
-    except DeniedPathError as error:
-        raise _denied(given, error) from error
-    except SafeOpenError as error:
-        raise ToolException(f"Cannot read {given!r}: {error}.") from error
-    except RemoteError as error:
-        if error.failure is Failure.CHANGED:
-            raise ToolException(f"Cannot read {given!r}: {error}") from error
-        raise _unavailable(error) from error
 
 
 def write_bytes(
     workspace: RemoteWorkspace, given: str, policy: Policy, data: bytes
 ) -> None:
     place = workspace.place
-    try:
+    with _as_tool_errors(given, lambda error: f"Cannot write {given!r}: {error}."):
         lexical = lexical_path(place.root, given)
         agent_files.refuse_denied(policy, lexical)
         workspace.call(
@@ -97,11 +106,3 @@ def write_bytes(
             f"writing {given}",
             timeout=workspace.link.settings.operation_timeout + len(data) / 1e6,
         )
-    except OutsideRootError as error:
-        raise _outside(given) from error
-    except DeniedPathError as error:
-        raise _denied(given, error) from error
-    except SafeOpenError as error:
-        raise ToolException(f"Cannot write {given!r}: {error}.") from error
-    except RemoteError as error:
-        raise _unavailable(error) from error
