@@ -787,12 +787,36 @@ def _index_line(
         lines.warnings.extend(f"Line {number}: {note}" for note in result.warnings)
 
 
+_PRETTY_PART = 1000
+"""A long array is indented this many elements at a time (``pretty_json``)."""
+
+
+def _indented(value: Any) -> str:
+    """orjson's two-space indenting; a long array a part at a time, the same text.
+
+    One call holds the interpreter lock until it returns (a 10 MB array: about
+    50 ms); each part's text without its brackets is what the whole would
+    hold between them.
+    """
+    if not isinstance(value, list) or len(value) <= _PRETTY_PART:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    parts = [b"["]
+    for start in range(0, len(value), _PRETTY_PART):
+        text = orjson.dumps(
+            value[start : start + _PRETTY_PART], option=orjson.OPT_INDENT_2
+        )
+        parts.append(text[1:-2])  # "\n  …" without its brackets' last line end
+        parts.append(b",")
+    parts[-1] = b"\n]"
+    return b"".join(parts).decode()
+
+
 def pretty_json(value: Any) -> str:
     """The value indented by two spaces, non-ASCII kept as is."""
     if isinstance(value, LazyContainer):
         return "".join(pretty_parts(value))
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+        return _indented(value)
     except (TypeError, orjson.JSONEncodeError):
         # NaN, Infinity, surrogates or integers past 64 bits: json keeps them.
         return json.dumps(value, indent=2, ensure_ascii=False)

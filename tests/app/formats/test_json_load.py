@@ -353,3 +353,26 @@ def test_a_big_array_parsed_in_parts_is_the_array_one_parse_gives(
 def test_an_invalid_big_array_is_still_refused_with_its_problem(tail: bytes):
     data = json.dumps(list(range(300_000))).encode()[:-1] + tail
     assert isinstance(json_load.load_json_fast(data), JsonProblem)
+
+
+def test_a_long_array_is_indented_in_parts_to_the_same_text(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    import orjson
+
+    from app.formats.json_load import pretty_json
+
+    items = [{"n": n, "é": [n, {"deep": None}], "s": "a\nb"} for n in range(4_321)]
+    whole = orjson.dumps(items, option=orjson.OPT_INDENT_2).decode()
+    calls: list[int] = []
+    real = orjson.dumps
+
+    def counting(value: object, **kwargs: object) -> bytes:
+        calls.append(len(value) if isinstance(value, list) else 1)
+        return real(value, **kwargs)
+
+    monkeypatch.setattr(json_load.orjson, "dumps", counting)
+    assert pretty_json(items) == whole
+    assert len(calls) == 5 and max(calls) <= json_load._PRETTY_PART
+    for short in ([], [1], list(range(json_load._PRETTY_PART))):
+        assert pretty_json(short) == real(short, option=orjson.OPT_INDENT_2).decode()
