@@ -211,6 +211,30 @@ def _scan(segment: bytes, inside: bool) -> tuple[int, bool]:
     return ends, inside ^ (len(parts) % 2 == 0)
 
 
+def _nth_row_end(data: bytes, count: int, inside: bool) -> int:
+    """The offset just past the ``count``-th row end in ``data``, or -1.
+
+    ``inside`` says ``data`` starts inside quotes. The quotes-and-line-feeds
+    form of ``_scan`` tells which line feed ends that row; one split finds
+    where it is. Skipping row by row took a Python step per row: about 700
+    for each jump into a 64 KiB checkpoint, the most of a scrolled frame.
+    """
+    reduced = data.translate(None, _NOT_QUOTE_OR_LF).replace(b'""', b"")
+    outside = not inside
+    before = ends = 0  # line feeds before this part, and row ends among them
+    for part in reduced.split(b'"'):
+        feeds = part.count(b"\n")
+        if outside and ends + feeds >= count:
+            ordinal = before + count - ends  # that line feed's number, from 1
+            pieces = data.split(b"\n", ordinal)
+            return len(data) - len(pieces[-1]) if len(pieces) > ordinal else -1
+        if outside:
+            ends += feeds
+        before += feeds
+        outside = not outside
+    return -1
+
+
 class CsvFile:
     """An opened CSV or TSV: its format, header and first rows, before any index."""
 
@@ -415,14 +439,11 @@ class CsvIndex:
         slot = bisect.bisect_left(self._counts, record) - 1
         base = table.data_start + slot * CHECKPOINT_BYTES
         data = table.reader.read(CHECKPOINT_BYTES, base)
-        # Starting inside quotes: a leading quote puts the scan on the right side.
-        probe = b'"' if self._inside[slot] else b""
-        data, position = probe + data, 0
-        for _ in range(record - self._counts[slot]):
-            position = _row_end(data, position)
-            if position < 0:  # the fence held, so the index cannot be wrong
-                raise AssertionError("row index out of step with its file")
-        return base + position - len(probe)
+        wanted = record - int(self._counts[slot])
+        position = _nth_row_end(data, wanted, bool(self._inside[slot]))
+        if position < 0:  # the fence held, so the index cannot be wrong
+            raise AssertionError("row index out of step with its file")
+        return base + position
 
     def record_at_offset(self, offset: int) -> int:
         """The record (0-based, header included) that holds byte ``offset``."""

@@ -13,6 +13,8 @@ from app.formats.csv_index import (
     CsvError,
     CsvFile,
     CsvIndex,
+    _nth_row_end,
+    _row_end,
     _scan,
     cells_to_tsv,
     sniff_format,
@@ -261,3 +263,39 @@ def test_lone_cr_line_ends_are_a_csv_error(tmp_path):
     path.write_bytes(b"a,b\r1,2\r")
     with pytest.raises(CsvError, match="carriage return alone"):
         table(path)
+
+
+def _row_by_row(data: bytes, count: int, inside: bool) -> int:
+    """The rule itself: step row end by row end (a leading quote if inside)."""
+    probe = b'"' if inside else b""
+    data, position = probe + data, 0
+    for _ in range(count):
+        position = _row_end(data, position)
+        if position < 0:
+            return -1
+    return position - len(probe)
+
+
+@pytest.mark.parametrize("inside", [False, True])
+def test_the_nth_row_end_is_where_stepping_row_by_row_lands(inside):
+    rng = random.Random(5)
+    pieces = [b"a", b",", b"\n", b'"', b'""', b"\r\n", b"xyz", b'"x\ny"']
+    for _ in range(300):
+        segment = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 80)))
+        for count in range(1, 8):
+            assert _nth_row_end(segment, count, inside) == _row_by_row(
+                segment, count, inside
+            ), (segment, count)
+
+
+def test_every_record_starts_where_the_csv_module_reads_it(quoted_rows):
+    path, rows = quoted_rows
+    data = table(path)
+    index = CsvIndex.build(data)
+    raw = path.read_bytes()
+    # Every record's offset, across every checkpoint (some start in quotes).
+    starts = [index.offset_of_record(record) for record in range(1, len(rows))]
+    assert starts == sorted(starts) and starts[0] == raw.index(b"\n") + 1
+    for record in (1, 2, 999, 5_000, len(rows) - 1):
+        line = raw[starts[record - 1] :].split(b"\r\n", 1)[0].decode()
+        assert next(csv.reader(io.StringIO(line)))[0] == rows[record][0]
