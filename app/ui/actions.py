@@ -309,18 +309,7 @@ class FileActions(QObject):
             raise ValueError(f"unknown file action {action!r}")
         if action == "open" and self._open_remote(ref):
             return True
-        try:
-            workspace = self._store.conversation(ref.conversation_id).workspace
-        except KeyError:
-            workspace = ""
-        check, entry, opened = check_deliverable(
-            self._store,
-            ref,
-            self._policy_provider(workspace),
-            mode=self._mode_provider(),
-            keep_open=spec.needs_fd,
-        )
-        self.verdictChanged.emit(ref, check.verdict.value)
+        check, entry, opened = self._check_card(ref, keep_open=spec.needs_fd)
         name = "this file" if entry is None else entry.display_name
         if not check.allowed or entry is None:
             self._refuse(spec, name, check.reason)
@@ -337,18 +326,7 @@ class FileActions(QObject):
         desktop gets a copy made from the verified descriptor, never the path
         the agent can write to.
         """
-        try:
-            workspace = self._store.conversation(ref.conversation_id).workspace
-        except KeyError:
-            workspace = ""
-        check, entry, opened = check_deliverable(
-            self._store,
-            ref,
-            self._policy_provider(workspace),
-            mode=self._mode_provider(),
-            keep_open=True,
-        )
-        self.verdictChanged.emit(ref, check.verdict.value)
+        check, entry, opened = self._check_card(ref, keep_open=True)
         name = "this file" if entry is None else entry.display_name
         if not check.allowed or entry is None or opened is None:
             self._refuse(DRAG_OUT, name, check.reason)
@@ -419,6 +397,23 @@ class FileActions(QObject):
             None if entry is None else (entry.resolved, entry.kind_enum),
             f"{name} changed since it was verified",
         )
+
+    def _check_card(
+        self, ref: DeliverableRef, *, keep_open: bool
+    ) -> tuple[Check, FileEntry | None, VerifiedFile | None]:
+        """Check a card's file again now, under its conversation's policy.
+
+        The card's badge follows the verdict.
+        """
+        check, entry, opened = check_deliverable(
+            self._store,
+            ref,
+            self._policy_provider(self._workspace_of(ref.conversation_id)),
+            mode=self._mode_provider(),
+            keep_open=keep_open,
+        )
+        self.verdictChanged.emit(ref, check.verdict.value)
+        return check, entry, opened
 
     def _workspace_of(self, conversation_id: str) -> str:
         try:
