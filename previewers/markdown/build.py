@@ -121,8 +121,8 @@ SOURCE_BLOCK_CHARS = 2 * SOURCE_SLICE_CHARS
 """A source line longer than this is shown broken into blocks this long."""
 
 LONG_LINES_NOTICE = (
-    f"Lines over {SOURCE_BLOCK_CHARS:,} characters are shown broken into parts "
-    "in the source."
+    f"In the source, lines over {SOURCE_BLOCK_CHARS:,} characters are shown "
+    "broken into parts."
 )
 
 
@@ -202,9 +202,9 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
     stopped: Callable[[], bool] = cancelled.is_set
     text, notices = decode_markdown(data[: MARKDOWN_LIMIT + 1])
     source, broken = source_document(text)
-    if broken:
-        notices = (*notices, LONG_LINES_NOTICE)
     _to_gui_thread(source)
+    # Said last: it is about the source, not the rendered view shown first.
+    tail = (LONG_LINES_NOTICE,) if broken else ()
     try:
         rendered = render_markdown(
             text,
@@ -216,7 +216,9 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
     except RenderStoppedError:
         if stopped():
             raise PreviewClosedError from None
-        return MarkdownLoad(None, None, source, (), (), (*notices, TOO_COMPLEX_NOTICE))
+        return MarkdownLoad(
+            None, None, source, (), (), (*notices, TOO_COMPLEX_NOTICE, *tail)
+        )
     if job.remote:
         # Its paths name the remote host's files; none is looked up here.
         images = tuple(
@@ -239,4 +241,6 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
         # The outline lists only the headings that are shown.
         rendered = replace(rendered, headings=rendered.headings[: len(positions)])
     _to_gui_thread(document)
-    return MarkdownLoad(rendered, document, source, positions, images, notices)
+    return MarkdownLoad(
+        rendered, document, source, positions, images, (*notices, *tail)
+    )
