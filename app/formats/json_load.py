@@ -339,6 +339,24 @@ _BETWEEN = {
 }
 
 
+_FIRST_KEY = re.compile(rb'\s*\{\s*("(?:[^"\\]|\\.){0,64}")\s*:')
+
+
+def _element_boundary(raw: bytes, start: int) -> re.Pattern[bytes]:
+    """Where an element of the array starting at ``start`` likely ends.
+
+    Objects that begin with the first element's first key mark a boundary
+    that nested objects rarely share.
+    """
+    element = raw[start : start + 64].lstrip()[:1]
+    if element == b"{":
+        key = _FIRST_KEY.match(raw, start)
+        if key is not None:
+            signature = re.escape(key.group(1))
+            return re.compile(rb"\}\s*(,)\s*\{\s*" + signature + rb"\s*:")
+    return _BETWEEN.get(element, _ANY_COMMA)
+
+
 def _orjson_loads(data: bytes | str) -> Any:
     """``orjson.loads``, with a big top-level array parsed ``_PART_BYTES`` at a time.
 
@@ -356,9 +374,8 @@ def _orjson_loads(data: bytes | str) -> Any:
         return orjson.loads(data)
     values: list[Any] = []
     first = start = start + 1  # just after the array's "["
-    element = raw[start : start + 64].lstrip()[:1]
-    between = _BETWEEN.get(element, _ANY_COMMA)
-    misses = 0
+    between = _element_boundary(raw, start)
+    misses = wasted = 0
 
     def comma_after(position: int) -> int:
         found = between.search(raw, position)
@@ -366,11 +383,19 @@ def _orjson_loads(data: bytes | str) -> Any:
 
     comma = comma_after(start + _PART_BYTES)
     # The rest is always over a part long: never "]" alone after a last comma.
-    while comma >= 0 and len(raw) - comma > _PART_BYTES and misses < _PART_MISSES:
+    # Parts that failed may cost as much as what was parsed, then one call
+    # takes the rest: a shape whose commas mislead costs at most twice.
+    while (
+        comma >= 0
+        and len(raw) - comma > _PART_BYTES
+        and misses < _PART_MISSES
+        and wasted <= (start - first) + 2 * _PART_BYTES
+    ):
         try:
             part = orjson.loads(b"[" + raw[start:comma] + b"]")
         except orjson.JSONDecodeError:
             misses += 1  # inside a string or a nested value: the next comma
+            wasted += comma - start
             comma = comma_after(comma + 1)
             continue
         values.extend(part)
