@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPainterPath, QPixmap
 
@@ -74,6 +76,41 @@ def kind_icon(kind: Kind | None, size: int, device_pixel_ratio: float) -> QPixma
 _FILE_ICONS: dict[str, QIcon] = {}
 
 
+def painted_icon(draw: Callable[[QPainter, QColor], None], colour: QColor) -> QIcon:
+    """An icon at 16 and 32 pixels, ``draw`` painting on a 16-pixel grid."""
+    icon = QIcon()
+    for size in (16, 32):
+        pixmap = QPixmap(size, size)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.scale(size / 16, size / 16)
+        draw(painter, colour)
+        painter.end()
+        icon.addPixmap(pixmap)
+    return icon
+
+
+def _draw_page(painter: QPainter, colour: QColor) -> None:
+    fold = 4.5
+    page = QPainterPath()
+    page.moveTo(3, 1.5)
+    page.lineTo(13 - fold, 1.5)
+    page.lineTo(13, 1.5 + fold)
+    page.lineTo(13, 14.5)
+    page.lineTo(3, 14.5)
+    page.closeSubpath()
+    painter.fillPath(page, colour)
+    corner = QPainterPath()
+    corner.moveTo(13 - fold, 1.5)
+    corner.lineTo(13 - fold, 1.5 + fold)
+    corner.lineTo(13, 1.5 + fold)
+    corner.closeSubpath()
+    painter.fillPath(corner, QColor(255, 255, 255, 110))
+    painter.fillRect(QRectF(5, 8.5, 6, 1.2), QColor(255, 255, 255, 170))
+    painter.fillRect(QRectF(5, 11, 4.5, 1.2), QColor(255, 255, 255, 170))
+
+
 def kind_file_icon(kind: Kind | None) -> QIcon:
     """A small page in the kind's colour, for lists such as the file tree.
 
@@ -83,31 +120,6 @@ def kind_file_icon(kind: Kind | None) -> QIcon:
     icon = _FILE_ICONS.get(colour)
     if icon is not None:
         return icon
-    icon = QIcon()
-    for size in (16, 32):
-        pixmap = QPixmap(size, size)
-        pixmap.fill(Qt.GlobalColor.transparent)
-        painter = QPainter(pixmap)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.scale(size / 16, size / 16)
-        fold = 4.5
-        page = QPainterPath()
-        page.moveTo(3, 1.5)
-        page.lineTo(13 - fold, 1.5)
-        page.lineTo(13, 1.5 + fold)
-        page.lineTo(13, 14.5)
-        page.lineTo(3, 14.5)
-        page.closeSubpath()
-        painter.fillPath(page, QColor(colour))
-        corner = QPainterPath()
-        corner.moveTo(13 - fold, 1.5)
-        corner.lineTo(13 - fold, 1.5 + fold)
-        corner.lineTo(13, 1.5 + fold)
-        corner.closeSubpath()
-        painter.fillPath(corner, QColor(255, 255, 255, 110))
-        painter.fillRect(QRectF(5, 8.5, 6, 1.2), QColor(255, 255, 255, 170))
-        painter.fillRect(QRectF(5, 11, 4.5, 1.2), QColor(255, 255, 255, 170))
-        painter.end()
-        icon.addPixmap(pixmap)
+    icon = painted_icon(_draw_page, QColor(colour))
     _FILE_ICONS[colour] = icon
     return icon

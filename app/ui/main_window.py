@@ -207,9 +207,7 @@ class MainWindow(QMainWindow):
         self.workspace.set_root(self._workspace_root)
         if remote:
             self._show_remote_conversation(conversation.workspace)
-        self.workspace.set_external_entries(_external_entries(messages))
-        if _has_web_cards(messages):
-            self._prepare_web_engine_when_idle()
+        self._show_record_files(_trusted_files(messages))
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
         self._bridge = None
         self.chat_input.set_busy(False)
@@ -218,6 +216,14 @@ class MainWindow(QMainWindow):
         self.menu_actions.rename.setEnabled(True)
         self.menu_actions.delete.setEnabled(True)
         self.recheck_cards()
+
+    def _show_record_files(self, files: list[FileEntry]) -> None:
+        """Fill the External files node; start the web engine if a page is here."""
+        self.workspace.set_external_entries(
+            [entry for entry in files if entry.scope == "external"]
+        )
+        if any(needs_web_engine(entry.kind, entry.name) for entry in files):
+            self._prepare_web_engine_when_idle()
 
     def _on_workspace_web_files_listed(self) -> None:
         self._prepare_web_engine_when_idle()
@@ -289,9 +295,14 @@ class MainWindow(QMainWindow):
         if not new:
             return
         self.chat.append_stored(new)
-        if _external_entries(new):
-            messages = self._store.messages(conversation_id)
-            self.workspace.set_external_entries(_external_entries(messages))
+        files = _trusted_files(new)
+        if any(entry.scope == "external" for entry in files):
+            # The node lists the whole conversation's external files.
+            self._show_record_files(
+                _trusted_files(self._store.messages(conversation_id))
+            )
+        elif any(needs_web_engine(entry.kind, entry.name) for entry in files):
+            self._prepare_web_engine_when_idle()
 
     def view_files(self, paths: Sequence[str], workspace: Path | None) -> list[str]:
         """Open files straight into the workspace, the last one active.
@@ -614,7 +625,7 @@ class MainWindow(QMainWindow):
             record = parse_record(event.record)
             if isinstance(record, Record) and self._conversation_id is not None:
                 messages = self._store.messages(self._conversation_id)
-                self.workspace.set_external_entries(_external_entries(messages))
+                self._show_record_files(_trusted_files(messages))
 
     def _on_bridge_policy_changed(self, path: str) -> None:
         self.notice_bar.show_message(
@@ -841,26 +852,13 @@ class _RemoteRelay(QObject):
     connected = Signal(str, object)  # address, Future[RemoteWorkspace]
 
 
-def _has_web_cards(messages: list[StoredMessage]) -> bool:
-    """Whether a trusted record of this conversation holds a page or an SVG."""
-    for stored in messages:
-        if stored.record is None or not stored.record.trusted:
-            continue
-        record = parse_record(stored.record.raw)
-        if isinstance(record, Record) and any(
-            needs_web_engine(entry.kind, entry.name) for entry in record.files
-        ):
-            return True
-    return False
-
-
-def _external_entries(messages: list[StoredMessage]) -> list[FileEntry]:
-    """External deliverables of this conversation's trusted records."""
+def _trusted_files(messages: list[StoredMessage]) -> list[FileEntry]:
+    """Every file of this conversation's trusted records, each record read once."""
     entries: list[FileEntry] = []
     for stored in messages:
         if stored.record is None or not stored.record.trusted:
             continue
         record = parse_record(stored.record.raw)
         if isinstance(record, Record):
-            entries.extend(f for f in record.files if f.scope == "external")
+            entries.extend(record.files)
     return entries

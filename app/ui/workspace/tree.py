@@ -24,7 +24,6 @@ from PySide6.QtGui import (
     QPainterPath,
     QPalette,
     QPen,
-    QPixmap,
     QStandardItem,
     QStandardItemModel,
 )
@@ -36,7 +35,7 @@ from app.core.paths import is_within
 from app.core.policy import Policy
 from app.core.records import FileEntry
 from app.core.sizes import human_size
-from app.ui.icons import kind_file_icon
+from app.ui.icons import kind_file_icon, painted_icon
 from previewers.web import needs_web_engine
 from previewers.widgets import plain_tooltip
 
@@ -98,20 +97,6 @@ def activate_row(
         refuse.emit(reason)
         return
     open_file.emit(item.data(PATH_ROLE))
-
-
-def _painted_icon(draw: Callable[[QPainter, QColor], None], colour: QColor) -> QIcon:
-    icon = QIcon()
-    for size in (16, 32):
-        pixmap = QPixmap(size, size)
-        pixmap.fill(Qt.GlobalColor.transparent)
-        painter = QPainter(pixmap)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.scale(size / 16, size / 16)
-        draw(painter, colour)
-        painter.end()
-        icon.addPixmap(pixmap)
-    return icon
 
 
 def _draw_lock(painter: QPainter, colour: QColor) -> None:
@@ -184,11 +169,11 @@ class FileTreeModel(QStandardItemModel):
                 Node.FILE: lambda: style.standardIcon(
                     QStyle.StandardPixmap.SP_FileIcon
                 ),
-                Node.SYMLINK: lambda: _painted_icon(_draw_link, text),
+                Node.SYMLINK: lambda: painted_icon(_draw_link, text),
                 Node.EXTERNAL: lambda: style.standardIcon(
                     QStyle.StandardPixmap.SP_DriveNetIcon
                 ),
-                "lock": lambda: _painted_icon(_draw_lock, self._dim),
+                "lock": lambda: painted_icon(_draw_lock, self._dim),
             }[key]()
         return self._icons[key]
 
@@ -494,13 +479,7 @@ class FileTreeView(ListingTreeView):
         item = self.tree_model.find_item(path)
         if item is None:
             return False
-        index = item.index()
-        parent = index.parent()
-        while parent.isValid():
-            self.expand(parent)
-            parent = parent.parent()
-        self.setCurrentIndex(index)
-        self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        self._select(item.index(), QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
 
     def follow(self, path: str) -> None:
@@ -508,10 +487,12 @@ class FileTreeView(ListingTreeView):
         item = self.tree_model.find_item(path)
         if item is None or self.currentIndex() == item.index():
             return
-        index = item.index()
+        self._select(item.index(), QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def _select(self, index: QModelIndex, hint: QAbstractItemView.ScrollHint) -> None:
         parent = index.parent()
         while parent.isValid():
             self.expand(parent)
             parent = parent.parent()
         self.setCurrentIndex(index)
-        self.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        self.scrollTo(index, hint)
