@@ -47,8 +47,10 @@ def prepare_web_engine() -> bool:
 
 
 def needs_web_engine(kind: str, name: str) -> bool:
-    """Whether a card of this kind and name opens in the web engine."""
-    return kind == Kind.HTML.value or name.lower().endswith(SVG_SUFFIXES)
+    """Whether a file of this kind (``""`` if unknown) and name opens in the engine."""
+    return kind == Kind.HTML.value or name.lower().endswith(
+        HTML_SUFFIXES + SVG_SUFFIXES
+    )
 
 
 class HtmlPreviewer:

@@ -506,7 +506,7 @@ def test_a_page_in_sight_starts_the_web_engine_once_the_window_is_idle(
     assert started == []
     other.close()
     # A listing that shows one does.
-    (folder / "chart.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    (folder / "page.html").write_text("<p>a page</p>")
     third = _window_on(qtbot, empty, data, conversation.id)
     qtbot.waitUntil(lambda: started == [1], timeout=5000)
     third.close()

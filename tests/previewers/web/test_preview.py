@@ -529,3 +529,13 @@ widget.release()
     with pytest.raises(BlockingIOError):
         listener.accept()
     listener.close()
+
+
+def test_pages_and_svgs_are_known_by_kind_or_by_name() -> None:
+    from previewers.web import needs_web_engine
+
+    assert needs_web_engine("html", "report")
+    for name in ("index.HTML", "a.htm", "chart.svg", "map.SVGZ"):
+        assert needs_web_engine("", name)
+    for kind, name in (("", "notes.md"), ("image", "photo.png"), ("text", "x.txt")):
+        assert not needs_web_engine(kind, name)
