@@ -1,8 +1,9 @@
 """A sparse line index over a large text file, and find across the whole file.
 
-The index stores one number per 64 KiB of file: how many line ends come before
-that offset (an ``array('Q')``, 128 KiB for 1 GiB). Finding line *n* bisects the
-checkpoints and scans at most 64 KiB; nothing per line is ever kept in memory.
+The index stores one number per 1 MiB block of file: how many line ends come
+before it (an ``array('Q')``, 8 KiB for 1 GiB). A lookup counts the block it lands
+in once more, per 64 KiB slot, keeps that for the last few blocks, and scans at
+most 64 KiB; nothing per line is ever kept in memory.
 
 What ends a line is decided by the first line end in the file: ``\\n`` (so CRLF
 counts once) unless the first one is a lone ``\\r``, which makes it a CR-only file
@@ -13,10 +14,13 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import closing
 
 from app.core.safeio import VerifiedFile
+from app.formats.byte_count import count_byte, in_order
 from app.formats.encoding import (
     TextEncoding,
     char_boundary,
@@ -32,16 +36,39 @@ from app.formats.text_pages import (
     Cancelled,
     FencedReader,
     Progress,
+    ReaderFile,
     fenced_reader,
 )
 
 CHECKPOINT_BYTES = 64 * 1024
 BLOCK_BYTES = 1024 * 1024  # a multiple of CHECKPOINT_BYTES
+_KEPT_BLOCKS = 64
+"""Blocks whose 64 KiB slots stay counted: 16 numbers each."""
 # ``lines`` reads a window at once up to this size, else line by line.
 _WINDOW_LIMIT = 4 * 1024 * 1024
 LONG_LINE_CHARS = 64 * 1024
 CUT_MARK = "\u2026"
 """Ends a line that ``lines`` cut at ``max_line_chars``."""
+
+
+def _line_ends_in(
+    data: bytes, encoding: TextEncoding, terminator: str, start: int, end: int
+) -> int:
+    if encoding.unit == 1:
+        return count_byte(data, ord(terminator), start, end)
+    return count_char(data, encoding, terminator, start, end)
+
+
+def _block_counter(
+    reader: FencedReader, encoding: TextEncoding, terminator: str
+) -> Callable[[int], int]:
+    """Counts the line ends in the block at an offset (safe on any thread)."""
+
+    def count(offset: int) -> int:
+        data = reader.read(BLOCK_BYTES, offset)
+        return _line_ends_in(data, encoding, terminator, 0, len(data))
+
+    return count
 
 
 def _terminator(data: bytes, encoding: TextEncoding, lookahead: bytes) -> str | None:
@@ -67,18 +94,21 @@ class LineIndex:
         reader: FencedReader,
         encoding: TextEncoding,
         terminator: str,
-        checkpoints: array[int],
+        blocks: array[int],
         line_ends: int,
         total_lines: int,
     ) -> None:
         self.reader = reader
         self.encoding = encoding
         self.terminator = terminator
-        self._checkpoints = checkpoints
+        self._blocks = blocks
+        """Line ends before each 1 MiB block."""
         self._line_ends = line_ends
         self.total_lines = total_lines
         """Line count; a last line without a line end counts, an empty file has 0."""
         self._start = min(len(encoding.bom), reader.size)
+        self._slots_of: dict[int, list[int]] = {}
+        self._slots_lock = threading.Lock()
 
     @classmethod
     def build(
@@ -90,49 +120,78 @@ class LineIndex:
         cancelled: Cancelled | None = None,
         encoding: TextEncoding | None = None,
     ) -> LineIndex:
-        """Scan the file in 1 MiB reads; ``BuildCancelledError`` if cancelled.
+        """Count each 1 MiB block's line ends; ``BuildCancelledError`` if cancelled.
 
         ``encoding`` is the one the first page was read in (by default the one a
-        byte order mark names, else UTF-8).
+        byte order mark names, else UTF-8). Blocks of a local file in a one-byte
+        encoding are counted on two threads (``byte_count``).
         """
         reader = fenced_reader(file, path)
         if encoding is None:
             encoding = detect_encoding(reader.read(4, 0))
         start = min(len(encoding.bom), reader.size)
-        checkpoints = array("Q")
+        blocks = array("Q")
         terminator: str | None = None
-        ends = b""
-        total = 0
         offset = start
+        # Blocks before the first line end hold none; that line end decides the kind.
         while offset < reader.size:
             if cancelled is not None and cancelled():
                 raise BuildCancelledError
             data = reader.read(BLOCK_BYTES + encoding.unit, offset)
             used = min(len(data), BLOCK_BYTES)
-            if terminator is None:
-                terminator = _terminator(data[:used], encoding, data[used:])
-                ends = encoding.char_bytes(terminator) if terminator else b""
-            if encoding.unit == 1 and ends:
-                # One C-level count per checkpoint on the block as read, no copy.
-                for part in range(0, used, CHECKPOINT_BYTES):
-                    checkpoints.append(total)
-                    total += data.count(ends, part, min(part + CHECKPOINT_BYTES, used))
-            else:
-                block = data[:used]
-                for part in range(0, used, CHECKPOINT_BYTES):
-                    checkpoints.append(total)
-                    if terminator is not None:
-                        end = part + CHECKPOINT_BYTES
-                        total += count_char(block, encoding, terminator, part, end)
+            terminator = _terminator(data[:used], encoding, data[used:])
+            if terminator is not None:
+                break
+            blocks.append(0)
             offset += used
             if progress is not None:
                 progress(offset, reader.size)
+        total = 0
+        if terminator is not None:
+            count = _block_counter(reader, encoding, terminator)
+            local = not isinstance(file, ReaderFile)
+            threads = 2 if local and encoding.unit == 1 else 1
+            offsets = range(offset, reader.size, BLOCK_BYTES)
+            with closing(in_order(count, offsets, threads)) as counts:
+                for block_offset, ends in zip(offsets, counts, strict=True):
+                    if cancelled is not None and cancelled():
+                        raise BuildCancelledError
+                    blocks.append(total)
+                    total += ends
+                    if progress is not None:
+                        progress(
+                            min(block_offset + BLOCK_BYTES, reader.size), reader.size
+                        )
         terminator = terminator or "\n"
         lines = total
         if reader.size > start:
             last = reader.read(encoding.unit, reader.size - encoding.unit)
             lines += last != encoding.char_bytes(terminator)
-        return cls(reader, encoding, terminator, checkpoints, total, lines)
+        return cls(reader, encoding, terminator, blocks, total, lines)
+
+    def _slots(self, block: int) -> list[int]:
+        """Line ends before each 64 KiB slot of ``block``, counted on first use.
+
+        The build keeps one number per 1 MiB; a lookup needs one per 64 KiB, so
+        the block it lands in is counted again (about 1 ms) and kept among the
+        last ``_KEPT_BLOCKS`` looked at.
+        """
+        with self._slots_lock:
+            kept = self._slots_of.get(block)
+        if kept is not None:
+            return kept
+        data = self.reader.read(BLOCK_BYTES, self._start + block * BLOCK_BYTES)
+        running = int(self._blocks[block])
+        slots = []
+        for part in range(0, max(len(data), 1), CHECKPOINT_BYTES):
+            slots.append(running)
+            end = min(part + CHECKPOINT_BYTES, len(data))
+            running += _line_ends_in(data, self.encoding, self.terminator, part, end)
+        with self._slots_lock:
+            self._slots_of[block] = slots
+            if len(self._slots_of) > _KEPT_BLOCKS:
+                del self._slots_of[next(iter(self._slots_of))]
+        return slots
 
     def offset_of_line(self, line: int) -> int:
         """Byte offset where ``line`` (0-based) starts; the file size past the end."""
@@ -140,13 +199,15 @@ class LineIndex:
             return self._start
         if line > self._line_ends:
             return self.reader.size
-        # The checkpoint before the line's preceding line end; it lies within 64 KiB.
-        slot = bisect.bisect_left(self._checkpoints, line) - 1
-        base = self._start + slot * CHECKPOINT_BYTES
+        # The slot before the line's preceding line end; it lies within 64 KiB.
+        block = bisect.bisect_left(self._blocks, line) - 1
+        slots = self._slots(block)
+        slot = bisect.bisect_left(slots, line) - 1
+        base = self._start + block * BLOCK_BYTES + slot * CHECKPOINT_BYTES
         data = self.reader.read(CHECKPOINT_BYTES, base)
         unit = self.encoding.unit
         position = -unit
-        for _ in range(line - self._checkpoints[slot]):
+        for _ in range(line - slots[slot]):
             position = find_char(data, self.encoding, self.terminator, position + unit)
             if position < 0:  # the fence held, so the index cannot be wrong
                 raise AssertionError("line index out of step with its file")
@@ -155,16 +216,16 @@ class LineIndex:
     def line_at_offset(self, offset: int) -> int:
         """The 0-based line that contains byte ``offset``."""
         offset = min(max(offset, self._start), self.reader.size)
-        slot = min(
-            (offset - self._start) // CHECKPOINT_BYTES, len(self._checkpoints) - 1
-        )
-        if slot < 0:
+        block = min((offset - self._start) // BLOCK_BYTES, len(self._blocks) - 1)
+        if block < 0:
             return 0
-        base = self._start + slot * CHECKPOINT_BYTES
+        slots = self._slots(block)
+        within = offset - self._start - block * BLOCK_BYTES
+        slot = min(within // CHECKPOINT_BYTES, len(slots) - 1)
+        base = self._start + block * BLOCK_BYTES + slot * CHECKPOINT_BYTES
         data = self.reader.read(offset - base, base)
-        return self._checkpoints[slot] + count_char(
-            data, self.encoding, self.terminator
-        )
+        ends = _line_ends_in(data, self.encoding, self.terminator, 0, len(data))
+        return slots[slot] + ends
 
     def lines(
         self, first: int, count: int, *, max_line_chars: int = LONG_LINE_CHARS

@@ -51,10 +51,10 @@ def test_offset_and_line_lookups_agree(many_lines):
     assert index.offset_of_line(len(lines)) == len(data)
 
 
-def test_index_memory_is_one_number_per_64_kib(many_lines):
+def test_index_memory_is_one_number_per_block(many_lines):
     path, _ = many_lines
     index = index_of(path)
-    assert len(index._checkpoints) <= path.stat().st_size // (64 * 1024) + 1
+    assert len(index._blocks) <= path.stat().st_size // BLOCK_BYTES + 1
 
 
 def test_cr_only_file_counts_carriage_returns(tmp_path):
@@ -262,3 +262,62 @@ def test_count_reports_progress_and_can_be_cancelled(many_lines):
         index.count("word", cancelled=lambda: True)
     with pytest.raises(ValueError):
         index.count("a\rb")
+
+
+@pytest.fixture
+def several_blocks(tmp_path):
+    """About 6 MiB: lines of varied length, a stretch of empty lines, CRLF ends."""
+    rng = random.Random(11)
+    lines = [f"{n}: " + "x" * rng.randint(0, 400) for n in range(20_000)]
+    lines[9_000:9_000] = [""] * 300_000  # dense line ends across block edges
+    path = tmp_path / "blocks.log"
+    path.write_bytes("\r\n".join(lines).encode() + b"\r\n")
+    assert path.stat().st_size > 4 * BLOCK_BYTES
+    return path, lines
+
+
+def test_lookups_in_every_block_agree_with_the_bytes(several_blocks, monkeypatch):
+    import app.formats.line_index as line_index
+
+    monkeypatch.setattr(line_index, "_KEPT_BLOCKS", 2)  # blocks are counted again
+    path, lines = several_blocks
+    data = path.read_bytes()
+    starts = [0, *[at + 1 for at in range(len(data)) if data[at] == 10][:-1]]
+    index = index_of(path)
+    assert index.total_lines == len(lines) == len(starts)
+    rng = random.Random(3)
+    picked = rng.sample(range(len(lines)), 400)
+    for line in [0, 1, 8_999, 9_000, 309_000, len(lines) - 1, *picked]:
+        assert index.offset_of_line(line) == starts[line], line
+        assert index.line_at_offset(starts[line]) == line
+    for edge in range(0, len(data), BLOCK_BYTES // 2):
+        assert index.line_at_offset(edge) == data.count(b"\n", 0, edge)
+    assert index.lines(309_000, 3) == lines[309_000:309_003]
+    assert len(index._slots_of) <= 2
+
+
+def test_line_ends_that_begin_after_the_first_blocks_are_counted(tmp_path):
+    path = tmp_path / "late.txt"
+    head = b"z" * (2 * BLOCK_BYTES + 77)
+    path.write_bytes(head + b"\nsecond\nthird")
+    index = index_of(path)
+    assert index.total_lines == 3
+    assert index.offset_of_line(1) == len(head) + 1
+    assert index.lines(1, 5) == ["second", "third"]
+    assert index.line_at_offset(BLOCK_BYTES + 5) == 0
+
+
+def test_a_local_file_is_counted_on_two_threads(several_blocks, monkeypatch):
+    import app.formats.line_index as line_index
+
+    used: list[int] = []
+    real = line_index.in_order
+
+    def recording(work, items, threads):
+        used.append(threads)
+        return real(work, items, threads)
+
+    monkeypatch.setattr(line_index, "in_order", recording)
+    path, lines = several_blocks
+    assert index_of(path).total_lines == len(lines)
+    assert used == [2]
