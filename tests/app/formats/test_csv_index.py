@@ -299,3 +299,42 @@ def test_every_record_starts_where_the_csv_module_reads_it(quoted_rows):
     for record in (1, 2, 999, 5_000, len(rows) - 1):
         line = raw[starts[record - 1] :].split(b"\r\n", 1)[0].decode()
         assert next(csv.reader(io.StringIO(line)))[0] == rows[record][0]
+
+
+@pytest.mark.parametrize("inside", [False, True])
+def test_a_large_segment_scans_like_the_parity_rule_from_either_side(inside):
+    rng = random.Random(5)
+    pieces = [b"abc,", b"12.5,", b"\n", b'"', b'""', b"\r\n", b'"x\ny"']
+    quoted = b"".join(rng.choice(pieces) for _ in range(20_000))
+    plain = b"1,2,3\n" * 5_000
+    for segment in (quoted, plain, plain + b'"' + plain):
+        assert len(segment) > 16 * 1024  # counted through the histogram
+        assert _scan(segment, inside) == _parity_scan(segment, inside)
+
+
+def test_blocks_with_and_without_quotes_chain_across_block_edges(tmp_path, monkeypatch):
+    import app.formats.csv_index as csv_index
+
+    used: list[int] = []
+    real = csv_index.in_order
+
+    def recording(work, items, threads):
+        used.append(threads)
+        return real(work, items, threads)
+
+    monkeypatch.setattr(csv_index, "in_order", recording)
+    rows = [["id", "note"]]
+    rows += [[str(n), "plain"] for n in range(150_000)]  # over a block, no quote
+    rows += [[str(n), "line one\n" * 60_000] for n in range(2)]  # over block edges
+    rows += [[str(n), 'say "hi", twice'] for n in range(100_000)]
+    rows += [[str(n), "plain again"] for n in range(100_000)]
+    path = tmp_path / "mixed.csv"
+    write_rows(path, rows)
+    assert path.stat().st_size > 4 * csv_index.BLOCK_BYTES
+    data = table(path)
+    index = CsvIndex.build(data)
+    assert used == [2]
+    assert index.row_count == len(rows) - 1
+    for first in (0, 149_998, 150_000, 150_001, 250_001, len(rows) - 3):
+        got = [list(row.cells) for row in index.rows(first, 3)]
+        assert got == rows[1 + first : 4 + first], first
