@@ -24,6 +24,7 @@ _NAMES = {
     "cp437": "DOS (CP437)",
     "cp850": "DOS Latin-1 (CP850)",
     "cp866": "DOS Cyrillic (CP866)",
+    "cp874": "Windows-874 (Thai)",
 }
 for _number in range(1250, 1259):
     _NAMES[f"cp{_number}"] = f"Windows-{_number}"

@@ -5,7 +5,12 @@ from __future__ import annotations
 import codecs
 import contextlib
 from functools import cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+from app.core.filetype.alphabets import implausible_share
+
+if TYPE_CHECKING:
+    from charset_normalizer.models import CharsetMatch
 
 
 class Bom(NamedTuple):
@@ -69,13 +74,22 @@ SINGLE_BYTE_COMMON = (
     "cp1251",
     "koi8_r",
     "koi8_u",
+    "iso8859_5",
+    "cp866",
     "cp1253",
+    "iso8859_7",
     "cp1254",
+    "iso8859_9",
     "cp1257",
+    "iso8859_13",
+    "cp1255",
+    "cp1256",
+    "cp874",
     "mac_roman",
     "cp437",
 )
-"""The single-byte encodings people still meet, Western first."""
+"""The single-byte encodings people still meet, most common first (Western)."""
+_COMMON_RANK = {codec: rank for rank, codec in enumerate(SINGLE_BYTE_COMMON)}
 
 
 def is_utf8(head: bytes) -> bool:
@@ -100,8 +114,9 @@ def legacy_encoding(head: bytes) -> str | None:
     """The single-byte encoding (``cp1252``, ``koi8_r``, …) of a non-UTF-8 text.
 
     ``None`` for UTF-8, a byte order mark, NUL bytes or no convincing guess.
-    The detector (charset-normalizer) scores how readable each decoding is;
-    among equally good ones Windows-1252, the usual Western one, is taken.
+    The detector (charset-normalizer) offers the decodings it finds readable;
+    the likeliest is taken (``_likelihood``), and of the code pages that give
+    the same text, the most common (Windows-1252 for Latin-1 text).
     Multi-byte legacy encodings are not offered: pages of a long file are cut
     at any byte, which only a single-byte encoding survives.
     """
@@ -117,12 +132,37 @@ def legacy_encoding(head: bytes) -> str | None:
         matches = list(from_bytes(sample, cp_isolation=list(SINGLE_BYTE_COMMON)))
     if not matches:
         return None
-    best = min((m.chaos, -m.coherence) for m in matches)
-    tied = [m for m in matches if (m.chaos, -m.coherence) == best]
-    for match in tied:
-        if "cp1252" in match.could_be_from_charset:
-            return "cp1252"
-    return str(tied[0].encoding)
+    best = min(matches, key=_likelihood)
+    return min(_names(best), key=_commonness)
+
+
+def _names(match: CharsetMatch) -> list[str]:
+    """The codecs that decode a match's bytes to the same text."""
+    return [str(match.encoding), *match.could_be_from_charset]
+
+
+def _commonness(codec: str) -> int:
+    return _COMMON_RANK.get(codec, len(_COMMON_RANK))
+
+
+def _likelihood(match: CharsetMatch) -> tuple[float, float, bool, float, int]:
+    """Lower is likelier: implausible letters, then the detector's scores.
+
+    Letters no one language writes together come first: where two code pages
+    decode a text equally cleanly, only they tell which one is right. Then
+    the detector's mess ("chaos"), then whether the code page is one people
+    still meet (a rare one, such as HP Roman-8, wins no near-tie), then its
+    coherence with the language it found, then how common the code page is.
+    Scores are rounded to two places, so noise in the last digits breaks no tie.
+    """
+    common = min(_commonness(name) for name in _names(match))
+    return (
+        round(implausible_share(str(match)), 2),
+        round(match.chaos, 2),
+        common == len(_COMMON_RANK),
+        -round(match.coherence, 2),
+        common,
+    )
 
 
 def prepare_legacy_detection() -> None:
