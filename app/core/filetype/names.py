@@ -210,20 +210,36 @@ _SUFFIX_MIMES: Mapping[str, str] = MappingProxyType(
 )
 
 
+def _base_and_suffix(name: str) -> tuple[str, str]:
+    """The last part of ``name`` and its suffix, as ``PurePath`` gives them.
+
+    Written out because a file tree asks this of thousands of names at once,
+    and building a ``PurePath`` for each costs ten times as much.
+    """
+    base = name.rstrip("/").rpartition("/")[2]
+    if base in ("", ".", ".."):  # "a/." and the like: let PurePath fold them
+        pure = PurePath(name)
+        return pure.name, pure.suffix
+    dot = base.rfind(".")
+    if dot <= 0 or dot == len(base) - 1:
+        return base, ""
+    return base, base[dot:]
+
+
 def kind_from_name(name: str) -> Kind:
     """The kind a file name suggests; ``Kind.OTHER`` when nothing matches."""
-    pure = PurePath(name)
-    lowered = pure.name.lower()
+    base, found = _base_and_suffix(name)
+    lowered = base.lower()
     if lowered in _NAME_KINDS:
         return _NAME_KINDS[lowered]
-    return _SUFFIX_KINDS.get(pure.suffix.lower(), Kind.OTHER)
+    return _SUFFIX_KINDS.get(found.lower(), Kind.OTHER)
 
 
 def mime_from_name(name: str) -> str | None:
     """The MIME type a file name suggests, or ``None``; the same on every machine."""
-    return _SUFFIX_MIMES.get(PurePath(name).suffix.lower())
+    return _SUFFIX_MIMES.get(_base_and_suffix(name)[1].lower())
 
 
 def suffix(name: str) -> str:
     """The lower-case suffix the tables are keyed by (``""`` when there is none)."""
-    return PurePath(name).suffix.lower()
+    return _base_and_suffix(name)[1].lower()

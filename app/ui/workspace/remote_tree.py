@@ -83,7 +83,12 @@ class RemoteTreeModel(FileTreeModel):
     def listing_in_progress(self) -> bool:
         return bool(self._listing)
 
-    def list_folder(self, item: QStandardItem) -> None:
+    def list_folder(self, item: QStandardItem, *, wait: bool = False) -> None:
+        """Ask for a folder's listing; it comes by ``folderListed``, never at once.
+
+        ``wait`` cannot be honoured over the network; ``locate`` goes on as
+        each listing arrives instead.
+        """
         if item.data(NODE_ROLE) != Node.FOLDER:
             return
         first = item.child(0)

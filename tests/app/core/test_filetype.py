@@ -464,3 +464,18 @@ def test_preparing_the_detector_leaves_nothing_for_the_first_guess_to_load() -> 
         cwd=Path(__file__).resolve().parents[3],
     )
     assert found.stdout.strip() == "[]"
+
+
+def test_name_and_suffix_are_read_as_pathlib_reads_them() -> None:
+    import random
+    from pathlib import PurePath
+
+    from app.core.filetype.names import _base_and_suffix
+
+    pieces = ["a", ".", "/", "b", " ", "..", "x.tar", ".gz", "É", "\\", "~"]
+    rng = random.Random(1)
+    names = ["", ".", "..", "/", "a/.", "a/..", ".bashrc", "a.", "a..b", ".a.b"]
+    names += ["".join(rng.choices(pieces, k=rng.randint(1, 8))) for _ in range(20_000)]
+    for name in names:
+        pure = PurePath(name)
+        assert _base_and_suffix(name) == (pure.name, pure.suffix), name

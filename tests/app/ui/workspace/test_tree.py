@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from PySide6.QtCore import QThreadPool
 from PySide6.QtGui import QStandardItem
 from pytestqt.qtbot import QtBot
 
@@ -60,7 +61,9 @@ def test_huge_folder_lists_in_batches(
     assert item.rowCount() == BATCH + 5
 
 
-def test_huge_folder_shows_a_more_row(workspace: WorkspaceWidget, root: Path) -> None:
+def test_huge_folder_shows_a_more_row(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
     big = root / "big"
     big.mkdir()
     for index in range(BATCH + 5):
@@ -69,7 +72,7 @@ def test_huge_folder_shows_a_more_row(workspace: WorkspaceWidget, root: Path) ->
     item = workspace.tree.tree_model.find_item(str(big))
     assert item is not None
     workspace.tree.expand(item.index())
-    assert item.rowCount() == BATCH + 1
+    qtbot.waitUntil(lambda: item.rowCount() == BATCH + 1)
     more = item.child(BATCH)
     assert more.data(NODE_ROLE) == Node.MORE
     assert more.text() == "Show 5 more…"
@@ -214,3 +217,92 @@ def test_files_show_a_type_icon_and_their_size_beside_them(
     # Icons by kind: a Markdown file and a text file do not look the same.
     assert not guide.icon().isNull() and not notes.icon().isNull()
     assert guide.icon().cacheKey() != notes.icon().cacheKey()
+
+
+def _big_folder(root: Path, count: int) -> Path:
+    big = root / "big"
+    big.mkdir()
+    for index in range(count):
+        (big / f"f{index:06d}").touch()
+    (big / "sub").mkdir()
+    return big
+
+
+def test_a_big_folder_is_listed_on_a_worker_while_the_window_goes_on(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    big = _big_folder(root, 20_000)
+    workspace.set_root(root)
+    model = workspace.tree.tree_model
+    item = model.find_item(str(big))
+    assert item is not None
+    workspace.tree.expand(item.index())
+    # Back at once: the folder still shows its "Loading…" row.
+    assert model.listing_in_progress()
+    assert _names(item) == ["Loading…"]
+    qtbot.waitUntil(lambda: not model.listing_in_progress(), timeout=20_000)
+    names = _names(item)
+    assert names[0] == "sub" and names[1] == "f000000"  # folders first, sorted
+    assert len(names) == BATCH + 1 and names[-1] == f"Show {20_001 - BATCH:,} more…"
+
+
+def _workers_done(qtbot: QtBot) -> None:
+    assert QThreadPool.globalInstance().waitForDone(20_000)
+    qtbot.wait(50)  # their queued answers arrive
+
+
+def test_revealing_a_row_lists_its_folder_now_and_the_late_listing_is_dropped(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    big = _big_folder(root, 5_000)
+    workspace.set_root(root)
+    model = workspace.tree.tree_model
+    item = model.find_item(str(big))
+    assert item is not None
+    workspace.tree.expand(item.index())
+    assert model.listing_in_progress()
+    assert workspace.reveal(str(big / "f000007"))
+    listed = _names(item)
+    assert listed.count("f000007") == 1
+    _workers_done(qtbot)
+    assert _names(item) == listed
+
+
+def test_a_listing_still_running_when_the_root_changes_never_lands(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path, tmp_path: Path
+) -> None:
+    big = _big_folder(root, 5_000)
+    workspace.set_root(root)
+    model = workspace.tree.tree_model
+    item = model.find_item(str(big))
+    assert item is not None
+    workspace.tree.expand(item.index())
+    assert model.listing_in_progress()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "only.txt").touch()
+    workspace.set_root(other)
+    assert not model.listing_in_progress()
+    _workers_done(qtbot)
+    top = model.root_item
+    assert top is not None and _names(top) == ["only.txt"]
+
+
+def test_a_big_folder_that_cannot_be_read_on_says_so(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path, monkeypatch
+) -> None:
+    import app.ui.workspace.tree as tree
+
+    big = _big_folder(root, 2_000)
+    workspace.set_root(root)
+    model = workspace.tree.tree_model
+    item = model.find_item(str(big))
+    assert item is not None
+
+    def failing(folder, entries, policy):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tree, "listed_entries", failing)
+    workspace.tree.expand(item.index())
+    qtbot.waitUntil(lambda: not model.listing_in_progress(), timeout=20_000)
+    assert _names(item) == ["Cannot list this folder: Permission denied"]
