@@ -31,6 +31,25 @@ for _number in range(1250, 1259):
 for _number in range(2, 17):
     _NAMES.setdefault(f"iso8859_{_number}", f"ISO-8859-{_number}")
 
+# What each legacy code page was made for, said where one is chosen.
+_WRITTEN_IN = {
+    "cp1250": "Central European",
+    "iso8859_2": "Central European",
+    "cp1251": "Cyrillic",
+    "koi8_r": "Russian",
+    "koi8_u": "Ukrainian",
+    "iso8859_5": "Cyrillic",
+    "cp1252": "Western",
+    "cp1253": "Greek",
+    "iso8859_7": "Greek",
+    "cp1254": "Turkish",
+    "iso8859_9": "Turkish",
+    "cp1255": "Hebrew",
+    "cp1256": "Arabic",
+    "cp1257": "Baltic",
+    "iso8859_13": "Baltic",
+}
+
 CHOOSABLE = ("utf-8", *SINGLE_BYTE_COMMON)
 """What "Reopen with encoding…" offers: UTF-8 and single-byte encodings."""
 
@@ -49,6 +68,12 @@ class TextEncoding:
         if self.codec in _NAMES:
             return _NAMES[self.codec]
         return self.codec.upper().replace("-LE", " LE").replace("-BE", " BE")
+
+    @property
+    def label(self) -> str:
+        """The name and what the code page is for: ``Windows-1251 (Cyrillic)``."""
+        written_in = _WRITTEN_IN.get(self.codec)
+        return f"{self.name} ({written_in})" if written_in else self.name
 
     @property
     def utf8(self) -> bool:

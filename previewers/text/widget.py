@@ -183,7 +183,7 @@ class CodePreviewWidget(PreviewWidget):
         self.encoding_menu = QMenu(self.encoding_button)
         self.encoding_menu.setAccessibleName("Encodings")
         for codec in CHOOSABLE:
-            action = self.encoding_menu.addAction(TextEncoding(codec).name)
+            action = self.encoding_menu.addAction(TextEncoding(codec).label)
             action.setData(codec)
             action.setCheckable(True)
         self.encoding_menu.triggered.connect(self._on_encoding_menu_triggered)

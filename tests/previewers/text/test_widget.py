@@ -210,6 +210,12 @@ def test_a_latin1_text_is_decoded_with_a_notice_naming_its_encoding(
     assert preview.encoding_button.isVisibleTo(preview)
     checked = [a.data() for a in preview.encoding_menu.actions() if a.isChecked()]
     assert checked == ["cp1252"]
+    # Each code page says what it is for, so the right one can be picked.
+    labels = {a.data(): a.text() for a in preview.encoding_menu.actions()}
+    assert labels["cp1251"] == "Windows-1251 (Cyrillic)"
+    assert labels["cp1255"] == "Windows-1255 (Hebrew)"
+    assert labels["iso8859_2"] == "ISO-8859-2 (Central European)"
+    assert labels["utf-8"] == "UTF-8"
 
 
 def test_reopen_with_encoding_reads_the_text_again(
