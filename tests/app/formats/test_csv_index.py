@@ -21,6 +21,8 @@ from app.formats.csv_index import (
 )
 from app.formats.text_pages import BuildCancelledError, FenceBrokenError
 
+from .conftest import record_threads
+
 
 def table(path, name=None) -> CsvFile:
     return CsvFile(open_verified(str(path)), name=name or path.name)
@@ -315,14 +317,7 @@ def test_a_large_segment_scans_like_the_parity_rule_from_either_side(inside):
 def test_blocks_with_and_without_quotes_chain_across_block_edges(tmp_path, monkeypatch):
     import app.formats.csv_index as csv_index
 
-    used: list[int] = []
-    real = csv_index.in_order
-
-    def recording(work, items, threads):
-        used.append(threads)
-        return real(work, items, threads)
-
-    monkeypatch.setattr(csv_index, "in_order", recording)
+    used = record_threads(monkeypatch, csv_index)
     rows = [["id", "note"]]
     rows += [[str(n), "plain"] for n in range(150_000)]  # over a block, no quote
     rows += [[str(n), "line one\n" * 60_000] for n in range(2)]  # over block edges

@@ -14,6 +14,8 @@ from app.formats.encoding import TextEncoding
 from app.formats.line_index import BLOCK_BYTES, CUT_MARK, LineIndex
 from app.formats.text_pages import BuildCancelledError, FenceBrokenError
 
+from .conftest import record_threads
+
 
 def index_of(path, **kwargs) -> LineIndex:
     return LineIndex.build(open_verified(str(path)), **kwargs)
@@ -310,14 +312,7 @@ def test_line_ends_that_begin_after_the_first_blocks_are_counted(tmp_path):
 def test_a_local_file_is_counted_on_two_threads(several_blocks, monkeypatch):
     import app.formats.line_index as line_index
 
-    used: list[int] = []
-    real = line_index.in_order
-
-    def recording(work, items, threads):
-        used.append(threads)
-        return real(work, items, threads)
-
-    monkeypatch.setattr(line_index, "in_order", recording)
+    used = record_threads(monkeypatch, line_index)
     path, lines = several_blocks
     assert index_of(path).total_lines == len(lines)
     assert used == [2]

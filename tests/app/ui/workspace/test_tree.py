@@ -11,7 +11,14 @@ from pytestqt.qtbot import QtBot
 
 from app.core.records import FileEntry
 from app.ui.workspace import WorkspaceWidget
-from app.ui.workspace.tree import BATCH, NODE_ROLE, PATH_ROLE, RULE_ROLE, Node
+from app.ui.workspace.tree import (
+    BATCH,
+    NODE_ROLE,
+    PATH_ROLE,
+    RULE_ROLE,
+    FileTreeModel,
+    Node,
+)
 
 from .conftest import PolicyBox
 
@@ -228,17 +235,25 @@ def _big_folder(root: Path, count: int) -> Path:
     return big
 
 
-def test_a_big_folder_is_listed_on_a_worker_while_the_window_goes_on(
-    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
-) -> None:
-    big = _big_folder(root, 20_000)
+def _expand_big_folder(
+    workspace: WorkspaceWidget, root: Path, count: int
+) -> tuple[Path, FileTreeModel, QStandardItem]:
+    """Expand a new folder of ``count`` files; its listing is left running."""
+    big = _big_folder(root, count)
     workspace.set_root(root)
     model = workspace.tree.tree_model
     item = model.find_item(str(big))
     assert item is not None
     workspace.tree.expand(item.index())
-    # Back at once: the folder still shows its "Loading…" row.
     assert model.listing_in_progress()
+    return big, model, item
+
+
+def test_a_big_folder_is_listed_on_a_worker_while_the_window_goes_on(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    _, model, item = _expand_big_folder(workspace, root, 20_000)
+    # Back at once: the folder still shows its "Loading…" row.
     assert _names(item) == ["Loading…"]
     qtbot.waitUntil(lambda: not model.listing_in_progress(), timeout=20_000)
     names = _names(item)
@@ -254,13 +269,7 @@ def _workers_done(qtbot: QtBot) -> None:
 def test_revealing_a_row_lists_its_folder_now_and_the_late_listing_is_dropped(
     qtbot: QtBot, workspace: WorkspaceWidget, root: Path
 ) -> None:
-    big = _big_folder(root, 5_000)
-    workspace.set_root(root)
-    model = workspace.tree.tree_model
-    item = model.find_item(str(big))
-    assert item is not None
-    workspace.tree.expand(item.index())
-    assert model.listing_in_progress()
+    big, _, item = _expand_big_folder(workspace, root, 5_000)
     assert workspace.reveal(str(big / "f000007"))
     listed = _names(item)
     assert listed.count("f000007") == 1
@@ -271,13 +280,7 @@ def test_revealing_a_row_lists_its_folder_now_and_the_late_listing_is_dropped(
 def test_a_listing_still_running_when_the_root_changes_never_lands(
     qtbot: QtBot, workspace: WorkspaceWidget, root: Path, tmp_path: Path
 ) -> None:
-    big = _big_folder(root, 5_000)
-    workspace.set_root(root)
-    model = workspace.tree.tree_model
-    item = model.find_item(str(big))
-    assert item is not None
-    workspace.tree.expand(item.index())
-    assert model.listing_in_progress()
+    _, model, _ = _expand_big_folder(workspace, root, 5_000)
     other = tmp_path / "other"
     other.mkdir()
     (other / "only.txt").touch()
