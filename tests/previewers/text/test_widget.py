@@ -19,6 +19,7 @@ from app.core.safeio import open_verified
 from previewers import registry
 from previewers.source import PreviewSource
 from previewers.text import CodePreviewer
+from previewers.text.paged_view import MAX_LINE_RANGES
 from previewers.text.widget import OVERSIZE_NOTICE, CodePreviewWidget
 from tests.previewers.conftest import OpenPreview
 
@@ -86,6 +87,21 @@ def test_only_visible_lines_are_highlighted(
     assert not document.findBlockByNumber(2500).layout().formats()
     preview.go_to_line(2500)
     qtbot.waitUntil(lambda: bool(document.findBlockByNumber(2500).layout().formats()))
+
+
+def test_a_line_of_thousands_of_tokens_keeps_formats_for_its_first_ones(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    path = tmp_path / "anchors.yaml"
+    path.write_text("key: " + "&a [" * 2_500 + "\nnext: [1, 2]\n")
+    preview = _loaded(qtbot, open_preview(path))
+    view = preview.code_view
+    assert view is not None
+    document = view.document()
+    qtbot.waitUntil(lambda: bool(document.findBlockByNumber(1).layout().formats()))
+    # Laying out thousands of ranges held the GUI thread: the rest stays plain.
+    assert len(document.findBlockByNumber(0).layout().formats()) == MAX_LINE_RANGES
+    assert 0 < len(document.findBlockByNumber(1).layout().formats()) < MAX_LINE_RANGES
 
 
 def test_docstring_far_down_is_highlighted_as_a_string(
