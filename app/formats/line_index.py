@@ -16,6 +16,7 @@ import bisect
 import re
 import threading
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import closing
 
@@ -107,7 +108,7 @@ class LineIndex:
         self.total_lines = total_lines
         """Line count; a last line without a line end counts, an empty file has 0."""
         self._start = min(len(encoding.bom), reader.size)
-        self._slots_of: dict[int, list[int]] = {}
+        self._slots_of: OrderedDict[int, list[int]] = OrderedDict()
         self._slots_lock = threading.Lock()
 
     @classmethod
@@ -169,28 +170,35 @@ class LineIndex:
             lines += last != encoding.char_bytes(terminator)
         return cls(reader, encoding, terminator, blocks, total, lines)
 
-    def _slots(self, block: int) -> list[int]:
-        """Line ends before each 64 KiB slot of ``block``, counted on first use.
+    def _slots(self, block: int, enough: Callable[[list[int]], bool]) -> list[int]:
+        """Line ends before each 64 KiB slot of ``block``, counted until ``enough``.
 
         The build keeps one number per 1 MiB; a lookup needs one per 64 KiB, so
-        the block it lands in is counted again (about 1 ms) and kept among the
-        last ``_KEPT_BLOCKS`` looked at.
+        the slots of the block it lands in are counted, from the first one on,
+        until ``enough`` says the lookup has what it needs (all of them, about
+        1 ms, at the most). What was counted is kept for the last
+        ``_KEPT_BLOCKS`` blocks looked at and goes on from there.
         """
         with self._slots_lock:
-            kept = self._slots_of.get(block)
-        if kept is not None:
-            return kept
-        data = self.reader.read(BLOCK_BYTES, self._start + block * BLOCK_BYTES)
-        running = int(self._blocks[block])
-        slots = []
-        for part in range(0, max(len(data), 1), CHECKPOINT_BYTES):
-            slots.append(running)
-            end = min(part + CHECKPOINT_BYTES, len(data))
-            running += _line_ends_in(data, self.encoding, self.terminator, part, end)
-        with self._slots_lock:
-            self._slots_of[block] = slots
-            if len(self._slots_of) > _KEPT_BLOCKS:
-                del self._slots_of[next(iter(self._slots_of))]
+            slots = list(self._slots_of.get(block, ()))
+        base = self._start + block * BLOCK_BYTES
+        size = min(BLOCK_BYTES, self.reader.size - base)
+        count = max(-(-size // CHECKPOINT_BYTES), 1)
+        if not slots:
+            slots.append(int(self._blocks[block]))
+        counted = len(slots)
+        while len(slots) < count and not enough(slots):
+            data = self.reader.read(
+                CHECKPOINT_BYTES, base + (len(slots) - 1) * CHECKPOINT_BYTES
+            )
+            ends = _line_ends_in(data, self.encoding, self.terminator, 0, len(data))
+            slots.append(slots[-1] + ends)
+        if len(slots) > counted or block not in self._slots_of:
+            with self._slots_lock:
+                self._slots_of[block] = slots
+                self._slots_of.move_to_end(block)
+                if len(self._slots_of) > _KEPT_BLOCKS:
+                    self._slots_of.popitem(last=False)
         return slots
 
     def offset_of_line(self, line: int) -> int:
@@ -201,16 +209,27 @@ class LineIndex:
             return self.reader.size
         # The slot before the line's preceding line end; it lies within 64 KiB.
         block = bisect.bisect_left(self._blocks, line) - 1
-        slots = self._slots(block)
+        slots = self._slots(block, lambda counted: counted[-1] >= line)
         slot = bisect.bisect_left(slots, line) - 1
         base = self._start + block * BLOCK_BYTES + slot * CHECKPOINT_BYTES
         data = self.reader.read(CHECKPOINT_BYTES, base)
         unit = self.encoding.unit
         position = -unit
-        for _ in range(line - slots[slot]):
-            position = find_char(data, self.encoding, self.terminator, position + unit)
-            if position < 0:  # the fence held, so the index cannot be wrong
-                raise AssertionError("line index out of step with its file")
+        if unit == 1:  # any match is aligned: a plain find, no per-call encoding
+            find, term = data.find, self.terminator.encode(self.encoding.codec)
+            for _ in range(line - slots[slot]):
+                position = find(term, position + 1)
+                if position < 0:
+                    break
+        else:
+            for _ in range(line - slots[slot]):
+                position = find_char(
+                    data, self.encoding, self.terminator, position + unit
+                )
+                if position < 0:
+                    break
+        if position < 0:  # the fence held, so the index cannot be wrong
+            raise AssertionError("line index out of step with its file")
         return base + position + unit
 
     def line_at_offset(self, offset: int) -> int:
@@ -219,9 +238,10 @@ class LineIndex:
         block = min((offset - self._start) // BLOCK_BYTES, len(self._blocks) - 1)
         if block < 0:
             return 0
-        slots = self._slots(block)
         within = offset - self._start - block * BLOCK_BYTES
-        slot = min(within // CHECKPOINT_BYTES, len(slots) - 1)
+        wanted = within // CHECKPOINT_BYTES
+        slots = self._slots(block, lambda counted: len(counted) > wanted)
+        slot = min(wanted, len(slots) - 1)
         base = self._start + block * BLOCK_BYTES + slot * CHECKPOINT_BYTES
         data = self.reader.read(offset - base, base)
         ends = _line_ends_in(data, self.encoding, self.terminator, 0, len(data))
