@@ -38,8 +38,8 @@ from app.formats.text_pages import (
     Cancelled,
     FencedReader,
     Progress,
-    ReaderFile,
     fenced_reader,
+    reads_in_parallel,
 )
 
 CHECKPOINT_BYTES = 64 * 1024
@@ -285,7 +285,7 @@ class CsvFile:
         header: bool | None = None,
     ):
         self.reader = fenced_reader(file, path)
-        self.local = not isinstance(file, ReaderFile)
+        self.local = reads_in_parallel(file)
         """A file on this machine: its blocks may be read on two threads at once."""
         head = self.reader.read(SAMPLE_BYTES, 0)
         encoding = detect_encoding(head)

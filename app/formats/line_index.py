@@ -37,8 +37,8 @@ from app.formats.text_pages import (
     Cancelled,
     FencedReader,
     Progress,
-    ReaderFile,
     fenced_reader,
+    reads_in_parallel,
 )
 
 CHECKPOINT_BYTES = 64 * 1024
@@ -150,8 +150,7 @@ class LineIndex:
         total = 0
         if terminator is not None:
             count = _block_counter(reader, encoding, terminator)
-            local = not isinstance(file, ReaderFile)
-            threads = 2 if local and encoding.unit == 1 else 1
+            threads = 2 if reads_in_parallel(file) and encoding.unit == 1 else 1
             offsets = range(offset, reader.size, BLOCK_BYTES)
             with closing(in_order(count, offsets, threads)) as counts:
                 for block_offset, ends in zip(offsets, counts, strict=True):

@@ -132,6 +132,14 @@ class ReaderFile(VerifiedFile):
             on_close()
 
 
+def reads_in_parallel(file: VerifiedFile) -> bool:
+    """Whether two threads may read ``file`` at once: a descriptor on this machine.
+
+    A ``ReaderFile`` reads through a remote connection, one request at a time.
+    """
+    return not isinstance(file, ReaderFile)
+
+
 def fenced_reader(file: VerifiedFile, path: str | None = None) -> FencedReader:
     """The fenced reader over ``file``: its own when it is a ``ReaderFile``."""
     if isinstance(file, ReaderFile):

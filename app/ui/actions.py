@@ -221,13 +221,9 @@ class FileActions(QObject):
         Judged from metadata (``peek``), as the badge is; each action still
         runs its full check when chosen.
         """
-        try:
-            workspace = self._store.conversation(ref.conversation_id).workspace
-        except KeyError:
-            workspace = ""
         check = peek(
             entry,
-            self._policy_provider(workspace),
+            self._policy_of(ref.conversation_id),
             trusted=trusted,
             mode=self._mode_provider(),
         )
@@ -362,7 +358,7 @@ class FileActions(QObject):
         check, found, opened = check_change(
             self._store,
             ref,
-            self._policy_provider(self._workspace_of(ref.conversation_id)),
+            self._policy_of(ref.conversation_id),
             mode=self._mode_provider(),
             keep_open=True,
         )
@@ -380,7 +376,7 @@ class FileActions(QObject):
         check, entry, opened = check_imported(
             self._store,
             ref,
-            self._policy_provider(self._workspace_of(ref.conversation_id)),
+            self._policy_of(ref.conversation_id),
             mode=self._mode_provider(),
             keep_open=True,
         )
@@ -408,7 +404,7 @@ class FileActions(QObject):
         check, entry, opened = check_deliverable(
             self._store,
             ref,
-            self._policy_provider(self._workspace_of(ref.conversation_id)),
+            self._policy_of(ref.conversation_id),
             mode=self._mode_provider(),
             keep_open=keep_open,
         )
@@ -420,6 +416,10 @@ class FileActions(QObject):
             return self._store.conversation(conversation_id).workspace
         except KeyError:
             return ""
+
+    def _policy_of(self, conversation_id: str) -> Policy:
+        """The policy a conversation's files are checked under: its workspace's."""
+        return self._policy_provider(self._workspace_of(conversation_id))
 
     def _open_checked(
         self,
