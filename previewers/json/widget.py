@@ -229,6 +229,8 @@ class JsonPreviewWidget(PreviewWidget):
         self.model: JsonTreeModel | None = None
         self._value: Any = None
         self._text_pending = True
+        """The Text tab's lines are not there yet (asked for, or not)."""
+        self._text_asked = False
         container = QWidget(self)
         layout = QVBoxLayout(container)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -434,18 +436,18 @@ class JsonPreviewWidget(PreviewWidget):
 
         def job(
             _file: VerifiedFile, cancelled: threading.Event
-        ) -> tuple[str, tuple[tuple[int, int], ...]]:
-            return text, find_in_lines(lines, text, cancel)
+        ) -> tuple[threading.Event, tuple[tuple[int, int], ...]]:
+            return cancel, find_in_lines(lines, text, cancel)
 
         self.run_in_background(job, self._on_find_finished)
 
     @Slot(object)
     def _on_find_finished(
-        self, outcome: tuple[str, tuple[tuple[int, int], ...]]
+        self, outcome: tuple[threading.Event, tuple[tuple[int, int], ...]]
     ) -> None:
-        needle, matches = outcome
-        if needle != self._match_needle:
-            return  # a newer search is under way
+        search, matches = outcome
+        if search is not self._find_cancel:
+            return  # a newer search is under way, maybe for the same text
         self._matches = matches
         if not matches:
             self.find_bar.status.setText("No matches")
@@ -478,11 +480,11 @@ class JsonPreviewWidget(PreviewWidget):
 
     @Slot(int)
     def _on_tabs_current_changed(self, _index: int) -> None:
-        if self.tabs.currentWidget() is not self.text_view or not self._text_pending:
+        if self.tabs.currentWidget() is not self.text_view or self._text_asked:
             return
         if self.model is None:
             return
-        self._text_pending = False
+        self._text_asked = True
         value = self._value
 
         def job(_file: VerifiedFile, cancelled: threading.Event) -> tuple[str, ...]:

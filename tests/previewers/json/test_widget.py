@@ -256,6 +256,32 @@ def test_find_counts_matches_in_the_text_and_steps_through_them(
     qtbot.waitUntil(lambda: preview.find_status() == "No matches")
 
 
+def test_a_find_asked_before_the_text_is_ready_waits_for_it(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A search over the lines not built yet would find nothing, and its
+    # "No matches" could arrive after the real count and replace it.
+    path = tmp_path / "find.json"
+    path.write_text(json.dumps({"items": [f"Apple {n}" for n in range(5)]}))
+    preview = _open(qtbot, open_preview, path)
+    searches: list[str] = []
+    real_start = preview._start_find
+
+    def start_find(text: str, backward: bool) -> None:
+        searches.append(text)
+        real_start(text, backward)
+
+    monkeypatch.setattr(preview, "_start_find", start_find)
+    preview.find_next("apple")
+    assert preview.find_status() == "Find starts when the text is ready…"
+    qtbot.waitUntil(lambda: preview.find_status() == "1 of 5")
+    assert searches == ["apple"]  # one search, over the finished text
+    assert preview.text().count("Apple") == 5
+
+
 def test_the_text_of_a_big_document_stops_when_the_preview_closes() -> None:
     import threading
 
