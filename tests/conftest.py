@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
 
 # Before anything imports Qt: render offscreen, and never run with the Chromium
 # sandbox off or a debugging port open, whatever the calling shell had set.
@@ -69,6 +73,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("webengine") is not None:
             item.add_marker(pytest.mark.qt)
             item.add_marker(pytest.mark.qt_log_ignore(*HEADLESS_ENGINE_MESSAGES))
+
+
+@pytest.fixture(scope="session")
+def qapp(qapp: QApplication) -> QApplication:
+    """pytest-qt's application, collecting cyclic garbage on its thread only,
+    as the app's own does (``app.ui.garbage``)."""
+    from app.ui.garbage import collect_on_gui_thread
+
+    collect_on_gui_thread(qapp)
+    return qapp
 
 
 _FIGURES: list[str] = []

@@ -97,9 +97,11 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
         Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
     )
     app = QApplication(arguments)
+    from app.ui.garbage import collect_on_gui_thread
     from previewers.widget import keep_gui_thread_responsive
 
     keep_gui_thread_responsive()  # for every worker: chat, checks and previews
+    collect_on_gui_thread(app)  # so no worker destroys the GUI thread's objects
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setOrganizationName("Deliverables")
