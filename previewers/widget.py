@@ -109,7 +109,8 @@ class _ResultRelay(QObject):
         return widget
 
     @Slot(int, object)
-    def _on_self_finished(self, ticket: int, result: object) -> None:
+    def _on_self_finished(self, ticket: int, handoff: list[object]) -> None:
+        result = handoff.pop()
         widget = self._claim(ticket)
         if widget is not None:
             widget._deliver(ticket, result)
@@ -187,18 +188,22 @@ class _LoadTask(QRunnable):
             return  # closed (or quitting) before the work started
         try:
             with self._shared.borrow() as file:
-                result = self._job(file, self._cancelled)
+                # In a list the GUI thread empties, so this thread keeps no
+                # reference: what the receiver drops is freed there, where the
+                # Qt objects in it live (a worker must not destroy them).
+                handoff = [self._job(file, self._cancelled)]
         except PreviewReleasedError:
             return  # released before the work started: nobody waits for it
         except Exception as error:  # the message reaches the user as a failure
             self._send(self._relay.errored, _error_text(error))
             return
-        self._send(self._relay.finished, result)
+        self._send(self._relay.finished, handoff)
 
     def _send(self, signal: Any, value: object) -> None:
-        # A cancelled job's result has nobody to go to; at quit the relay may
-        # already be gone, and emitting on it would raise.
-        if self._cancelled.is_set() or not shiboken6.isValid(self._relay):
+        # Sent even when cancelled: the relay drops a result nobody waits for,
+        # on the GUI thread. At quit the relay may already be gone, and
+        # emitting on it would raise.
+        if not shiboken6.isValid(self._relay):
             return
         try:
             signal.emit(self._ticket, value)
@@ -398,7 +403,7 @@ class PreviewWidget(QWidget):
 
     def _deliver(self, ticket: int, result: object) -> None:
         callback = self._callbacks.pop(ticket, None)
-        if callback is not None and not self._released:
+        if callback is not None and not self._cancelled.is_set():
             callback(result)
 
     def _deliver_error(self, ticket: int, message: str) -> None:

@@ -9,6 +9,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.core.safeio import VerifiedFile, open_verified
@@ -58,6 +61,39 @@ def test_result_arriving_after_release_is_dropped(qtbot: QtBot, tmp_path: Path) 
     qtbot.waitUntil(lambda: file.fd == -1)
     qtbot.wait(50)
     assert results == []
+
+
+def test_a_late_result_holding_a_qt_object_is_freed_on_the_gui_thread(
+    qtbot: QtBot, qapp: QApplication, tmp_path: Path
+) -> None:
+    # A document built on a worker and handed to the GUI thread, as the
+    # Markdown preview's are: if the preview closed meanwhile, Qt must not see
+    # it destroyed on the worker, where it no longer lives.
+    path = tmp_path / "a.txt"
+    path.write_text("text\n")
+    file = open_verified(str(path))
+    preview = CodePreviewWidget(PreviewSource.from_file(str(path), file), file)
+    qtbot.addWidget(preview)
+    started, gate = threading.Event(), threading.Event()
+    destroyed_on: list[str] = []
+
+    def job(opened: object, cancelled: threading.Event) -> tuple[QTextDocument]:
+        started.set()
+        document = QTextDocument()
+        document.destroyed.connect(
+            lambda *_: destroyed_on.append(threading.current_thread().name),
+            Qt.ConnectionType.DirectConnection,
+        )
+        document.moveToThread(qapp.thread())
+        gate.wait(5)
+        return (document,)
+
+    preview.run_in_background(job, lambda _result: None)
+    assert started.wait(5)
+    preview.release()
+    gate.set()
+    qtbot.waitUntil(lambda: destroyed_on != [])
+    assert destroyed_on == [threading.main_thread().name]
 
 
 class _BrokenPreviewWidget(PreviewWidget):
