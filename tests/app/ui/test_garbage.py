@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -74,13 +74,17 @@ def test_the_cycle_is_destroyed_on_the_gui_thread(
 ) -> None:
     collect_on_gui_thread(qapp)
     assert not gc.isenabled()
+    # Earlier tests' objects are gone first: the count that makes a collection
+    # due is allocations less deallocations, and their deaths would lower it.
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
     record: list[str] = []
     _drop_a_cycle(record)
-    parsed = _allocate_on_a_worker(10_000)
+    parsed = _allocate_on_a_worker(100_000)
     assert record == []  # the worker ran no collection
     qtbot.waitUntil(lambda: record != [], timeout=20 * CHECK_INTERVAL_MS)
     assert record == [threading.main_thread().name]
-    assert len(parsed) == 10_000
+    assert len(parsed) == 100_000
 
 
 def test_one_collector_per_application(qapp: QApplication) -> None:
