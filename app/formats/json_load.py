@@ -19,22 +19,20 @@ files are indexed the same way, a line parsed when it is shown.
 from __future__ import annotations
 
 import array
-import gc
 import itertools
 import json
 import math
 import re
 import sys
-import threading
 from _json import scanstring as _scanstring
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from app.core.filetype import find_bom
+from app.formats.collection import collector_paused
 
 JSON_SIZE_LIMIT = 64 * 1024 * 1024
 """Above this many bytes a JSON file is shown as paged text instead."""
@@ -196,44 +194,11 @@ def _problem(error: Exception) -> JsonProblem:
     return JsonProblem(f"The JSON cannot be read: {error}.")
 
 
-class _CollectorPause:
-    """Hold off the cyclic garbage collector while large documents are built.
-
-    Every container the parser creates counts towards a collection, and a 10 MB
-    document set off hundreds of them: most of the parse time. JSON values hold
-    no reference cycles, so nothing is lost by waiting; the collector comes
-    back on (if it was on) when the last parse in any thread ends.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._active = 0
-        self._was_enabled = False
-
-    @contextmanager
-    def __call__(self) -> Iterator[None]:
-        with self._lock:
-            if self._active == 0:
-                self._was_enabled = gc.isenabled()
-                gc.disable()
-            self._active += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._active -= 1
-                if self._active == 0 and self._was_enabled:
-                    gc.enable()
-
-
-_collector_paused = _CollectorPause()
-
-
 def _parse(data: bytes | str) -> tuple[Any, _Hooks]:
     if isinstance(data, bytes):
         # json.loads would let encoded surrogates through ("surrogatepass").
         data = _decode(data)
-    with _collector_paused():
+    with collector_paused():
         return _parse_now(data)
 
 
@@ -422,7 +387,7 @@ def load_json_fast(data: bytes | str) -> JsonDocument | JsonProblem:
         fast = _fast_bytes(data)
     if fast is not None:
         try:
-            with _collector_paused():
+            with collector_paused():
                 return JsonDocument(_orjson_loads(fast), (), checked=False)
         except orjson.JSONDecodeError:
             pass  # the hooked parser says what is wrong, or accepts it with a note
@@ -447,7 +412,7 @@ def check_json(
     if len(data) > _CHECK_WHOLE:
         return _check_in_parts(data, cancelled or (lambda: False))
     try:
-        with _collector_paused():
+        with collector_paused():
             skeleton = json.loads(data, object_pairs_hook=_skeleton_pairs)
     except (ValueError, RecursionError):
         return ()
@@ -475,7 +440,7 @@ def _check_in_parts(data: bytes | str, cancelled: Cancelled) -> tuple[str, ...]:
     if text[start : start + 1] not in ("[", "{"):
         return ()
     try:
-        with _collector_paused():
+        with collector_paused():
             indexer.container(start, "$", 0)
     except (ValueError, RecursionError, JsonStoppedError):
         return ()
@@ -700,7 +665,7 @@ def load_json_lazy(
     text = text.removeprefix("\ufeff")
     indexer = _Indexer(text, cancelled, _long_numbers(data, exponents=True))
     try:
-        with _collector_paused():
+        with collector_paused():
             start = indexer.skip_space(0)
             if text[start : start + 1] not in ("[", "{"):
                 result = load_json_fast(text)
@@ -763,7 +728,7 @@ def load_json_lines(data: bytes, cancelled: Cancelled = lambda: False) -> JsonLi
     text = data.decode("utf-8-sig", "replace")
     lines = JsonLines(text)
     position, number, length = 0, 0, len(text)
-    with _collector_paused():
+    with collector_paused():
         while position < length:
             number += 1
             end = text.find("\n", position)

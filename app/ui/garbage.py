@@ -9,7 +9,8 @@ automatic collector is turned off and a timer on the GUI thread runs the
 collections it would have run: by the same thresholds, and a full collection
 only once the objects moved to the oldest generation since the last one
 number a quarter of those it kept (CPython's own rule, which keeps full passes
-over a big heap rare).
+over a big heap rare). A worker building a large value may hold collections
+off meanwhile (``app.formats.collection``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 import gc
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
+
+from app.formats.collection import paused
 
 CHECK_INTERVAL_MS = 100
 """How often the GUI thread looks whether a collection is due (a cheap count)."""
@@ -51,6 +54,8 @@ class GuiThreadCollector(QObject):
         counts = gc.get_count()
         if self.thresholds[0] == 0:
             return None  # collection was turned off before we started
+        if paused():
+            return None  # a worker is building a large value: after it
         for generation in (2, 1, 0):
             if counts[generation] <= self.thresholds[generation]:
                 continue

@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from app.formats.collection import collector_paused
 from app.ui.garbage import CHECK_INTERVAL_MS, GuiThreadCollector, collect_on_gui_thread
 
 
@@ -154,6 +155,19 @@ def test_a_full_collection_waits_for_a_quarter_of_the_heap(
     assert collector.collect_due() == 1
     assert collector.collect_due() == 2
     assert fake.collected == [2, 1, 1, 1, 1, 2]
+    collector.deleteLater()
+
+
+def test_no_collection_while_a_worker_holds_a_pause(
+    qapp: QApplication, fake: FakeCollector
+) -> None:
+    collector = GuiThreadCollector(qapp)
+    collector.thresholds = (700, 10, 10)
+    fake.counts = (701, 0, 0)
+    with collector_paused():
+        assert collector.collect_due() is None
+    assert collector.collect_due() == 0
+    assert fake.collected == [0]
     collector.deleteLater()
 
 
