@@ -42,7 +42,13 @@ class GuiThreadCollector(QObject):
         self.started = False
 
     def start(self) -> None:
-        """Turn the automatic collector off and collect from the timer instead."""
+        """Turn the automatic collector off and collect from the timer instead.
+
+        What exists now (the modules imported so far, mostly) is moved out of
+        the collector's sight first: the timer's first pass would otherwise
+        walk all of it on the GUI thread, and start-up took 30-140 ms longer.
+        """
+        gc.freeze()
         gc.disable()
         self._timer.start()
         self.started = True
