@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtCore import QObject, QThread
 from PySide6.QtGui import QPalette, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
@@ -106,10 +106,21 @@ def decode_markdown(data: bytes) -> tuple[str, tuple[str, ...]]:
     return text, tuple(notices)
 
 
-def _to_gui_thread(document: QObject) -> None:
-    application = QCoreApplication.instance()
-    if application is not None:
-        document.moveToThread(application.thread())
+def _let_go(document: QObject) -> None:
+    """Leave ``document`` with no thread, for the GUI thread to take (``adopt``).
+
+    Pushing it to the GUI thread from here takes that thread's event-queue
+    lock while this thread holds the interpreter lock; a test run hung there,
+    with the GUI thread in its event loop. An object with no thread is pulled
+    by the thread that wants it, and no lock of another thread is taken here.
+    """
+    document.moveToThread(None)  # type: ignore[arg-type]  # Qt allows it; the stub does not say so
+
+
+def adopt(document: QObject) -> None:
+    """Take a document the job let go onto the calling (GUI) thread."""
+    if document.thread() is None:
+        document.moveToThread(QThread.currentThread())
 
 
 def pause() -> None:
@@ -202,7 +213,7 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
     stopped: Callable[[], bool] = cancelled.is_set
     text, notices = decode_markdown(data[: MARKDOWN_LIMIT + 1])
     source, broken = source_document(text)
-    _to_gui_thread(source)
+    _let_go(source)
     # Said last: it is about the source, not the rendered view shown first.
     tail = (LONG_LINES_NOTICE,) if broken else ()
     try:
@@ -240,7 +251,7 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
     if len(positions) < len(rendered.headings):
         # The outline lists only the headings that are shown.
         rendered = replace(rendered, headings=rendered.headings[: len(positions)])
-    _to_gui_thread(document)
+    _let_go(document)
     return MarkdownLoad(
         rendered, document, source, positions, images, (*notices, *tail)
     )

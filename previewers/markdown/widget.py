@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from app.core.safeio import VerifiedFile
 from app.formats.markdown_html import RenderedMarkdown
 from previewers.context import STANDALONE, PreviewContext
-from previewers.markdown.build import MarkdownJob, MarkdownLoad, build
+from previewers.markdown.build import MarkdownJob, MarkdownLoad, adopt, build
 from previewers.markdown.document import (
     IMAGE_COUNT_LIMIT,
     MARKDOWN_LIMIT,
@@ -147,6 +147,9 @@ class MarkdownPreviewWidget(PreviewWidget):
     @Slot(object)
     def _on_loader_finished(self, result: MarkdownLoad) -> None:
         # The documents were built on the worker; here they only change views.
+        adopt(result.source)
+        if result.document is not None:
+            adopt(result.document)
         result.source.setParent(self.source_text)
         self.source_text.setDocument(result.source)
         notices = list(result.notices)
