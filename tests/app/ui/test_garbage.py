@@ -122,11 +122,18 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeCollector:
     return FakeCollector(monkeypatch)
 
 
+@pytest.fixture
+def collector(qapp: QApplication) -> Iterator[GuiThreadCollector]:
+    """A collector not started, with CPython's default thresholds."""
+    made = GuiThreadCollector(qapp)
+    made.thresholds = (700, 10, 10)
+    yield made
+    made.deleteLater()
+
+
 def test_collections_follow_the_interpreters_thresholds(
-    qapp: QApplication, fake: FakeCollector
+    collector: GuiThreadCollector, fake: FakeCollector
 ) -> None:
-    collector = GuiThreadCollector(qapp)
-    collector.thresholds = (700, 10, 10)
     assert collector.collect_due() is None and fake.collected == []
     fake.counts = (701, 3, 0)
     assert collector.collect_due() == 0
@@ -136,14 +143,11 @@ def test_collections_follow_the_interpreters_thresholds(
     fake.counts = (701, 11, 11)
     assert collector.collect_due() == 2
     assert fake.collected == [0, 1, 2]
-    collector.deleteLater()
 
 
 def test_a_full_collection_waits_for_a_quarter_of_the_heap(
-    qapp: QApplication, fake: FakeCollector
+    collector: GuiThreadCollector, fake: FakeCollector
 ) -> None:
-    collector = GuiThreadCollector(qapp)
-    collector.thresholds = (700, 10, 10)
     fake.sizes = {0: 100, 1: 0, 2: 1_000_000}
     fake.counts = (701, 11, 11)
     assert collector.collect_due() == 2  # it keeps a million objects
@@ -155,20 +159,16 @@ def test_a_full_collection_waits_for_a_quarter_of_the_heap(
     assert collector.collect_due() == 1
     assert collector.collect_due() == 2
     assert fake.collected == [2, 1, 1, 1, 1, 2]
-    collector.deleteLater()
 
 
 def test_no_collection_while_a_worker_holds_a_pause(
-    qapp: QApplication, fake: FakeCollector
+    collector: GuiThreadCollector, fake: FakeCollector
 ) -> None:
-    collector = GuiThreadCollector(qapp)
-    collector.thresholds = (700, 10, 10)
     fake.counts = (701, 0, 0)
     with collector_paused():
         assert collector.collect_due() is None
     assert collector.collect_due() == 0
     assert fake.collected == [0]
-    collector.deleteLater()
 
 
 def test_the_apps_application_collects_on_its_thread() -> None:
