@@ -338,6 +338,9 @@ class PreviewWidget(QWidget):
     def reload(self) -> None:
         """Show the content again from what was loaded, if the preview can."""
 
+    def scroll_to_anchor(self, anchor: str) -> None:
+        """Show the part of the content ``anchor`` names, if the preview can."""
+
     # -- for subclasses -------------------------------------------------------------
 
     def set_content(self, widget: QWidget) -> None:
