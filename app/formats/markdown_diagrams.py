@@ -29,6 +29,9 @@ DIAGRAM_LANGUAGES = frozenset({"mermaid"})
 MATH_LANGUAGES = frozenset({"math"})
 
 _CLOSING = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
+# Between two dollar signs that are amounts, not math: "(in $) rose, (in $)".
+_PROSE_START = frozenset(")]},.;:!?")
+_PROSE_END = frozenset("([{")
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,13 @@ def formula(
 
 def _render_inline(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
+    content = str(token.content)
+    if token.markup == "$" and (
+        content[0] in _PROSE_START or content[-1] in _PROSE_END
+    ):
+        # Two amounts in one sentence ("costs (in $) and (in $)"): no
+        # formula starts with a closing bracket or ends with an opening one.
+        return html.escape(_as_written(token))
     return formula(
         _drawing(env), token.content, _as_written(token), display=False, block=False
     )

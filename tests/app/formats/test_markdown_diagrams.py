@@ -33,6 +33,8 @@ def _formulas(html: str) -> list[str]:
         "Between $ 5 and 10 $ a day.",
         "Prices went from $12.50 to $13 in March, then $14.",
         "An escaped \\$x\\$ stays text.",
+        "Revenue (k$) grew while the average order (in $) fell.",
+        "Fees: $3, $4.",
     ],
 )
 def test_dollar_amounts_stay_text(sentence: str) -> None:
