@@ -30,6 +30,7 @@ from previewers.web import (
     NotAPagePreviewer,
     SvgPreviewer,
 )
+from previewers.web.embedded import PAGE_VIEWS
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -107,7 +108,8 @@ REGISTRY = PreviewerRegistry(
         MediaPreviewer(),
         PDF_PREVIEWER,
         HTML_PREVIEWER,
-        MarkdownPreviewer(),
+        # Diagrams and math are drawn in the web family's sandboxed page.
+        MarkdownPreviewer(pages=PAGE_VIEWS),
         JsonPreviewer(),
         CsvPreviewer(),
         # Text and code of any size, and "Show source" of every text kind.

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from app.core.filetype import Kind
 from app.core.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
+from previewers.embedding import PageViews
 from previewers.markdown.document import MARKDOWN_LIMIT
 from previewers.source import PreviewSource, is_text_of_kind
 
@@ -20,9 +21,16 @@ if TYPE_CHECKING:
 
 
 class MarkdownPreviewer:
-    """Markdown files up to ``MARKDOWN_LIMIT``; "Show source" goes to plain text."""
+    """Markdown files up to ``MARKDOWN_LIMIT``; "Show source" goes to plain text.
+
+    ``pages`` draws diagrams and math in a sandboxed page; without it they
+    are shown as text.
+    """
 
     name = "markdown"
+
+    def __init__(self, pages: PageViews | None = None) -> None:
+        self._pages = pages
 
     def accepts(self, source: PreviewSource) -> bool:
         return is_text_of_kind(source, Kind.MARKDOWN, MARKDOWN_LIMIT)
@@ -37,4 +45,6 @@ class MarkdownPreviewer:
     ) -> MarkdownPreviewWidget:
         from previewers.markdown.widget import MarkdownPreviewWidget
 
-        return MarkdownPreviewWidget(source, file, parent, context=context)
+        return MarkdownPreviewWidget(
+            source, file, parent, context=context, pages=self._pages
+        )
