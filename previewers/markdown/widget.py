@@ -310,6 +310,8 @@ class MarkdownPreviewWidget(PreviewWidget):
     def find_next(self, text: str, backward: bool = False) -> bool:
         if not text:
             return False
+        if self.page_view is not None and self.showing_page():
+            return self.page_view.find_next(text, backward)
         flags = QTextDocument.FindFlag(0)
         if backward:
             flags |= QTextDocument.FindFlag.FindBackward

@@ -409,3 +409,15 @@ def test_the_view_command_screenshot_shows_the_diagram(tmp_path) -> None:
         if image.pixel(x, y) == node
     )
     assert filled > 2_000
+
+
+@in_the_engine
+def test_find_on_a_drawn_page_is_the_pages_and_the_source_still_finds(
+    qtbot, opened, report
+) -> None:
+    preview = opened(report)
+    assert preview.showing_page()
+    # The web view offers no find of its own; the hidden text is not searched.
+    assert preview.find_next("Latency model") is False
+    preview.source_button.click()
+    assert preview.find_next("Latency model") is True
