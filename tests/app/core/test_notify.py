@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import socket
 import stat
 import struct
+import threading
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ import pytest
 from app.core.channel_files import channel_paths, read_token, write_token
 from app.core.notify import (
     MAX_MESSAGE,
+    SEND_ATTEMPTS,
     ChangedNotice,
     FrameReader,
     MessageError,
@@ -19,6 +23,7 @@ from app.core.notify import (
     ViewRequest,
     encode_frame,
     parse_request,
+    reply_frame,
     request_message,
     send,
 )
@@ -89,3 +94,53 @@ def test_without_a_window_there_is_nobody_to_tell(tmp_path: Path) -> None:
     write_token(paths.token)
     assert not os.path.exists(paths.socket)
     assert send(tmp_path / "data", ChangedNotice("c1")) is None
+
+
+def _window_that_drops_first(path: Path, token: str, drops: int) -> list[bytes]:
+    """A listening socket that hangs up on ``drops`` senders unread, then answers."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(os.fspath(path))
+    server.listen(4)
+    server.settimeout(10)  # the thread ends even if nobody comes back
+    heard: list[bytes] = []
+
+    def serve() -> None:
+        with server, suppress(TimeoutError):
+            for _ in range(drops):
+                peer, _address = server.accept()
+                peer.close()
+            peer, _address = server.accept()
+            with peer:
+                reader = FrameReader()
+                body = None
+                while body is None:
+                    body = reader.feed(peer.recv(4096))
+                heard.append(body)
+                peer.sendall(reply_frame())
+
+    threading.Thread(target=serve, daemon=True).start()
+    return heard
+
+
+def test_a_request_the_window_dropped_unread_is_sent_again(tmp_path: Path) -> None:
+    paths = channel_paths(tmp_path / "data")
+    token = write_token(paths.token)
+    heard = _window_that_drops_first(paths.socket, token, drops=2)
+
+    reply = send(tmp_path / "data", ChangedNotice("c1"))
+
+    assert reply is not None and reply.accepted
+    assert [parse_request(body, token) for body in heard] == [ChangedNotice("c1")]
+
+
+def test_a_window_that_never_reads_gets_a_bounded_number_of_tries(
+    tmp_path: Path,
+) -> None:
+    paths = channel_paths(tmp_path / "data")
+    token = write_token(paths.token)
+    _window_that_drops_first(paths.socket, token, drops=SEND_ATTEMPTS)
+
+    reply = send(tmp_path / "data", ChangedNotice("c1"))
+
+    assert reply is not None and not reply.accepted
+    assert "did not answer" in reply.error
