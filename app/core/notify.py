@@ -23,12 +23,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from app.core.channel_files import ChannelError, channel_paths, read_token
+from app.core.paths import folder_path_problem
 
 PROTOCOL: Final = 1
 HEADER: Final = 4
 MAX_MESSAGE: Final = 16 * 1024
 MAX_PATHS: Final = 64
 MAX_PATH_TEXT: Final = 4096
+MAX_LABEL: Final = 200
 SEND_TIMEOUT: Final = 2.0  # seconds for one whole exchange with the window
 SEND_ATTEMPTS: Final = 8  # a request the window dropped unread is sent again
 _ID: Final = re.compile(r"[0-9A-Za-z_-]{1,64}")
@@ -61,7 +63,23 @@ class ViewRequest:
     workspace: str | None
 
 
-Request = ChangedNotice | OpenRequest | ViewRequest
+@dataclass(frozen=True)
+class FolderRequest:
+    """An MCP client asks to work in ``folder``, outside the ``boundary`` it has.
+
+    ``client`` is the name the user gave the client, which an approval is
+    kept under; ``label`` is how to name it to the user (with what the
+    client calls itself when the user gave no name). Only the user's answer
+    in the window approves anything.
+    """
+
+    client: str
+    label: str
+    folder: str
+    boundary: str
+
+
+Request = ChangedNotice | OpenRequest | ViewRequest | FolderRequest
 
 
 def encode_frame(message: Mapping[str, Any]) -> bytes:
@@ -112,6 +130,23 @@ def _absolute_path(value: object) -> str:
     return value
 
 
+def _label(value: object) -> str:
+    if (
+        not isinstance(value, str)
+        or not 0 < len(value) <= MAX_LABEL
+        or not value.isprintable()
+    ):
+        raise MessageError(f"a client's name is 1 to {MAX_LABEL} printable characters")
+    return value
+
+
+def _folder(value: object) -> str:
+    folder = _absolute_path(value)
+    if folder_path_problem(folder) is not None:
+        raise MessageError("a folder must be a plain absolute path")
+    return folder
+
+
 def _fields(data: dict[str, Any], allowed: set[str]) -> None:
     extra = set(data) - allowed - {"v", "token", "kind"}
     if extra:
@@ -125,6 +160,15 @@ def request_message(request: Request, token: str) -> dict[str, Any]:
         return {**head, "kind": "changed", "conversation": request.conversation_id}
     if isinstance(request, OpenRequest):
         return {**head, "kind": "open", "conversation": request.conversation_id}
+    if isinstance(request, FolderRequest):
+        return {
+            **head,
+            "kind": "folder",
+            "client": request.client,
+            "label": request.label,
+            "folder": request.folder,
+            "boundary": request.boundary,
+        }
     paths = list(request.paths)
     return {**head, "kind": "view", "paths": paths, "workspace": request.workspace}
 
@@ -164,6 +208,14 @@ def parse_request(body: bytes, token: str) -> Request:
         return ViewRequest(
             tuple(_absolute_path(path) for path in paths),
             None if workspace is None else _absolute_path(workspace),
+        )
+    if kind == "folder":
+        _fields(data, {"client", "label", "folder", "boundary"})
+        return FolderRequest(
+            _label(data.get("client")),
+            _label(data.get("label")),
+            _folder(data.get("folder")),
+            _folder(data.get("boundary")),
         )
     raise MessageError("unknown kind of request")
 

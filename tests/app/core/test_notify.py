@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import stat
@@ -17,6 +18,7 @@ from app.core.notify import (
     MAX_MESSAGE,
     SEND_ATTEMPTS,
     ChangedNotice,
+    FolderRequest,
     FrameReader,
     MessageError,
     OpenRequest,
@@ -39,10 +41,14 @@ TOKEN = "ab" * 32
         OpenRequest("c1"),
         ViewRequest(("/tmp/a.txt", "/tmp/b c.txt"), "/tmp"),
         ViewRequest(("/tmp/a.txt",), None),
+        FolderRequest("Claude Code", "Claude Code", "/home/me/other", "/home/me/p"),
+        FolderRequest("An MCP client", "An MCP client (calls itself “x”)", "/a", "/b"),
     ],
 )
 def test_every_request_survives_its_frame(request_: object) -> None:
-    assert isinstance(request_, ChangedNotice | OpenRequest | ViewRequest)
+    assert isinstance(
+        request_, ChangedNotice | OpenRequest | ViewRequest | FolderRequest
+    )
     framed = encode_frame(request_message(request_, TOKEN))
     reader = FrameReader()
     body = None
@@ -61,6 +67,29 @@ def test_a_frame_is_refused_from_its_header_when_too_long_or_empty() -> None:
         FrameReader().feed(struct.pack(">I", 0))
     with pytest.raises(MessageError):
         encode_frame({"paths": ["/" + "a" * MAX_MESSAGE]})
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"client": "", "label": "x", "folder": "/a", "boundary": "/b"},
+        {"client": "x" * 201, "label": "x", "folder": "/a", "boundary": "/b"},
+        {"client": "x", "label": "a\nb", "folder": "/a", "boundary": "/b"},
+        {"client": "x", "label": 7, "folder": "/a", "boundary": "/b"},
+        {"client": "x", "label": "x", "folder": "/", "boundary": "/b"},
+        {"client": "x", "label": "x", "folder": "/a/../..", "boundary": "/b"},
+        {"client": "x", "label": "x", "folder": "a", "boundary": "/b"},
+        {"client": "x", "label": "x", "folder": "/a", "boundary": None},
+        {"client": "x", "label": "x", "folder": "/a", "boundary": "/b", "y": 1},
+    ],
+)
+def test_a_folder_request_outside_the_protocol_is_refused(
+    fields: dict[str, object],
+) -> None:
+    body = json.dumps({"v": 1, "token": TOKEN, "kind": "folder", **fields})
+
+    with pytest.raises(MessageError):
+        parse_request(body.encode(), TOKEN)
 
 
 def test_the_token_is_compared_whole() -> None:
