@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from app.remote.manager import RemoteManager
     from app.remote.workspace import RemoteWorkspace
     from app.ui.import_dialog import ImportDialog
+    from previewers.widget import PreviewWidget
 
 
 GEOMETRY_KEY = "window/geometry"
@@ -304,12 +305,19 @@ class MainWindow(QMainWindow):
         elif any(needs_web_engine(entry.kind, entry.name) for entry in files):
             self._prepare_web_engine_when_idle()
 
-    def view_files(self, paths: Sequence[str], workspace: Path | None) -> list[str]:
+    def view_files(
+        self,
+        paths: Sequence[str],
+        workspace: Path | None,
+        *,
+        on_shown: Callable[[PreviewWidget], None] | None = None,
+    ) -> list[str]:
         """Open files straight into the workspace, the last one active.
 
         The window becomes a viewer: the conversations and the chat fold away,
         and this layout is not remembered for the next start. Returns why each
-        file that could not be shown was not (empty when all were).
+        file that could not be opened was not (empty when all were);
+        ``on_shown`` gets the preview of each file that was, still loading.
         """
         self.panes.set_viewer(True)
         self._workspace_root = workspace
@@ -317,8 +325,11 @@ class MainWindow(QMainWindow):
         refusals: list[str] = []
         for path in paths:
             reason = self.workspace.open_path_or_reason(path)
+            preview = self.workspace.current_preview()
             if reason is not None:
                 refusals.append(reason)
+            elif on_shown is not None and preview is not None:
+                on_shown(preview)
         if refusals:
             shown = "\n".join(refusals)
             self.notice_bar.show_message(shown, "warning")
