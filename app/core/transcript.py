@@ -151,6 +151,10 @@ def _args_text(args: object) -> str:
 
 
 def _image_block(call_id: str, result_text: str, workspace: str) -> ImageBlock | None:
+    if not workspace:
+        # No workspace (an imported session not confirmed yet): there is no
+        # public folder, and a relative path would name one in the app's own.
+        return None
     try:
         data = json.loads(result_text)
     except (ValueError, RecursionError):

@@ -76,7 +76,12 @@ def test_a_rollout_becomes_turns_with_tool_cards(store: Store, repo: Path) -> No
         CODEX_SESSION,
         2,
     )
-    assert store.conversation(summary.conversation_id).workspace == str(repo)
+    # The folder the transcript names is recorded as its claim, never taken
+    # as the workspace: that is the user's to confirm.
+    assert store.conversation(summary.conversation_id).workspace == ""
+    info = ImportStore(store).info(summary.conversation_id)
+    assert info is not None and info.claimed_workspace == str(repo)
+    assert summary.claimed_workspace == str(repo) and summary.workspace == ""
     assert [b.text for b in blocks if isinstance(b, UserBlock)] == [
         "Add a util module",
         "Rename app.py to main.py and drop old.txt",

@@ -38,7 +38,7 @@ def test_importing_the_same_session_twice_updates_it_in_place(
     session = one_file_session(repo)
     path = session.write(repo.parent / "s.jsonl")
     (repo / "out.txt").write_text("v1\n")
-    first = import_transcript(store, str(path))
+    first = import_transcript(store, str(path), workspace=str(repo))
     ref = ImportedFileRef(
         first.conversation_id,
         ImportStore(store).files(first.conversation_id)[0].entry_id,
