@@ -43,12 +43,14 @@ from app.core.store import Store
 from app.importers.batch import ImportOutcome, import_all
 from app.importers.discover import SessionListing, find_sessions, listing_of
 from app.ui.import_workspace import SOURCES, ImportWorkspaceWidget, workspace_problem
+from previewers.widgets import plain_tooltip
 
 _PATH_ROLE: Final = Qt.ItemDataRole.UserRole
 WORKSPACE_COLUMN: Final = 5
 NOT_CHOSEN: Final = "to choose"
 NONE_CHOSEN: Final = "none"
 UNUSABLE: Final = "cannot be used"
+MAX_FOLDER_WIDTH: Final = 240
 
 
 # -- jobs --------------------------------------------------------------------------
@@ -164,6 +166,9 @@ class ImportDialog(QDialog):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.workspace = ImportWorkspaceWidget()
+        self.waiting = QLabel()
+        self.waiting.setTextFormat(Qt.TextFormat.PlainText)
+        self.waiting.hide()
         self.status = QLabel("Looking for sessions…")
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
@@ -205,6 +210,7 @@ class ImportDialog(QDialog):
         layout.addLayout(filters)
         layout.addWidget(self.sessions, 1)
         layout.addWidget(self.workspace)
+        layout.addWidget(self.waiting)
         layout.addWidget(self.status)
         layout.addWidget(self.progress)
         layout.addLayout(buttons)
@@ -237,6 +243,11 @@ class ImportDialog(QDialog):
             self._add_row(found)
         for column in (0, 1, 2, 4, 5):
             self.sessions.resizeColumnToContents(column)
+        # Folders can be long: elided in the list, whole in the tooltip and
+        # in the workspace panel below.
+        for column in (1, WORKSPACE_COLUMN):
+            width = min(self.sessions.columnWidth(column), MAX_FOLDER_WIDTH)
+            self.sessions.setColumnWidth(column, width)
         if result:
             count = len(result)
             self.status.setText(
@@ -265,7 +276,9 @@ class ImportDialog(QDialog):
         item.setData(0, _PATH_ROLE, listing.path)
         item.setData(1, _PATH_ROLE, listing.source)
         item.setData(2, _PATH_ROLE, listing.cwd)
-        item.setToolTip(0, display_name(listing.path))
+        # Tooltips guess at rich text: these come from transcripts.
+        item.setToolTip(0, plain_tooltip(display_name(listing.path)))
+        item.setToolTip(1, plain_tooltip(display_name(listing.project)))
         item.setTextAlignment(4, Qt.AlignmentFlag.AlignRight)
         if found.offered:
             self._choices[listing.path] = found.offered
@@ -280,6 +293,7 @@ class ImportDialog(QDialog):
         if choice and workspace_problem(choice):
             shown = f"{shown} — {UNUSABLE}"
         item.setText(WORKSPACE_COLUMN, shown)
+        item.setToolTip(WORKSPACE_COLUMN, plain_tooltip(shown))
 
     def workspace_for(self, path: str) -> str | None:
         """The folder chosen for ``path``; None: none (yet, or by choice)."""
@@ -327,8 +341,17 @@ class ImportDialog(QDialog):
 
     def _update_buttons(self) -> None:
         chosen = self.selected_paths()
+        waiting = sum(not self._ready(path) for path in chosen)
         self.import_button.setEnabled(
-            not self._importing and bool(chosen) and all(map(self._ready, chosen))
+            not self._importing and bool(chosen) and not waiting
+        )
+        self.waiting.setVisible(waiting > 0)
+        self.waiting.setText(
+            f"{waiting} of the {len(chosen)} sessions chosen still "
+            f"{'needs' if waiting == 1 else 'need'} a workspace: select "
+            "each to choose one (the Workspace column says which)."
+            if len(chosen) > 1
+            else ""
         )
 
     def selected_paths(self) -> list[str]:
@@ -346,16 +369,18 @@ class ImportDialog(QDialog):
         confirmed like any found session's before they are imported."""
         home = self._home
 
-        def describe() -> list[_Found]:
+        def describe() -> tuple[list[_Found], int]:
             listings = [listing_of(path) for path in paths]
-            return _offers([x for x in listings if x is not None], home)
+            found = [x for x in listings if x is not None]
+            return _offers(found, home), len(listings) - len(found)
 
         self._run(describe, self._on_files_added)
 
-    def _on_files_added(self, result: object) -> None:
-        if isinstance(result, Exception) or not isinstance(result, list):
-            self.status.setText(f"The files could not be read: {result}.")
+    def _on_files_added(self, outcome: object) -> None:
+        if not isinstance(outcome, tuple):
+            self.status.setText(f"The files could not be read: {outcome}.")
             return
+        result, unread = outcome
         known = {
             str(item.data(0, _PATH_ROLE)): item
             for item in map(self.sessions.topLevelItem, range(self._count()))
@@ -368,10 +393,13 @@ class ImportDialog(QDialog):
             item.setSelected(True)
             self.sessions.setCurrentItem(item)
         count = len(result)
-        self.status.setText(
+        said = (
             f"{count} {'transcript' if count == 1 else 'transcripts'} added. "
             "Check the workspace of each and press Import."
         )
+        if unread:
+            said += f" {unread} could not be read."
+        self.status.setText(said)
         self._update_buttons()
 
     def _count(self) -> int:

@@ -93,6 +93,8 @@ class ImportWorkspaceWidget(QWidget):
         self.folder = QLineEdit()
         self.folder.setPlaceholderText("The folder on this computer it worked in")
         self.folder.setClearButtonEnabled(True)
+        self.folder.setAccessibleName("Workspace")
+        self.claim.setAccessibleName("The folder the session says it worked in")
         self.choose_button = QPushButton("Choose…")
         self.without = QCheckBox(WITHOUT)
         self.problem = QLabel()

@@ -72,12 +72,14 @@ def test_chosen_sessions_become_conversations_and_each_file_is_reported(
     assert not dialog.import_button.isEnabled()
     tree = dialog.sessions
     assert [tree.topLevelItem(n).text(5) for n in range(2)] == ["to choose"] * 2
+    assert dialog.waiting.text().startswith("2 of the 2 sessions chosen still need")
     repo = tmp_path / "repo"
     repo.mkdir()
     tree.setCurrentItem(
         tree.topLevelItem(0), 0, QItemSelectionModel.SelectionFlag.NoUpdate
     )
     qtbot.keyClicks(dialog.workspace.folder, str(repo))
+    assert dialog.waiting.text().startswith("1 of the 2 sessions chosen still needs")
     tree.setCurrentItem(
         tree.topLevelItem(1), 0, QItemSelectionModel.SelectionFlag.NoUpdate
     )
@@ -202,6 +204,8 @@ def test_each_session_shows_its_claim_beside_the_workspace_offered(
     assert connects == [remote]
     tree.setCurrentItem(by_prompt["In the repo"])
     assert not panel.connect_button.isVisible()
+    if SHOTS:
+        dialog.grab().save(os.path.join(SHOTS, "import-dialog-offered.png"))
 
 
 def test_files_chosen_from_anywhere_are_listed_to_confirm_before_import(
@@ -215,8 +219,9 @@ def test_files_chosen_from_anywhere_are_listed_to_confirm_before_import(
     path = s.write(tmp_path / "elsewhere" / "session.jsonl")
     dialog = listed(qtbot, store, tmp_path / "empty-home")
 
-    dialog.add_files([str(path)])
+    dialog.add_files([str(path), str(tmp_path / "gone.jsonl")])
     qtbot.waitUntil(lambda: dialog.sessions.topLevelItemCount() == 1)
+    assert dialog.status.text().endswith(" 1 could not be read.")
 
     assert store.conversations() == []
     assert dialog.selected_paths() == [str(path)]

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.core.import_store import ImportStore
@@ -288,3 +289,28 @@ def test_an_import_or_its_fork_whose_workspace_reads_ssh_connects_nowhere(
         qtbot.waitUntil(window.is_loaded, timeout=10_000)
     assert never_connected(qtbot, listener)
     assert window._remote_manager is None
+
+
+def test_a_claim_written_as_markup_is_shown_as_text(
+    qtbot: QtBot, window: MainWindow, store: Store, tmp_path: Path
+) -> None:
+    claim = f"<img src='{tmp_path}/x.png'><b>repo</b>"
+    s = ClaudeSession(claim)
+    s.user("Hello")
+    s.assistant(text("Hi."))
+    home = tmp_path / "home"
+    s.write(home / ".claude" / "projects" / "p" / "0b7f3c1e.jsonl")
+    dialog = window.open_import_dialog(home=home, env={})
+    qtbot.waitUntil(lambda: not dialog.busy())
+    item = dialog.sessions.topLevelItem(0)
+    dialog.sessions.setCurrentItem(item)
+
+    assert dialog.workspace.claim.text() == claim
+    assert dialog.workspace.claim.textFormat() == Qt.TextFormat.PlainText
+    assert "&lt;img" in item.toolTip(1) and "<img" not in item.toolTip(1)
+    with qtbot.waitSignal(dialog.imported, timeout=30_000):
+        dialog.workspace.without.setChecked(True)
+        dialog.import_button.click()
+    assert window.imported_session.text.textFormat() == Qt.TextFormat.PlainText
+    assert claim in window.imported_session.text.text()
+    dialog.close()
