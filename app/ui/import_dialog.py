@@ -145,6 +145,10 @@ class ImportDialog(QDialog):
         self.outcomes: list[ImportOutcome] = []
         # The user's choice per transcript: a folder, or None for none.
         self._choices: dict[str, str | None] = {}
+        # Transcripts whose folder, as typed, cannot be used. Checked when it
+        # is typed, never again per selection: a folder on a hung mount must
+        # not freeze the list (the offered ones were checked off this thread).
+        self._unusable: set[str] = set()
 
         self.source = QComboBox()
         self.source.addItem("All agents", "")
@@ -290,7 +294,7 @@ class ImportDialog(QDialog):
         path = str(item.data(0, _PATH_ROLE))
         choice = self._choices.get(path, "")
         shown = NONE_CHOSEN if choice is None else display_name(choice) or NOT_CHOSEN
-        if choice and workspace_problem(choice):
+        if path in self._unusable:
             shown = f"{shown} — {UNUSABLE}"
         item.setText(WORKSPACE_COLUMN, shown)
         item.setToolTip(WORKSPACE_COLUMN, plain_tooltip(shown))
@@ -300,7 +304,7 @@ class ImportDialog(QDialog):
         return self._choices.get(path) or None
 
     def _ready(self, path: str) -> bool:
-        return not workspace_problem(self._choices.get(path, ""))
+        return path in self._choices and path not in self._unusable
 
     def _on_sessions_current_changed(
         self, current: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None
@@ -321,6 +325,10 @@ class ImportDialog(QDialog):
             self._choices.pop(path, None)
         else:
             self._choices[path] = choice
+        if choice and workspace_problem(choice):
+            self._unusable.add(path)
+        else:
+            self._unusable.discard(path)
         self._show_choice(item)
         self._update_buttons()
 
