@@ -239,7 +239,9 @@ def _import(args: argparse.Namespace) -> int:
     """Import Claude Code sessions and Codex rollouts as conversations."""
     from app.importers.command import main as import_main
 
-    return import_main(lambda: _data_dir(args), args.paths, as_json=args.json)
+    return import_main(
+        lambda: _data_dir(args), args.paths, as_json=args.json, workspace=args.workspace
+    )
 
 
 def _chat_remote(args: argparse.Namespace) -> int:
@@ -437,6 +439,13 @@ def build_parser() -> argparse.ArgumentParser:
     import_.add_argument("--data-dir", help="where conversations are stored")
     import_.add_argument(
         "--json", action="store_true", help="print what was imported as JSON"
+    )
+    import_.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="the folder the sessions worked in, confirmed by you: their files "
+        "are verified there (without it they cannot be verified until you "
+        "choose it in the window; the folder a transcript names is not taken)",
     )
     import_.add_argument(
         "paths", nargs="+", metavar="PATH", help="a transcript, or a folder of them"
