@@ -3,9 +3,10 @@
 Run it with the project's virtualenv Python, with the ``packaging`` extra
 installed (``pip install -e '.[packaging]'``). It freezes the app with
 PyInstaller (onedir, ``packaging/deliverables.spec``), checks the bundle
-(the web engine's helper and data are there, the trimmed modules are not,
-every system library it links to is a declared dependency), renders the
-icons and has nfpm write the packages described in ``packaging/nfpm.yaml``.
+(the web engine's helper and data are there, the browser libraries match
+their manifest, the trimmed modules are not there, every system library
+it links to is a declared dependency), renders the icons and has nfpm
+write the packages described in ``packaging/nfpm.yaml``.
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ def _frozen_modules(workpath: Path) -> set[str]:
 
 
 def check_bundle(app: Path, modules: Iterable[str]) -> None:
-    """Fail unless the web engine's files are there and the trimmed parts are not."""
+    """Fail unless the web engine's files and the browser libraries are there, as
+    recorded, and the trimmed parts are not."""
     missing = [name for name in WEB_ENGINE_FILES if not (app / name).is_file()]
     if missing:
         raise BuildError(f"the bundle lacks what QtWebEngine needs: {missing}")
@@ -110,6 +112,23 @@ def check_bundle(app: Path, modules: Iterable[str]) -> None:
     )
     if unwanted:
         raise BuildError(f"the bundle holds modules the app never uses: {unwanted}")
+    check_web_libraries(internal / "resources" / "web" / "libraries")
+
+
+def check_web_libraries(folder: Path) -> None:
+    """Fail unless the bundled browser libraries are there, each as recorded."""
+    from app.core.web_libraries import CatalogueError, load_catalogue, verify_catalogue
+
+    try:
+        problems = verify_catalogue(load_catalogue(folder))
+    except CatalogueError as error:
+        problems = [str(error)]
+    if problems:
+        shown = "; ".join(problems[:5])
+        raise BuildError(
+            f"the bundled browser libraries differ from their manifest: {shown}"
+            " (run python scripts/fetch_web_libraries.py)"
+        )
 
 
 def _is_elf(path: Path) -> bool:

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
@@ -246,6 +247,43 @@ def test_the_bundle_keeps_what_the_web_engine_needs_and_nothing_unused(
     destination, kept
 ):
     assert bundle_rules.is_used(destination) is kept
+
+
+def test_the_bundle_and_the_wheel_carry_every_bundled_browser_library():
+    from app.core.web_libraries import bundled_catalogue
+
+    catalogue = bundled_catalogue()
+    # The spec copies resources/ whole; no rule may then drop a library file.
+    spec = (PACKAGING / "deliverables.spec").read_text(encoding="utf-8")
+    assert 'for name in ("resources",)' in spec
+    places = ["resources/web/libraries/manifest.json"]
+    for library in catalogue.libraries:
+        for version in library.versions:
+            places.append(f"resources/web/libraries/{version.licence_file}")
+            places += [
+                f"resources/web/libraries/{library.package}/{version.text}/{name}"
+                for name in version.files
+            ]
+    assert [place for place in places if not bundle_rules.is_used(place)] == []
+    # A wheel carries resources/ as app/_resources, which app.resources finds.
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        wheel = tomllib.load(file)["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["force-include"]["resources"] == "app/_resources"
+
+
+def test_the_build_fails_when_a_bundled_library_differs_from_its_manifest(tmp_path):
+    from app.core.web_libraries import libraries_folder
+
+    folder = tmp_path / "libraries"
+    shutil.copytree(libraries_folder(), folder)
+    build.check_web_libraries(folder)
+    changed = folder / "d3" / "7.9.2" / "dist" / "d3.min.js"
+    changed.write_bytes(changed.read_bytes().replace(b"d3", b"D3", 1))
+    with pytest.raises(build.BuildError, match=r"SHA-256 differs.*d3\.min\.js"):
+        build.check_web_libraries(folder)
+    (folder / "manifest.json").unlink()
+    with pytest.raises(build.BuildError, match="manifest"):
+        build.check_web_libraries(folder)
 
 
 def test_a_link_to_a_file_left_out_is_left_out_too():
