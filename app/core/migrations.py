@@ -127,6 +127,18 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 
     DELETE FROM verifications;
     """,
+    """
+    -- Folders the user approved for an MCP client beyond the folder its server
+    -- was started for, keyed by the name the user gave the client. MAC'd: an
+    -- approval widens what a client may present, so only the app makes one.
+    CREATE TABLE folder_approvals (
+        client      TEXT NOT NULL,
+        folder      TEXT NOT NULL,
+        approved_at TEXT NOT NULL,
+        mac         TEXT NOT NULL,
+        PRIMARY KEY (client, folder)
+    ) STRICT, WITHOUT ROWID;
+    """,
 )
 
 
