@@ -130,6 +130,9 @@ class Presenter:
         outside = self._beyond(roots)
         if outside:
             raise BeyondBoundaryError(self._beyond_text(outside[0]), outside)
+        unbounded = self._fallback.boundary_problem()
+        if not roots and unbounded is not None:
+            raise ToolCallError(unbounded)
         return Path(
             os.path.realpath(choose_workspace(roots, arguments, self._fallback))
         )
@@ -140,7 +143,12 @@ class Presenter:
         Approvals are read from the store at each check: one the user gives
         in the window applies at once, and one that is gone no longer does.
         """
-        outside = beyond(roots, [self._fallback.boundary()])
+        # A boundary that bounds nothing (the file system's root) holds no
+        # root: each needs the user's approval.
+        bounds = (
+            [] if self._fallback.boundary_problem() else [self._fallback.boundary()]
+        )
+        outside = beyond(roots, bounds)
         if not outside:
             return []
         try:
@@ -151,6 +159,9 @@ class Presenter:
 
     def _beyond_text(self, folder: str) -> str:
         boundary = self._fallback.boundary()
+        unbounded = self._fallback.boundary_problem()
+        if unbounded is not None:
+            return f"The client's workspace root {folder} needs approval. {unbounded}"
         return (
             f"The client's workspace root {folder} is outside {boundary}, the "
             "folder this server was started for (--workspace, else the folder "

@@ -52,6 +52,25 @@ class Fallback:
         """The folder the user set, resolved: roots may only pick folders in it."""
         return os.path.realpath(self.folder())
 
+    def boundary_problem(self) -> str | None:
+        """Why the folder the user set bounds nothing, else ``None``.
+
+        A server started in ``/`` without ``--workspace`` (as some clients start
+        their servers) would make every file a workspace file: then no folder
+        is inside the boundary, and only a folder the user approves is usable.
+        """
+        boundary = self.boundary()
+        problem = folder_path_problem(boundary)
+        if problem is None:
+            return None
+        return (
+            f"This server was started in {boundary} without --workspace, and "
+            f"{boundary} {problem}, so it cannot be a workspace. Register the "
+            "server with --workspace set to the project folder (deliverables "
+            "mcp --print-config CLIENT writes it), or approve the client's "
+            "folder in the Deliverables window."
+        )
+
 
 def root_folder(uri: str) -> Path:
     """The local folder of a ``file://`` root URI, or ``RootError``.

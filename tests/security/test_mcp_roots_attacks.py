@@ -169,6 +169,30 @@ def test_roots_cannot_widen_past_the_workspace_option_either(
     assert stored_paths(server.data_dir) == [str(project.resolve() / "notes.md")]
 
 
+def test_a_server_started_in_the_file_systems_root_bounds_nothing(
+    tmp_path: Path, project: Path, outside: Path
+) -> None:
+    # Some clients start their servers in "/": then every folder would lie
+    # inside the folder it started in, and roots could pick any of them.
+    server = Server(data_dir=tmp_path / "data", cwd=Path("/"))
+    moving = MovingRoots(server, [outside.parent.as_uri()], "claude-code")
+
+    async def main() -> list[types.CallToolResult]:
+        async with moving.client() as client:
+            by_root = await client.call_tool("present", files((str(outside), "P")))
+            await moving.move_to(client, [])
+            by_cwd = await client.call_tool("present", files((str(outside), "P")))
+            return [by_root, by_cwd]
+
+    by_root, by_cwd = anyio.run(main)
+
+    assert by_root.is_error, "a root chose its workspace under a server in /"
+    assert "needs approval" in text_of(by_root)
+    assert by_cwd.is_error, "the file system's root served as the workspace"
+    assert "without --workspace" in text_of(by_cwd)
+    assert stored_paths(server.data_dir) == []
+
+
 def test_a_root_that_links_out_of_the_project_is_judged_where_it_leads(
     tmp_path: Path, project: Path, outside: Path
 ) -> None:
