@@ -29,6 +29,7 @@ from app.core.policy import PermissionMode, Policy, builtin_rules
 from app.core.revalidate import DeliverableRef
 from app.core.safeio import open_verified
 from app.core.store import Store
+from app.remote.workspace import RemoteWorkspace
 from app.ui.actions import FileActions
 from app.ui.main_window import MainWindow
 from app.ui.remote_actions import RemoteCardActions
@@ -44,6 +45,8 @@ HANG = 30_000  # a hang guard, not a speed figure
 sshd = remote.sshd
 ssh_home = remote.ssh_home
 remote_root = remote.remote_root
+manager = remote.manager
+workspace = remote.workspace
 
 # (source mode, umask, mode of the copy): never more than the source, never
 # more than the umask allows.
@@ -270,4 +273,33 @@ def test_save_to_local_from_a_remote_workspace_keeps_a_private_file_private(
 
     assert notices == [f"Saved private.txt to {target}"]
     assert target.read_bytes() == SECRET
+    assert_no_other_user_reads(target, 0o600)
+
+
+@pytest.mark.parametrize("mask", UMASKS)
+def test_a_remote_save_is_private_from_its_first_byte(
+    workspace: RemoteWorkspace,
+    remote_root: Path,
+    shared_folder: Path,
+    mask: int,
+) -> None:
+    source = remote_root / "key.pem"
+    source.write_bytes(SECRET * 64)
+    source.chmod(0o600)
+    target = shared_folder / "key.pem"
+    parts: list[int] = []
+
+    def at_each_block(_done: int, _total: int) -> None:
+        for part in shared_folder.glob("*.part"):
+            parts.append(stat.S_IMODE(os.stat(part).st_mode))
+
+    expected = workspace.lstat(str(source)).result(30)
+    with umask(mask):
+        saving = workspace.save(
+            str(source), str(target), expected=expected, progress=at_each_block
+        )
+        result = saving.result(HANG / 1000)
+
+    assert result.ok and target.read_bytes() == SECRET * 64
+    assert parts and set(parts) == {0o600}
     assert_no_other_user_reads(target, 0o600)
