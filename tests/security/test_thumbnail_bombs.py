@@ -130,7 +130,6 @@ def test_no_card_decodes_or_keeps_an_image_past_the_bounds(
     window: tuple[MainWindow, dict[str, DeliverableRef]],
     bombs: dict[str, bytes],
     decoded_sizes: list[tuple[int, int]],
-    record_property: object,
 ) -> None:
     win, refs = window
     made: dict[DeliverableRef, object] = {}
