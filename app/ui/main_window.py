@@ -461,7 +461,11 @@ class MainWindow(QMainWindow):
 
         dialog = DiffDialog(found.path, dark=dark, parent=self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.view.load(lambda: change_diff(store, ref, policy, mode=mode))
+        dialog.view.load(
+            lambda cancelled: change_diff(
+                store, ref, policy, mode=mode, cancelled=cancelled
+            )
+        )
         dialog.show()
         self.diff_dialog = dialog
 
