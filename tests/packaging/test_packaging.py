@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import configparser
-import importlib.util
 import re
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import yaml
+
+from tests.packaging.loader import load
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGING = ROOT / "packaging"
@@ -22,24 +21,8 @@ DESKTOP = LINUX / "deliverables.desktop"
 METAINFO = LINUX / "io.github.deliverables.deliverables.metainfo.xml"
 
 
-def _load(name: str) -> ModuleType:
-    sys.path.insert(0, str(PACKAGING))
-    try:
-        spec = importlib.util.spec_from_file_location(
-            f"packaging_{name}", PACKAGING / f"{name}.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        # The module may have put the folder on the path itself.
-        while str(PACKAGING) in sys.path:
-            sys.path.remove(str(PACKAGING))
-
-
-bundle_rules = _load("bundle_rules")
-build = _load("build")
+bundle_rules = load("bundle_rules")
+build = load("build")
 
 
 def _desktop_entry() -> configparser.SectionProxy:
