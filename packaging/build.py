@@ -27,6 +27,7 @@ APP_ICON = ROOT / "resources" / "icons" / "deliverables.svg"
 sys.path.insert(0, str(PACKAGING))
 
 from bundle_rules import EXCLUDED_MODULES  # noqa: E402  (beside this file)
+from deb_archive import xz_compress_data  # noqa: E402
 from elf_files import (  # noqa: E402
     elf_files,
     glibc_versions,
@@ -34,6 +35,7 @@ from elf_files import (  # noqa: E402
     needed,
     strip_safely,
 )
+from licensing import TEXTS, LicenceError, collect  # noqa: E402
 
 BUILD = ROOT / "build" / "packaging"
 STAGE = BUILD / "stage"
@@ -280,6 +282,8 @@ def package(packager: str, version: str) -> Path:
         raise BuildError(f"nfpm wrote {len(built)} .{packager} files")
     target = DIST / built[0].name
     shutil.move(built[0], target)
+    if packager == "deb":
+        xz_compress_data(target)
     return target
 
 
@@ -314,13 +318,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             app = freeze()
         frozen = time.monotonic()
         check_bundle(app, _frozen_modules(BUILD / "pyinstaller"))
+        collect(
+            BUILD / "pyinstaller",
+            STAGE / "licenses",
+            (TEXTS / "TERMS.txt").read_text(encoding="utf-8"),
+        )
         needs, glibc = system_needs(app)
         for warning in check_dependencies(needs, glibc, _load_config()):
             print(f"warning: {warning}", file=sys.stderr)
         stage_files()
         version = project_version()
         built = [package(packager, version) for packager in formats]
-    except (BuildError, subprocess.CalledProcessError) as error:
+    except (BuildError, LicenceError, subprocess.CalledProcessError) as error:
         print(f"build.py: {error}", file=sys.stderr)
         return 1
     done = time.monotonic()

@@ -20,6 +20,8 @@ def load(name: str) -> ModuleType:
         )
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
+        # Registered first: dataclasses look their module up while it loads.
+        sys.modules[spec.name] = module
         spec.loader.exec_module(module)
         return module
     finally:

@@ -108,9 +108,12 @@ def test_the_metainfo_validates():
 def test_every_file_the_packages_install_is_in_the_tree_or_built():
     # The bundle is frozen, the PNG sizes rendered, and the scalable icon
     # staged from the app's resources.
-    built = {"./bundle/deliverables", "./icons/deliverables.svg"} | {
-        f"./icons/{size}/deliverables.png" for size in build.ICON_SIZES
-    }
+    built = {
+        "./bundle/deliverables",
+        "./icons/deliverables.svg",
+        "./licenses",
+        "./licenses/NOTICE",
+    } | {f"./icons/{size}/deliverables.png" for size in build.ICON_SIZES}
     assert build.APP_ICON.is_file()
     for item in _nfpm()["contents"]:
         if item.get("type") == "symlink":
@@ -130,7 +133,8 @@ def test_icons_come_in_every_size_from_16_to_512():
 
 
 def test_the_command_is_on_the_path():
-    (link,) = [item for item in _nfpm()["contents"] if item.get("type") == "symlink"]
+    links = [item for item in _nfpm()["contents"] if item.get("type") == "symlink"]
+    (link,) = [item for item in links if item["dst"] == "/usr/bin/deliverables"]
     assert link == {
         "src": "/opt/deliverables/deliverables",
         "dst": "/usr/bin/deliverables",
