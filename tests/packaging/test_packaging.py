@@ -298,3 +298,22 @@ def test_the_readme_says_how_to_build_and_install_the_packages():
     install = readme.split("## Install", 1)[1].split("\n## ", 1)[0]
     assert "python packaging/build.py" in install
     assert "apt-get install ./dist/deliverables_" in install
+
+
+# -- licences --------------------------------------------------------------------
+
+
+def test_the_metainfo_and_the_packages_state_the_same_licence():
+    root = ET.parse(METAINFO).getroot()
+    stated = " ".join(_nfpm()["license"].split())
+    assert root.findtext("project_license") == stated
+    # The project's code is MIT; MuPDF puts the whole under the AGPL's terms.
+    assert stated.startswith("MIT AND AGPL-3.0-only AND LGPL-3.0-only")
+
+
+def test_the_package_installs_the_licence_notice_where_users_look():
+    destinations = {item["dst"]: item for item in _nfpm()["contents"]}
+    assert destinations["/opt/deliverables/licenses"]["src"] == "./licenses"
+    assert destinations["/usr/share/doc/deliverables/copyright"]["src"] == (
+        "./licenses/NOTICE"
+    )
