@@ -210,7 +210,8 @@ class LibraryBinder:
             )
         data = read_copy(found)
         self.budget -= len(data)
-        self.resources[key] = Resource.of(key, found.mime, data, public=True)
+        # read_copy checked the bytes against this very hash.
+        self.resources[key] = Resource(key, found.mime, data, found.sha256, True)
         copy = _copy_of(reference, found)
         self.copies.setdefault(
             (copy.library, copy.version, copy.host, copy.in_place_of), copy
