@@ -27,7 +27,7 @@ from previewers.source import PreviewSource
 from previewers.web import preview as web_preview
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-CORPUS = Path(__file__).resolve().parents[2] / "data" / "html"
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "html"
 
 pytestmark = [
     pytest.mark.webengine,
