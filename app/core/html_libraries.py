@@ -271,12 +271,17 @@ class _Lines:
         self._starts = [0, *(found.end() for found in re.finditer("\n", text))]
 
     def offset(self, line: int, column: int) -> int:
+        """The offset, or -1 if the text has no such line (then nothing is
+        edited there)."""
+        if not 1 <= line <= len(self._starts):
+            return -1
         return self._starts[line - 1] + column
 
     def tag_span(self, tag: StartTag) -> tuple[int, int] | None:
         start = self.offset(tag.line, tag.column)
         end = start + len(tag.text)
-        return (start, end) if self.text[start:end] == tag.text else None
+        found = start >= 0 and self.text[start:end] == tag.text
+        return (start, end) if found else None
 
 
 def rewritten_tag(tag: StartTag, attribute: str, value: str) -> str:
@@ -309,6 +314,7 @@ def _parse_map(text: str) -> dict[str, object] | None:
         return None
     if not isinstance(parsed, dict) or not isinstance(parsed.get("imports", {}), dict):
         return None
+    parsed.setdefault("imports", {})  # a map of scopes alone has none
     return parsed
 
 
@@ -418,7 +424,7 @@ class _PageLibraries:
         if tag is None:
             return
         end = self.lines.offset(script.end_line, script.end_column)
-        if self.lines.text[tag[1] : end] == script.text:
+        if end >= tag[1] and self.lines.text[tag[1] : end] == script.text:
             self.edits.append(Edit(tag[1], end, replacement))
 
 

@@ -334,6 +334,11 @@ def test_a_page_in_a_legacy_charset_is_served_as_the_same_text_in_utf_8(tmp_path
         '<script type="importmap">{"imports": {"x": "https://cdn.jsdelivr.net/npm/'
         'chart.js"}}',
         "<script type=module>import x from '//';</script>",
+        '<script type="importmap">{"scopes": {"/": {"three": "https://cdn.jsdelivr.net'
+        '/npm/three@0.160.0/build/three.module.js"}}}</script>'
+        "<script type=module>import * as T from 'https://unpkg.com/three@0.160.0/build"
+        "/three.module.js';</script>",
+        '<script type="importmap">' + "[" * 5000 + "</script>",
     ],
 )
 def test_broken_maps_and_tags_never_crash_binding(tmp_path, markup):
