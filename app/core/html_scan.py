@@ -65,6 +65,8 @@ _LOADING_RELS = frozenset(
     ["icon", "apple-touch-icon", "preload", "prefetch", "modulepreload", "manifest"]
 )
 _NOT_LOADED = {"iframe": "src", "frame": "src", "object": "data", "embed": "src"}
+# The tags whose references are bound, and so may be pointed elsewhere.
+_WRITTEN = frozenset(["link", "script", "img", "audio", "video", "source", "track"])
 _WEB_URL = re.compile(r"\s*(?:https?:)?//", re.I)
 
 
@@ -227,21 +229,26 @@ class PageScan(HTMLParser):
         found: dict[str, str] = {}
         for name, value in attrs:
             found.setdefault(name, value or "")  # the first duplicate wins
-        line, column = self.getpos()
-        start = StartTag(
-            line, column, self.get_starttag_text() or "", tag, tuple(attrs)
-        )
         self._in_style = tag == "style"
         self._kept = None  # a script's text has no tags: its end was missing
         if "style" in found:
             self._css(found["style"])
-        if "crossorigin" in found and tag in (
-            "link",
-            "script",
-            "img",
-            "audio",
-            "video",
-        ):
+        if tag in _WRITTEN:
+            # Only these tags are ever rewritten: the rest keep no position.
+            line, column = self.getpos()
+            written = self.get_starttag_text() or ""
+            self._loading(found, StartTag(line, column, written, tag, tuple(attrs)))
+        elif tag == "picture":
+            self._picture += 1
+        elif tag in _NOT_LOADED:
+            detail = f"<{tag}> content is not loaded in a preview"
+            self._note(found.get(_NOT_LOADED[tag]), "not_bound", detail)
+        elif tag == "base":
+            self._note(found.get("href"), "base", "<base> is ignored in a preview")
+
+    def _loading(self, found: dict[str, str], start: StartTag) -> None:
+        tag = start.name
+        if "crossorigin" in found and tag not in ("source", "track"):
             url = found.get("href" if tag == "link" else "src")
             # The app's library copies answer CORS requests; a page's own
             # files never do.
@@ -254,12 +261,11 @@ class PageScan(HTMLParser):
         elif tag == "script":
             self._script(found, start)
         elif tag == "img":
-            self._refer(
-                found.get("src"), "image", image=True, tag=start, attribute="src"
-            )
+            src = found.get("src")
+            self._refer(src, "image", image=True, tag=start, attribute="src")
             for url in srcset_urls(found.get("srcset", "")):
                 self._refer(url, "image", image=True)
-        elif tag in ("audio", "video", "source", "track"):
+        else:  # audio, video, source, track
             what = "subtitles" if tag == "track" else "media"
             self._refer(found.get("src"), what, tag=start, attribute="src")
             if tag == "video":
@@ -268,13 +274,6 @@ class PageScan(HTMLParser):
             if tag == "source" and self._picture:
                 for url in srcset_urls(found.get("srcset", "")):
                     self._refer(url, "image", image=True)
-        elif tag == "picture":
-            self._picture += 1
-        elif tag in _NOT_LOADED:
-            detail = f"<{tag}> content is not loaded in a preview"
-            self._note(found.get(_NOT_LOADED[tag]), "not_bound", detail)
-        elif tag == "base":
-            self._note(found.get("href"), "base", "<base> is ignored in a preview")
 
     def _link(self, found: dict[str, str], start: StartTag) -> None:
         rels = set(found.get("rel", "").lower().split())
