@@ -1,9 +1,10 @@
 """Attacks from a previewed page, run in a real QtWebEngine page, must all fail.
 
-Each test writes a page and a bound ``probe.js`` (inline scripts never run)
-that tries one attack and records what happened in ``window.results``; the
-test reads that with ``runJavaScript`` (host side; the page cannot call back)
-and checks listeners on other loopback ports saw nothing.
+Each test writes a page and a bound ``probe.js`` (or the same probe inline,
+see ``test_web_inline_scripts``) that tries one attack and records what
+happened in ``window.results``; the test reads that with ``runJavaScript``
+(host side; the page cannot call back) and checks listeners on other loopback
+ports saw nothing.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ PAGE = """<!DOCTYPE html>
 <a id="dl" href="style.css" download="copy.css">download</a>
 <script src="probe.js"></script></body></html>
 """
+PROBE_TAG = '<script src="probe.js"></script>'
 PROBE = """
 window.results = {};
 function note(name, value) { window.results[name] = String(value); }
@@ -138,15 +140,29 @@ class Probe:
         (root / "secret.txt").write_text(SECRET)
         _png(root / "secret.png")
 
-    def open(self, body: str = "", name: str = "index.html") -> Any:
-        """Open the page whose probe runs ``body``; wait until it loaded."""
+    def open(
+        self,
+        body: str = "",
+        name: str = "index.html",
+        *,
+        inline: bool = False,
+        extra: str = "",
+    ) -> Any:
+        """Open the page whose probe runs ``body``; wait until it loaded.
+
+        The probe is the bound ``probe.js``, or with ``inline`` a ``<script>``
+        written in the page itself; ``extra`` is more markup for the body.
+        """
         body = body.replace("SECRET_TXT", str(self.root / "secret.txt"))
         body = body.replace("SECRET_PNG", str(self.root / "secret.png"))
         body = body.replace("LISTENER_PORT", str(self.listener.port))
         body = body.replace("LISTENER", self.listener.url)
         (self.root / "probe.js").write_text(PROBE % body)
         page = self.root / name
-        page.write_text(PAGE.format(listener=self.listener.url))
+        markup = PAGE.format(listener=self.listener.url)
+        script = f"<script>{PROBE % body}</script>" if inline else PROBE_TAG
+        extra = extra.replace("LISTENER", self.listener.url)
+        page.write_text(markup.replace(PROBE_TAG, extra + script))
         file = open_verified(str(page))
         source = PreviewSource.from_file(str(page), file)
         widget = html_previewer.HTML_PREVIEWER.create(
