@@ -54,13 +54,16 @@ PREFIX = "/cap/"
 # untrusted. What any script may do is fenced by the rest, unchanged: loads
 # only from 'self', no connections, forms or frames, and an opaque origin
 # (no storage, no reading of the server's responses). data: images are
-# inline bytes, not requests.
+# inline bytes, not requests. Forms are allowed in the sandbox so a page's own
+# submit handlers run (a calculator, a validated contact form); where a
+# submission would go, form-action 'none' stops it, and so would the
+# navigation rules behind it.
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
     "style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; media-src 'self'; font-src 'self'; connect-src 'none'; "
     "form-action 'none'; base-uri 'none'; frame-src 'none'; object-src 'none'; "
-    "frame-ancestors 'none'; sandbox allow-scripts"
+    "frame-ancestors 'none'; sandbox allow-scripts allow-forms"
 )
 _SECURITY_HEADERS = (
     ("Content-Security-Policy", CONTENT_SECURITY_POLICY),

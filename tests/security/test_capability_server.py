@@ -180,7 +180,10 @@ def test_the_publication_url_opens_the_document_with_its_full_policy(published, 
     # scripts still load from nowhere but the capability prefix itself.
     assert directives["script-src"] == "'self' 'unsafe-inline' 'unsafe-eval'"
     assert directives["connect-src"] == "'none'"
-    assert directives["sandbox"] == "allow-scripts"
+    # Scripts and forms run in an opaque origin: no same-origin, popups,
+    # downloads, modals, top navigation or pointer lock. Where a form would
+    # send its data, form-action 'none' stops it.
+    assert directives["sandbox"] == "allow-scripts allow-forms"
     assert "*" not in policy and "http" not in policy and "blob:" not in policy
 
 

@@ -341,6 +341,26 @@ def test_form_submission_sends_nothing(probe, listener):
 
 @pytest.mark.webengine
 @pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_a_form_submitted_as_a_person_would_sends_nothing(probe, listener):
+    # Forms may submit in the sandbox (a page's own submit handler runs), so a
+    # submission no handler stops is made here, in a new window and in place.
+    widget = probe.open(
+        'const form = document.getElementById("form");'
+        'form.addEventListener("submit", () => note("submit_event", "fired"));'
+        'form.target = "_blank"; form.requestSubmit(); await later(300);'
+        'form.target = "_top"; form.requestSubmit(); await later(300);'
+        'form.removeAttribute("target"); form.requestSubmit(); await later(500);'
+        'note("still_here", document.getElementById("p").textContent);'
+    )
+    results = probe.results(widget)
+    assert results["submit_event"] == "fired"
+    assert results["still_here"] == "hello"
+    assert listener.hits == []
+    assert widget.page.url().toString().endswith("/index.html")
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
 def test_download_link_writes_no_file(probe, tmp_path):
     downloads = tmp_path / "downloads"
     downloads.mkdir()
