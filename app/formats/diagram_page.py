@@ -10,23 +10,22 @@ Mermaid, which read text the document's author wrote, run in that sandbox
 only, never in the app. ``bind_page`` is Qt-free; any preview with Markdown to
 show (a notebook's cells) binds its HTML the same way.
 
-Fonts: a sandboxed page fetches fonts in CORS mode, which a bundle never
-answers (ADR 4), so KaTeX's stylesheet is served without its ``@font-face``
-rules and a script of its own adds the same fonts from their bytes.
+The library files are public resources (``Resource.public``): a sandboxed page
+fetches fonts in CORS mode, which the server answers only for the app's own
+copies, so KaTeX's fonts are bound beside its stylesheet where it names them.
 """
 
 from __future__ import annotations
 
-import base64
 import functools
 import html
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.core.html_libraries import LibraryRefusedError, read_copy
 from app.core.manifest import MAX_BUNDLE_BYTES, Bundle, LeftOut, Resource
-from app.core.web_libraries import bundled, read_bundled
+from app.core.web_libraries import CatalogueError, bundled
 from app.formats.markdown_diagrams import MAX_DIAGRAM_CHARS
 from app.resources import resource_path
 
@@ -49,7 +48,7 @@ MATH_MAX_SIZE_EM = 50
 _MERMAID = ("mermaid", "dist/mermaid.min.js")
 _KATEX = ("katex", "dist/katex.min.js")
 _KATEX_CSS = ("katex", "dist/katex.min.css")
-_FONT_FACE = re.compile(r"@font-face\s*\{([^}]*)\}")
+# The first format each of KaTeX's @font-face rules names; a browser takes it.
 _FONT_FILE = re.compile(r"url\((fonts/[A-Za-z0-9_-]+\.woff2)\)")
 _COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 
@@ -76,37 +75,26 @@ class PageColors:
 
 
 @functools.cache
-def _library(package: str, name: str) -> bytes:
-    # Read once per process: the files never change while the app runs.
-    return read_bundled(bundled(package, name))
+def _library(package: str, name: str) -> Resource:
+    """A bundled file, checked, under the key the page names it by.
+
+    Read once per process: the files never change while the app runs.
+    """
+    found = bundled(package, name)
+    data = read_copy(found)
+    key = "lib/" + name.removeprefix("dist/")
+    return Resource(key, found.mime, data, found.sha256, public=True)
 
 
-@functools.cache
-def _katex_styles() -> tuple[bytes, bytes]:
-    """KaTeX's stylesheet without its fonts, and the script that adds them."""
-    css = _library(*_KATEX_CSS).decode("utf-8")
-    calls: list[str] = []
-    for rule in _FONT_FACE.findall(css):
-        found = _FONT_FILE.search(rule)
-        properties = dict(part.split(":", 1) for part in rule.split(";") if ":" in part)
-        family = properties.get("font-family", "").strip().strip("\"'")
-        if found is None or not family:
-            continue
-        data = base64.b64encode(_library("katex", "dist/" + found.group(1)))
-        descriptors = {
-            "style": properties.get("font-style", "normal").strip(),
-            "weight": properties.get("font-weight", "400").strip(),
-        }
-        arguments = f"{json.dumps(family)}, {json.dumps(descriptors)}"
-        calls.append(f'  add({arguments}, "{data.decode("ascii")}");\n')
-    script = (
-        '"use strict";\n(function () {\n'
-        "  function add(family, descriptors, data) {\n"
-        "    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));\n"
-        "    document.fonts.add(new FontFace(family, bytes, descriptors));\n"
-        "  }\n" + "".join(calls) + "})();\n"
-    )
-    return _FONT_FACE.sub("", css).encode("utf-8"), script.encode("utf-8")
+def _katex() -> list[Resource]:
+    """KaTeX's script, its stylesheet and the font files the stylesheet names."""
+    styles = _library(*_KATEX_CSS)
+    fonts = sorted(set(_FONT_FILE.findall(styles.data.decode("utf-8"))))
+    return [
+        _library(*_KATEX),
+        styles,
+        *(_library("katex", "dist/" + font) for font in fonts),
+    ]
 
 
 @functools.cache
@@ -115,19 +103,17 @@ def _draw_script() -> bytes:
 
 
 def _libraries(diagrams: bool, math: bool) -> list[Resource]:
-    """The bundled files the page loads, under the keys it names them by."""
-    resources = [Resource.of("draw.js", "text/javascript", _draw_script())]
-    if math:
-        styles, fonts = _katex_styles()
-        resources += [
-            Resource.of("lib/katex.css", "text/css", styles),
-            Resource.of("lib/katex-fonts.js", "text/javascript", fonts),
-            Resource.of("lib/katex.min.js", "text/javascript", _library(*_KATEX)),
-        ]
-    if diagrams:
-        resources.append(
-            Resource.of("lib/mermaid.min.js", "text/javascript", _library(*_MERMAID))
-        )
+    """The files the page loads besides itself: draw.js and the libraries."""
+    try:
+        resources = [Resource.of("draw.js", "text/javascript", _draw_script())]
+        if math:
+            resources += _katex()
+        if diagrams:
+            resources.append(_library(*_MERMAID))
+    except LibraryRefusedError as error:
+        raise PageError(str(error)) from error
+    except (OSError, CatalogueError) as error:
+        raise PageError(f"the bundled libraries cannot be read: {error}") from error
     return resources
 
 
@@ -136,10 +122,7 @@ def image_budget(*, diagrams: bool, math: bool) -> int:
 
     Raises ``PageError`` when the bundled libraries cannot be read.
     """
-    try:
-        taken = sum(len(r.data) for r in _libraries(diagrams, math))
-    except (OSError, ValueError) as error:
-        raise PageError(f"the bundled libraries cannot be read: {error}") from error
+    taken = sum(len(r.data) for r in _libraries(diagrams, math))
     return max(0, MAX_BUNDLE_BYTES - taken - (1 << 20))
 
 
@@ -200,8 +183,8 @@ def page_document(
         "math-max-size": MATH_MAX_SIZE_EM,
     }
     attributes = "".join(f' data-{name}="{value}"' for name, value in limits.items())
-    styles = '<link rel="stylesheet" href="lib/katex.css">\n' if math else ""
-    scripts = ["lib/katex-fonts.js", "lib/katex.min.js"] if math else []
+    styles = '<link rel="stylesheet" href="lib/katex.min.css">\n' if math else ""
+    scripts = ["lib/katex.min.js"] if math else []
     scripts += ["lib/mermaid.min.js"] if diagrams else []
     tags = "".join(f'<script src="{src}"></script>\n' for src in [*scripts, "draw.js"])
     return (
@@ -231,10 +214,7 @@ def bind_page(
     libraries cannot be read.
     """
     document = page_document(body, title=title, dark=dark, diagrams=diagrams, math=math)
-    try:
-        libraries = _libraries(diagrams, math)
-    except (OSError, ValueError) as error:
-        raise PageError(f"the bundled libraries cannot be read: {error}") from error
+    libraries = _libraries(diagrams, math)
     resources = [
         Resource.of(ENTRY_KEY, "text/html; charset=utf-8", document.encode("utf-8")),
         Resource.of(

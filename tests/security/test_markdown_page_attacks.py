@@ -131,7 +131,6 @@ def test_a_hostile_document_runs_nothing_and_asks_for_nothing(
         # Mermaid keeps an <img> in a label; the sandbox never lets it load.
         assert state["loaded"] == []
         assert state["scripts"] == [
-            "lib/katex-fonts.js",
             "lib/katex.min.js",
             "lib/mermaid.min.js",
             "draw.js",

@@ -5,8 +5,7 @@ React, three.js, Mermaid or KaTeX from a CDN would show blank or unstyled.
 The app ships pinned copies (``resources/web/libraries``, written by
 ``scripts/fetch_web_libraries.py``) and answers a known CDN URL with the
 bundled file: ``resolve(url)`` gives a ``BundledFile`` or ``NotBundled``,
-``describe`` the words for it, ``bundled`` a file for the app's own pages,
-``read_bundled`` its bytes checked against the manifest, and
+``describe`` the words for it, ``bundled`` a file for the app's own pages and
 ``verify_catalogue`` checks the files against their recorded hashes.
 """
 
@@ -28,7 +27,6 @@ from app.core.web_libraries.lookup import (
     bundled_catalogue,
     describe,
     libraries_folder,
-    read_bundled,
     resolve,
 )
 from app.core.web_libraries.versions import VersionMatch
@@ -47,7 +45,6 @@ __all__ = [
     "describe",
     "libraries_folder",
     "load_catalogue",
-    "read_bundled",
     "resolve",
     "verify_catalogue",
 ]

@@ -3,14 +3,12 @@
 ``resolve(url)`` answers a URL a page asks for with a ``BundledFile`` (its
 path, MIME type, SHA-256, library, version, and how the version matches) or
 a ``NotBundled`` with the reason. ``describe`` turns either into the phrase a
-person reads: "Chart.js 4.6.1 from cdn.jsdelivr.net". ``read_bundled`` gives a
-file's bytes once they match the manifest.
+person reads: "Chart.js 4.6.1 from cdn.jsdelivr.net".
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -222,21 +220,6 @@ def bundled(
             host="",
         )
     raise CatalogueError(f"no bundled file {name or '(default)'} of {package}")
-
-
-def read_bundled(file: BundledFile) -> bytes:
-    """The bytes of a bundled file, checked against the manifest's size and hash.
-
-    Raises ``CatalogueError`` when the copy on disk is missing or differs from
-    what was recorded: a page is never given bytes nobody checked.
-    """
-    try:
-        data = file.path.read_bytes()
-    except OSError as error:
-        raise CatalogueError(f"cannot read {file.path.name}: {error}") from error
-    if len(data) != file.size or hashlib.sha256(data).hexdigest() != file.sha256:
-        raise CatalogueError(f"{file.name} of {file.package} differs from the manifest")
-    return data
 
 
 def describe(result: BundledFile | NotBundled) -> str:

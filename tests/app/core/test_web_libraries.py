@@ -20,7 +20,6 @@ from app.core.web_libraries import (
     bundled_catalogue,
     describe,
     load_catalogue,
-    read_bundled,
     resolve,
     verify_catalogue,
 )
@@ -511,20 +510,6 @@ def test_verify_finds_a_changed_a_missing_and_an_unlisted_file(tmp_path: Path) -
     assert any("SHA-256 differs" in p and "4.1.0" in p for p in problems)
     assert any("missing" in p and "LICENSE.txt" in p for p in problems)
     assert any("not in the manifest" in p and "extra.js" in p for p in problems)
-
-
-def test_a_bundled_file_is_read_only_while_it_matches_its_record(
-    tmp_path: Path,
-) -> None:
-    catalogue = load_catalogue(_copy(tmp_path))
-    jquery = bundled("jquery", catalogue=catalogue)
-    assert read_bundled(jquery) == jquery.path.read_bytes()
-    jquery.path.write_bytes(jquery.path.read_bytes().replace(b"jQuery", b"jquery", 1))
-    with pytest.raises(CatalogueError, match="differs from the manifest"):
-        read_bundled(jquery)
-    jquery.path.unlink()
-    with pytest.raises(CatalogueError, match="cannot read"):
-        read_bundled(jquery)
 
 
 @pytest.mark.parametrize(

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import base64
+import dataclasses
 import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
 from app.core.manifest import MAX_BUNDLE_BYTES, Resource
-from app.core.web_libraries import CatalogueError, bundled
+from app.core.web_libraries import BundledFile, bundled
 from app.formats import diagram_page
 from app.formats.diagram_page import (
     ENTRY_KEY,
@@ -62,11 +63,9 @@ def _tags(html: str) -> _Tags:
 @pytest.fixture
 def fresh_libraries() -> Iterator[None]:
     """Forget the libraries read so far, before and after the test."""
-    for cached in (diagram_page._library, diagram_page._katex_styles):
-        cached.cache_clear()
+    diagram_page._library.cache_clear()
     yield
-    for cached in (diagram_page._library, diagram_page._katex_styles):
-        cached.cache_clear()
+    diagram_page._library.cache_clear()
 
 
 def test_the_page_runs_only_bound_script_files_each_one_in_the_bundle() -> None:
@@ -74,14 +73,14 @@ def test_the_page_runs_only_bound_script_files_each_one_in_the_bundle() -> None:
                        diagrams=True, math=True)  # fmt: skip
     tags = _tags(bundle.entry.data.decode())
     assert tags.scripts == [
-        ("lib/katex-fonts.js", ""),
         ("lib/katex.min.js", ""),
         ("lib/mermaid.min.js", ""),
         ("draw.js", ""),
     ]
-    assert tags.styles == ["lib/katex.css", "page.css"]
+    assert tags.styles == ["lib/katex.min.css", "page.css"]
     named = {src for src, _ in tags.scripts} | set(tags.styles)
-    assert named | {ENTRY_KEY} == set(bundle.resources)
+    fonts = {key for key in bundle.resources if key.startswith("lib/fonts/")}
+    assert named | fonts | {ENTRY_KEY} == set(bundle.resources)
     assert bundle.total_bytes < MAX_BUNDLE_BYTES
 
 
@@ -89,7 +88,7 @@ def test_the_page_runs_only_bound_script_files_each_one_in_the_bundle() -> None:
     ("diagrams", "math", "libraries"),
     [
         (True, False, {"lib/mermaid.min.js"}),
-        (False, True, {"lib/katex.min.js", "lib/katex.css", "lib/katex-fonts.js"}),
+        (False, True, {"lib/katex.min.js", "lib/katex.min.css"}),
     ],
 )
 def test_a_page_carries_only_the_library_it_draws_with(
@@ -97,7 +96,11 @@ def test_a_page_carries_only_the_library_it_draws_with(
 ) -> None:
     bundle = bind_page("", title="t", colors=COLORS, dark=False,
                        diagrams=diagrams, math=math)  # fmt: skip
-    assert set(bundle.resources) == {ENTRY_KEY, "page.css", "draw.js", *libraries}
+    fonts = {key for key in bundle.resources if key.startswith("lib/fonts/")}
+    assert bool(fonts) is math
+    assert set(bundle.resources) - fonts == {
+        ENTRY_KEY, "page.css", "draw.js", *libraries
+    }  # fmt: skip
 
 
 def test_the_libraries_served_are_the_bundled_copies_byte_for_byte() -> None:
@@ -110,26 +113,24 @@ def test_the_libraries_served_are_the_bundled_copies_byte_for_byte() -> None:
         served = bundle.resources[key]
         assert served.sha256 == bundled(package, name).sha256
         assert served.content_type == "text/javascript"
+        assert served.public  # the app's own copy, no secret of the page's
     draw = resource_path("web", "pages", "draw.js").read_bytes()
     assert bundle.resources["draw.js"].data == draw
+    assert not bundle.resources["draw.js"].public
+    assert not bundle.entry.public
 
 
-def test_katex_fonts_come_from_a_script_not_from_requests_the_sandbox_refuses() -> None:
+def test_katex_fonts_are_served_where_its_stylesheet_names_them() -> None:
+    # A sandboxed page fetches fonts in CORS mode: only public copies answer it.
     bundle = bind_page("", title="t", colors=COLORS, dark=False,
                        diagrams=False, math=True)  # fmt: skip
-    css = bundle.resources["lib/katex.css"].data.decode()
-    assert "@font-face" not in css and "url(" not in css
-    assert ".katex{" in css
-    fonts = bundle.resources["lib/katex-fonts.js"].data.decode()
-    added = re.findall(r'add\("([^"]+)", (\{[^}]*\}), "([A-Za-z0-9+/=]+)"\);', fonts)
-    original = bundled("katex", "dist/katex.min.css").path.read_text()
-    assert len(added) == original.count("@font-face") == 20
-    assert "KaTeX_SansSerif" in {family for family, _, _ in added}
-    family, descriptors, data = added[0]
-    assert family == "KaTeX_AMS"
-    assert descriptors == '{"style": "normal", "weight": "400"}'
-    ams = bundled("katex", "dist/fonts/KaTeX_AMS-Regular.woff2").path.read_bytes()
-    assert base64.b64decode(data) == ams
+    css = bundle.resources["lib/katex.min.css"].data.decode()
+    named = set(re.findall(r"url\((fonts/[^)]+\.woff2)\)", css))
+    assert len(named) == css.count("@font-face") == 20
+    for font in named:
+        served = bundle.resources["lib/" + font]
+        assert served.public and served.content_type == "font/woff2"
+        assert served.sha256 == bundled("katex", "dist/" + font).sha256
 
 
 def test_the_limits_the_script_reads_are_on_the_root_element() -> None:
@@ -170,17 +171,24 @@ def test_images_are_served_beside_the_page_within_the_budget() -> None:
     bundle = bind_page('<img src="images/0">', title="t", colors=COLORS, dark=False,
                        diagrams=True, math=False, images=[image])  # fmt: skip
     assert bundle.resources["images/0"].content_type == "image/png"
+    assert not bundle.resources["images/0"].public
 
 
 def test_a_library_that_differs_from_its_record_fails_the_page_with_the_reason(
-    fresh_libraries: None, monkeypatch: pytest.MonkeyPatch
+    fresh_libraries: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    def tampered(file: object) -> bytes:
-        raise CatalogueError("dist/mermaid.min.js of mermaid differs from the manifest")
+    recorded = diagram_page.bundled
 
-    monkeypatch.setattr(diagram_page, "read_bundled", tampered)
-    with pytest.raises(PageError, match="differs from the manifest"):
+    def changed_on_disk(package: str, name: str = "") -> BundledFile:
+        found = recorded(package, name)
+        copy = tmp_path / found.path.name
+        data = found.path.read_bytes()
+        copy.write_bytes(data[:-1] + b"!")  # the same size, other bytes
+        return dataclasses.replace(found, path=copy)
+
+    monkeypatch.setattr(diagram_page, "bundled", changed_on_disk)
+    with pytest.raises(PageError, match="is not the one it shipped with"):
         bind_page("", title="t", colors=COLORS, dark=False,
                   diagrams=True, math=False)  # fmt: skip
-    with pytest.raises(PageError, match="bundled libraries cannot be read"):
+    with pytest.raises(PageError, match="is not the one it shipped with"):
         image_budget(diagrams=True, math=False)

@@ -140,14 +140,16 @@ def test_a_report_draws_its_diagrams_and_its_math_and_keeps_dollars_as_text(
           errors: document.querySelectorAll('.katex-error, .math-error').length,
           fonts: [...document.fonts].filter(f => f.status === 'loaded')
             .map(f => f.family),
+          fontErrors: [...document.fonts].filter(f => f.status === 'error').length,
           dollars: [...document.querySelectorAll('p')]
             .filter(p => p.textContent.includes('hosting bill'))
             .map(p => [p.textContent, p.querySelectorAll('.katex').length]),
         })""",
     )
     assert math["inline"] == 6 and math["display"] == 2 and math["errors"] == 0
-    # KaTeX's own fonts, which a sandboxed page cannot fetch, are loaded.
-    assert {"KaTeX_Main", "KaTeX_Math", "KaTeX_Size1"} <= set(math["fonts"])
+    # KaTeX's own fonts, fetched in CORS mode from the sandbox, are loaded.
+    assert {"KaTeX_Main", "KaTeX_Math", "KaTeX_Size2"} <= set(math["fonts"])
+    assert math["fontErrors"] == 0
     [(sentence, typeset)] = math["dollars"]
     assert "from $5 and $10 per day on the two test" in sentence and typeset == 0
 
