@@ -15,7 +15,6 @@ other first message is simply handed on.
 
 from __future__ import annotations
 
-import fcntl
 import io
 import json
 import os
@@ -157,7 +156,10 @@ def wire() -> Iterator[tuple[io.TextIOWrapper, io.TextIOWrapper]]:
     As the SDK's own transport does: while serving, descriptor 0 reads the
     null device and 1 writes to stderr, so nothing a handler or a child
     process prints can land on the connection. Both are put back after.
+    POSIX only (``fcntl``), as the early answer is.
     """
+    import fcntl
+
     wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
     wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
     null = os.open(os.devnull, os.O_RDONLY)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -114,8 +115,9 @@ def _command(args: argparse.Namespace, data_dir: DataDir) -> int:
         return 2
     if args.print_config:
         return print_config(args.print_config, workspace)
-    # Before anything heavy is imported: the client's deadline runs.
-    early = answer_first_message()
+    # Before anything heavy is imported: the client's deadline runs. On
+    # Windows the SDK's transport reads the first message, as before.
+    early = answer_first_message() if os.name == "posix" else None
     return run(
         early=early,
         data_dir=data_dir(args),
