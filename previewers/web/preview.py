@@ -279,8 +279,8 @@ class WebPreviewWidget(PreviewWidget):
         self.toolbar = QWidget(container)
         bar = QHBoxLayout(self.toolbar)
         bar.setContentsMargins(6, 3, 6, 3)
-        self.preview_button = self._toggle_button("Preview")
-        self.source_button = self._toggle_button("Source")
+        self.preview_button = self._toggle_button(spec.labels[0])
+        self.source_button = self._toggle_button(spec.labels[1])
         self.preview_button.setChecked(True)
         group = QButtonGroup(self.toolbar)
         group.addButton(self.preview_button)
@@ -410,6 +410,8 @@ class WebPreviewWidget(PreviewWidget):
 
     def _bind_job(self, file: VerifiedFile, cancelled: threading.Event) -> BoundPage:
         bundle = self._spec.bind(file, cancelled.is_set)
+        if self._spec.source_is_file:
+            return BoundPage(bundle, load_text(file))
         return BoundPage(bundle, source_of(bundle, self._spec.source_key))
 
     @Slot(object)

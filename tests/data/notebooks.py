@@ -62,16 +62,14 @@ CELLS: list[tuple[str, str]] = [
     ),
     (
         "code",
-        "for step in range(1, 4):\n"
-        "    print(f'\\rstep {step} of 3', end='')\n"
-        "print()",
+        "for step in range(1, 4):\n    print(f'\\rstep {step} of 3', end='')\nprint()",
     ),
     (
         "code",
         "from IPython.display import HTML, display\n"
         f"display(HTML('<p id=\"{PROBE_ID}\">not run</p>'\n"
-        f"  '<script>document.getElementById(\"{PROBE_ID}\").textContent = \"ran\";'\n"
-        "  'localStorage.setItem(\"k\", \"v\");</script>'))",
+        f'  \'<script>document.getElementById("{PROBE_ID}").textContent = "ran";\'\n'
+        '  \'localStorage.setItem("k", "v");</script>\'))',
     ),
     ("code", "1 / 0"),
 ]

@@ -123,7 +123,9 @@ def test_a_static_image_is_preferred_to_html_that_needs_a_script() -> None:
 
 def test_bad_base64_is_a_notice_and_the_text_is_shown_instead() -> None:
     page = _page(_display({"image/png": "not base64 at all!", "text/plain": "<Fig>"}))
-    assert "The image/png output is not shown: its PNG data is not valid base64." in page
+    assert (
+        "The image/png output is not shown: its PNG data is not valid base64." in page
+    )
     assert '<pre class="output-text">&lt;Fig&gt;</pre>' in page
     assert "data:image/png" not in page
 

@@ -1,0 +1,287 @@
+"""Notebooks previewed as people see them, in the real sandboxed page view.
+
+The notebook is a real one, run by an IPython kernel (``tests.data.notebooks``);
+what a person would see is read from the page itself with ``runJavaScript``
+(host side: the page cannot call back) or from a screenshot of the window.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from PySide6.QtGui import QColor, QImage
+
+from app.core.safeio import open_verified
+from previewers import registry
+from previewers.context import PreviewContext
+from previewers.notebook import NOTEBOOK_SIZE_LIMIT
+from previewers.source import PreviewSource
+from previewers.web import preview as web_preview
+from tests.data import notebooks
+
+ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+REPOSITORY = Path(__file__).resolve().parents[2]
+needs_sandbox = pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+
+
+@pytest.fixture(scope="session")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return notebooks.executed(tmp_path_factory.mktemp("notebooks"))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, executed: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    shutil.copy(executed, root / "analysis.ipynb")
+    return root
+
+
+@pytest.fixture
+def opened(qtbot: Any, workspace: Path) -> Iterator[Any]:
+    made: list[Any] = []
+
+    def make(relative: str, *, source_view: bool = False) -> Any:
+        path = workspace / relative
+        file = open_verified(str(path))
+        source = PreviewSource.from_file(str(path), file, source_view=source_view)
+        context = PreviewContext(root=str(workspace))
+        widget = registry.choose(source).create(source, file, None, context=context)
+        made.append(widget)
+        widget.resize(900, 700)
+        widget.show()
+        qtbot.waitUntil(widget.is_settled, timeout=30000)
+        return widget
+
+    yield make
+    for widget in made:
+        widget.release()
+        widget.deleteLater()
+    if "previewers.web.sandbox" in sys.modules:
+        retiring = sys.modules["previewers.web.sandbox"].retiring_count
+        qtbot.waitUntil(lambda: retiring() == 0)
+
+
+def _source(path: Path, *, source_view: bool = False) -> PreviewSource:
+    with open_verified(str(path)) as file:
+        return PreviewSource.from_file(str(path), file, source_view=source_view)
+
+
+def _in_page(qtbot: Any, widget: Any, script: str) -> Any:
+    box: list[Any] = []
+    widget.page.runJavaScript(script, 0, box.append)
+    qtbot.waitUntil(lambda: bool(box), timeout=10000)
+    return box[0]
+
+
+# -- which files ------------------------------------------------------------------
+
+
+def test_notebooks_are_chosen_by_name_or_bytes_and_show_source_is_text(
+    workspace: Path,
+) -> None:
+    notebook = workspace / "analysis.ipynb"
+    assert registry.choose(_source(notebook)).name == "notebook"
+    named_json = workspace / "analysis.json"
+    shutil.copy(notebook, named_json)
+    assert registry.choose(_source(named_json)).name == "notebook"
+    assert registry.choose(_source(notebook, source_view=True)).name == "code"
+    plain = workspace / "metrics.json"
+    plain.write_text('{"cells": [1, 2], "rows": 3}')
+    assert registry.choose(_source(plain)).name == "json"
+    head = notebook.read_bytes()[:4096]
+    huge = PreviewSource.of_head("big.ipynb", head, size=NOTEBOOK_SIZE_LIMIT + 1)
+    assert registry.choose(huge).name == "code"  # paged text, as large JSON is
+
+
+def test_the_web_engine_is_started_ahead_for_a_notebook() -> None:
+    from previewers.web import needs_web_engine
+
+    assert needs_web_engine("json", "analysis.ipynb")
+    assert needs_web_engine("", "Analysis.IPYNB")
+
+
+def test_as_root_the_notebook_json_is_shown_with_the_reason(
+    opened: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
+    widget = opened("analysis.ipynb")
+    assert widget.is_loaded() and widget.showing_source()
+    assert json.loads(widget.source_text())["nbformat"] == 4
+    assert widget.info_bar.summary_text().startswith(
+        "Previews of notebooks need the browser sandbox"
+    )
+    assert (widget.preview_button.text(), widget.source_button.text()) == (
+        "Notebook",
+        "JSON",
+    )
+
+
+def test_a_file_that_is_no_notebook_fails_with_the_reason(
+    opened: Any, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: None)
+    (workspace / "broken.ipynb").write_text('{"cells": [')
+    widget = opened("broken.ipynb")
+    assert not widget.is_loaded()
+    assert widget.message_text().startswith("Could not load broken.ipynb: Not valid")
+
+
+# -- what a person sees ------------------------------------------------------------
+
+
+@pytest.mark.webengine
+@needs_sandbox
+def test_a_notebook_shows_its_cells_plot_and_error_as_jupyter_would(
+    opened: Any, qtbot: Any
+) -> None:
+    widget = opened("analysis.ipynb")
+    assert widget.is_loaded(), widget.message_text()
+    heading = "document.querySelector('h1').textContent"
+    assert _in_page(qtbot, widget, heading) == "Quarterly sales"
+    # Code is coloured: keywords are spans with a colour of their own.
+    coloured = "document.querySelectorAll('pre.source span[style*=color]').length"
+    assert _in_page(qtbot, widget, coloured) > 10
+    # The matplotlib figure is an image that loaded.
+    plot = (
+        "(() => { const i = document.querySelector('img.output-image'); return "
+        "JSON.stringify([i.src.slice(0, 22), i.complete, i.naturalWidth,"
+        " i.naturalHeight]); })()"
+    )
+    source, complete, width, height = json.loads(_in_page(qtbot, widget, plot))
+    assert source == "data:image/png;base64," and complete
+    assert width > 100 and height > 100
+    # The error shows its traceback, and the dataframe its table.
+    error = "document.querySelector('pre.output-error').textContent"
+    assert "ZeroDivisionError" in _in_page(qtbot, widget, error)
+    row = "document.querySelector('table.dataframe tbody th').textContent"
+    assert _in_page(qtbot, widget, row) == "sales"
+
+
+@pytest.mark.webengine
+@needs_sandbox
+def test_the_json_is_one_click_away(opened: Any) -> None:
+    widget = opened("analysis.ipynb")
+    assert not widget.showing_source()
+    assert widget.source_button.text() == "JSON"
+    widget.source_button.click()
+    assert widget.showing_source()
+    shown = json.loads(widget.source_text())
+    assert shown["cells"][0]["source"][0] == "# Quarterly sales\n"
+    widget.preview_button.click()
+    assert not widget.showing_source()
+
+
+@pytest.mark.webengine
+@needs_sandbox
+def test_an_html_output_runs_only_inside_the_sandbox(
+    opened: Any, qtbot: Any, workspace: Path
+) -> None:
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    # A script file beside the notebook, named by an HTML output: bound and
+    # run as any page's script, and everything it tries fails.
+    (workspace / "probe.js").write_text(
+        "const out = {origin: self.origin, top: String(window.parent === window)};\n"
+        "try { localStorage.setItem('k', 'v'); out.storage = 'READ'; }\n"
+        "catch (e) { out.storage = 'blocked ' + e.name; }\n"
+        "try { document.cookie = 'a=b'; out.cookie = 'READ ' + document.cookie; }\n"
+        "catch (e) { out.cookie = 'blocked ' + e.name; }\n"
+        f"fetch('http://127.0.0.1:{port}/leak').then(\n"
+        "  () => { out.fetch = 'READ'; }, (e) => { out.fetch = 'blocked'; }\n"
+        ").finally(() => {\n"
+        "  document.getElementById('probe').textContent = JSON.stringify(out);\n"
+        "});\n"
+    )
+    notebook = nbformat.read(workspace / "analysis.ipynb", as_version=4)
+    output = nbformat.v4.new_output(
+        "display_data",
+        data={"text/html": '<p id="probe">waiting</p><script src="probe.js"></script>'},
+    )
+    cell = nbformat.v4.new_code_cell("display(HTML(...))", execution_count=9)
+    cell.outputs = [output]
+    notebook.cells.append(cell)
+    nbformat.write(notebook, workspace / "probed.ipynb")
+    widget = opened("probed.ipynb")
+    assert widget.is_loaded(), widget.message_text()
+    probe = "document.getElementById('probe').textContent"
+    qtbot.waitUntil(lambda: _in_page(qtbot, widget, probe) != "waiting", timeout=10000)
+    found = json.loads(_in_page(qtbot, widget, probe))
+    assert found["origin"] == "null"  # an opaque origin: no storage, no siblings
+    assert found["top"] == "true"  # no frame around it to reach
+    assert found["storage"] == "blocked SecurityError"
+    assert found["cookie"] == "blocked SecurityError"
+    assert found["fetch"] == "blocked"
+    with pytest.raises(BlockingIOError):
+        listener.accept()
+    listener.close()
+    # The executed notebook's own inline script never ran at all.
+    inline = f"document.getElementById('{notebooks.PROBE_ID}').textContent"
+    assert _in_page(qtbot, widget, inline) == "not run"
+    assert any("inline <script>" in line for line in widget.info_bar.lines())
+
+
+# -- the command line --------------------------------------------------------------
+
+
+def _bar_pixels(image: QImage) -> int:
+    """Pixels of the plot's bars (matplotlib's '#4c72b0')."""
+    bar = QColor("#4c72b0")
+    found = 0
+    for y in range(0, image.height(), 2):
+        for x in range(0, image.width(), 2):
+            colour = image.pixelColor(x, y)
+            if (
+                abs(colour.red() - bar.red()) < 12
+                and abs(colour.green() - bar.green()) < 12
+                and abs(colour.blue() - bar.blue()) < 12
+            ):
+                found += 1
+    return found
+
+
+@pytest.mark.webengine
+@needs_sandbox
+def test_view_screenshots_a_notebook_with_its_plot(
+    workspace: Path, tmp_path: Path
+) -> None:
+    folder = Path(os.environ.get("DELIVERABLES_SCREENSHOT_DIR") or tmp_path)
+    shot = folder / "notebook-plot.png"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "view",
+            str(workspace / "analysis.ipynb"),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--screenshot",
+            str(shot),
+            "--wait-ms",
+            "60000",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        timeout=180,
+        cwd=REPOSITORY,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    image = QImage(str(shot))
+    assert image.width() == 1440
+    assert _bar_pixels(image) > 2000  # the bars of the plot are on screen
