@@ -185,9 +185,10 @@ def test_the_json_is_one_click_away(opened: Any) -> None:
 @pytest.mark.webengine
 @needs_sandbox
 def test_an_html_output_runs_only_inside_the_sandbox(
-    opened: Any, qtbot: Any, workspace: Path
+    opened: Any, qtbot: Any, workspace: Path, request: pytest.FixtureRequest
 ) -> None:
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    request.addfinalizer(listener.close)
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
     listener.setblocking(False)
@@ -227,7 +228,6 @@ def test_an_html_output_runs_only_inside_the_sandbox(
     assert found["fetch"] == "blocked"
     with pytest.raises(BlockingIOError):
         listener.accept()
-    listener.close()
     # The executed notebook's own inline script never ran at all.
     inline = f"document.getElementById('{notebooks.PROBE_ID}').textContent"
     assert _in_page(qtbot, widget, inline) == "not run"
