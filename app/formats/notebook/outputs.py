@@ -4,8 +4,9 @@ Images are decoded here, checked to be what their MIME type says by the file
 type service and kept within the pixel bound of ``app.formats.image_facts``,
 then written as ``data:`` URLs (the preview's Content-Security-Policy allows
 them for images, and an image context runs no script in an SVG). HTML output
-is written into the page as it is: the whole page runs in the preview's
-sandbox, where its scripts are treated as any page's. Text too long is cut
+is written into the page (balanced by ``contain``, so that it cannot swallow
+what follows it): the whole page runs in the preview's sandbox, where its
+scripts are treated as any page's. Text too long is cut
 with a notice that says how much there was.
 """
 
@@ -27,6 +28,7 @@ from app.formats.image_facts import (
     read_facts,
 )
 from app.formats.notebook.ansi import ansi_to_html, overwrite_lines
+from app.formats.notebook.contain import contain_html
 from app.formats.notebook.model import Failure, Output, Rich, Stream
 
 MIB = 1 << 20
@@ -193,7 +195,7 @@ def _as(
     kept, cut = cut_text(content, limits.text_bytes)
     after = notice(cut) if cut else ""
     if mime == "text/html":
-        return f'<div class="output-html">{kept}</div>{after}'
+        return f'<div class="output-html">{contain_html(kept)}</div>{after}'
     if mime == "text/markdown":
         return f'<div class="output-markdown markdown">{markdown(kept)}</div>{after}'
     css = "output-text latex" if mime == "text/latex" else "output-text"

@@ -21,6 +21,7 @@ from app.formats.notebook import (
     render_notebook,
 )
 from app.formats.notebook.ansi import ansi_to_html, strip_ansi
+from app.formats.notebook.contain import contain_html
 from tests.data import notebooks
 from tests.data.corpus import png_header, small_png
 
@@ -177,6 +178,42 @@ def test_markdown_output_is_rendered_with_raw_html_off() -> None:
     page = _page(_display({"text/markdown": "**bold** <script>x()</script>"}))
     assert "<strong>bold</strong>" in page
     assert "&lt;script&gt;x()&lt;/script&gt;" in page
+
+
+HOSTILE_HTML = {
+    "<div><table><tr><td>1": "<div><table><tr><td>1</td></tr></table></div>",
+    "</div></section></main><p>x": "<p>x</p>",
+    "<!-- never closed": "&lt;!-- never closed",
+    '<td title="never closed': '&lt;td title="never closed',
+    "<plaintext>the rest": "the rest",
+    '<body style="display:none">hidden</body>': "hidden",
+    '<script>var a = "<!--<script>";</script><p>after': (
+        '<script>var a = "<\\!--<\\script>";</script><p>after</p>'
+    ),
+    "<svg><style><!--</style></svg><p>after": (
+        "<svg><style>&lt;!--</style></svg><p>after</p>"
+    ),
+    "<div/>x<br/>": "<div></div>x<br>",
+    "<img src=x onerror=alert(1)>": '<img src="x" onerror="alert(1)">',
+    "<b>&lt;kept&gt; &amp;</b>": "<b>&lt;kept&gt; &amp;</b>",
+}
+
+
+@pytest.mark.parametrize(("written", "kept"), HOSTILE_HTML.items())
+def test_an_html_output_is_written_back_so_it_ends_where_it_ends(
+    written: str, kept: str
+) -> None:
+    assert contain_html(written) == kept
+    page = _page(_display({"text/html": written}))
+    assert f'<div class="output-html">{kept}</div>' in page
+
+
+def test_a_cut_html_output_is_closed_where_it_was_cut() -> None:
+    html_output = "<table>" + "<tr><td>cell</td></tr>" * 100_000 + "</table>"
+    page = _page(_display({"text/html": html_output}))
+    assert "Output cut at 1.0 MiB of" in page
+    shown = page[page.index('<div class="output-html">') :]
+    assert shown.index("</table></div>") < shown.index('<div class="notice">')
 
 
 # -- bounds ------------------------------------------------------------------------
