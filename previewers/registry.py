@@ -110,8 +110,9 @@ REGISTRY = PreviewerRegistry(
         PDF_PREVIEWER,
         HTML_PREVIEWER,
         # A notebook is JSON text whose page the web view shows: the registry,
-        # which knows every family, hands it the web family's page view.
-        NotebookPreviewer(made_page_widget),
+        # which knows every family, hands it the web family's page view and
+        # the JSON previewer for its JSON.
+        NotebookPreviewer(made_page_widget, JsonPreviewer()),
         MarkdownPreviewer(),
         JsonPreviewer(),
         CsvPreviewer(),

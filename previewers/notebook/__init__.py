@@ -1,12 +1,14 @@
-"""Jupyter notebooks as people see them: a page of cells beside the notebook's JSON.
+"""Jupyter notebooks as people see them: a page of cells, the JSON one click away.
 
 The page is written off the GUI thread (``previewers.notebook.render``) and
-shown by a page view this family is handed by the registry (``ShowPage``):
-families never import each other, and the page view is the web family's.
+shown by the page view the registry hands this family (``ShowPage``); the
+JSON is shown by the previewer it hands for that (``ShowJson``). Families
+never import each other: the registry, which knows them all, joins them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from app.core.safeio import VerifiedFile
@@ -14,22 +16,20 @@ from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from PySide6.QtWidgets import QWidget
 
+    from previewers.notebook.widget import NotebookPreviewWidget
     from previewers.widget import PreviewWidget
 
 NOTEBOOK_SIZE_LIMIT = 64 * 1024 * 1024
 """Larger notebooks are shown as JSON of their size is (as paged text)."""
-LABELS = ("Notebook", "JSON")
+
+Render = Callable[[VerifiedFile, Callable[[], bool]], bytes]
+"""Writes the page's HTML from the opened file, on a worker."""
 
 
 class ShowPage(Protocol):
-    """Shows a page written from a file, with a toggle to the file's own text.
-
-    ``render(file, cancelled)`` writes the page's HTML on a worker.
-    """
+    """Shows a page written from a file in the sandboxed view, with no toolbar."""
 
     def __call__(
         self,
@@ -37,20 +37,33 @@ class ShowPage(Protocol):
         file: VerifiedFile,
         parent: QWidget | None,
         *,
-        render: Callable[[VerifiedFile, Callable[[], bool]], bytes],
+        render: Render,
         what: str,
-        labels: tuple[str, str],
+        context: PreviewContext = STANDALONE,
+    ) -> PreviewWidget: ...
+
+
+class ShowJson(Protocol):
+    """The previewer that shows the notebook as the JSON it is."""
+
+    def create(
+        self,
+        source: PreviewSource,
+        file: VerifiedFile,
+        parent: QWidget | None,
+        *,
         context: PreviewContext = STANDALONE,
     ) -> PreviewWidget: ...
 
 
 class NotebookPreviewer:
-    """Files whose bytes (or ``.ipynb`` name) say notebook; "JSON" is one click away."""
+    """Files whose bytes (or ``.ipynb`` name) say notebook, up to 64 MiB."""
 
     name = "notebook"
 
-    def __init__(self, show_page: ShowPage) -> None:
+    def __init__(self, show_page: ShowPage, show_json: ShowJson) -> None:
         self._show_page = show_page
+        self._show_json = show_json
 
     def accepts(self, source: PreviewSource) -> bool:
         return (
@@ -67,19 +80,14 @@ class NotebookPreviewer:
         parent: QWidget | None,
         *,
         context: PreviewContext = STANDALONE,
-    ) -> PreviewWidget:
-        from PySide6.QtWidgets import QApplication
+    ) -> NotebookPreviewWidget:
+        from previewers.notebook.widget import NotebookPreviewWidget
 
-        from previewers.notebook.render import notebook_renderer
-
-        palette = parent.palette() if parent is not None else QApplication.palette()
-        render = notebook_renderer(source.name, dark=context.is_dark(palette))
-        return self._show_page(
+        return NotebookPreviewWidget(
             source,
             file,
             parent,
-            render=render,
-            what="notebooks",
-            labels=LABELS,
+            show_page=self._show_page,
+            show_json=self._show_json,
             context=context,
         )

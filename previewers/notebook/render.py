@@ -7,9 +7,7 @@ from collections.abc import Callable
 from app.core.safeio import VerifiedFile
 from app.core.sizes import human_size
 from app.formats.notebook import NotebookError, render_notebook
-from previewers.notebook import NOTEBOOK_SIZE_LIMIT
-
-Render = Callable[[VerifiedFile, Callable[[], bool]], bytes]
+from previewers.notebook import NOTEBOOK_SIZE_LIMIT, Render
 
 
 def notebook_renderer(title: str, *, dark: bool) -> Render:

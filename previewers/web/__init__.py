@@ -188,7 +188,6 @@ def made_page_widget(
     *,
     render: Render,
     what: str,
-    labels: tuple[str, str],
     context: PreviewContext = STANDALONE,
 ) -> WebPreviewWidget:
     """A page the app writes from ``file`` (a notebook), shown as an HTML page is.
@@ -196,8 +195,9 @@ def made_page_widget(
     ``render(file, cancelled)`` writes the page on a worker; it is bound beside
     the file (its links resolve from the file's folder, in the workspace, under
     the policy in force now), published and shown in the sandboxed view, with
-    ``labels`` on the toggle between it and the file's own text. Another family
-    gets this function from the registry, never by importing this one.
+    no toolbar: whoever shows it offers the file's own text. As root it is
+    refused (``what`` names the files in the reason). Another family gets this
+    function from the registry, never by importing this one.
     """
     from previewers.web.pages import made_page_spec
     from previewers.web.preview import WebPreviewWidget
@@ -205,15 +205,11 @@ def made_page_widget(
     root = context.workspace_root(source.path)
     fetch = context.remote.fetch_dependency if context.remote is not None else None
     spec = made_page_spec(
-        source.path,
-        root,
-        context.policy(),
-        render,
-        what=what,
-        labels=labels,
-        fetch=fetch,
+        source.path, root, context.policy(), render, what=what, fetch=fetch
     )
-    return WebPreviewWidget(source, file, spec, parent, context=context)
+    return WebPreviewWidget(
+        source, file, spec, parent, show_toggle=False, context=context
+    )
 
 
 HTML_PREVIEWER = HtmlPreviewer()

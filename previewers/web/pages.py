@@ -95,11 +95,6 @@ class PageSpec:
     javascript: bool
     source_key: str | None = None
     offer_source: bool = True
-    labels: tuple[str, str] = ("Preview", "Source")
-    """The toggle's two buttons: the page, and its source."""
-    source_is_file: bool = False
-    """Whether "Source" shows the file's own text (a page made from it) rather
-    than a resource of the bundle."""
 
 
 def html_spec(path: str, workspace_root: str, policy: Policy) -> PageSpec:
@@ -156,14 +151,14 @@ def made_page_spec(
     render: Render,
     *,
     what: str,
-    labels: tuple[str, str],
     fetch: Fetch | None = None,
 ) -> PageSpec:
     """A page the app writes from a file (a notebook), bound as a page beside it.
 
     The files the page names are bound as an HTML page's would be, within
     ``workspace_root`` (``fetch`` reads them from a remote workspace); its
-    scripts run as any page's. "Source" shows the file's own text.
+    scripts run as any page's. It has no source of its own to offer: the
+    file's is shown by whoever shows the page.
     """
     remote = _remote_place(path, workspace_root) if fetch is not None else None
 
@@ -177,7 +172,7 @@ def made_page_spec(
         page = made_page_segments(segments)
         return bind_document(document, root, page, policy, fetch, cancelled)
 
-    return PageSpec(bind, what, javascript=True, labels=labels, source_is_file=True)
+    return PageSpec(bind, what, javascript=True, offer_source=False)
 
 
 def image_spec(path: str, mime: str) -> PageSpec:
@@ -200,7 +195,8 @@ class BoundPage:
     """A bound bundle and the source text of the file it was made from."""
 
     bundle: Bundle
-    source: TextLoadResult
+    source: TextLoadResult | None
+    """``None`` for a page that offers no source."""
 
 
 def source_of(bundle: Bundle, source_key: str | None) -> TextLoadResult:

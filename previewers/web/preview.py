@@ -39,6 +39,7 @@ from previewers.source import PreviewSource
 from previewers.web.pages import BoundPage, PageSpec, shared_server, source_of
 from previewers.web.source_text import TextLoadResult, load_text
 from previewers.widget import PreviewWidget
+from previewers.widgets import ISOLATED_LABEL
 
 if TYPE_CHECKING:
     from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEngineProfile
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-ISOLATED_LABEL = "Isolated preview — no access to your files or the network"
 SANDBOX_OFF_MESSAGE = "The preview's sandbox is not active, so the page was closed."
 ROOT_REASON = "need the browser sandbox, which cannot run as the administrator (root)."
 MIN_ZOOM, MAX_ZOOM, ZOOM_STEP = 0.25, 5.0, 1.2
@@ -279,8 +279,8 @@ class WebPreviewWidget(PreviewWidget):
         self.toolbar = QWidget(container)
         bar = QHBoxLayout(self.toolbar)
         bar.setContentsMargins(6, 3, 6, 3)
-        self.preview_button = self._toggle_button(spec.labels[0])
-        self.source_button = self._toggle_button(spec.labels[1])
+        self.preview_button = self._toggle_button("Preview")
+        self.source_button = self._toggle_button("Source")
         self.preview_button.setChecked(True)
         group = QButtonGroup(self.toolbar)
         group.addButton(self.preview_button)
@@ -410,13 +410,15 @@ class WebPreviewWidget(PreviewWidget):
 
     def _bind_job(self, file: VerifiedFile, cancelled: threading.Event) -> BoundPage:
         bundle = self._spec.bind(file, cancelled.is_set)
-        if self._spec.source_is_file:
-            return BoundPage(bundle, load_text(file))
+        if not self._spec.offer_source:
+            # Nothing shows it: 2 MiB of text costs the GUI thread a second.
+            return BoundPage(bundle, None)
         return BoundPage(bundle, source_of(bundle, self._spec.source_key))
 
     @Slot(object)
     def _on_binder_finished(self, bound: BoundPage) -> None:
-        self._show_source(bound.source)
+        if bound.source is not None:
+            self._show_source(bound.source)
         self.info_bar.set_left_out(bound.bundle.left_out)
         server = shared_server()
         self.publication = server.publish(bound.bundle)

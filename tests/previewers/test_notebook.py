@@ -79,7 +79,7 @@ def _source(path: Path, *, source_view: bool = False) -> PreviewSource:
 
 def _in_page(qtbot: Any, widget: Any, script: str) -> Any:
     box: list[Any] = []
-    widget.page.runJavaScript(script, 0, box.append)
+    widget.web.page.runJavaScript(script, 0, box.append)
     qtbot.waitUntil(lambda: bool(box), timeout=10000)
     return box[0]
 
@@ -111,30 +111,51 @@ def test_the_web_engine_is_started_ahead_for_a_notebook() -> None:
     assert needs_web_engine("", "Analysis.IPYNB")
 
 
+def _json_keys(view: Any) -> list[str]:
+    """The members of the JSON view's top object, as its tree shows them."""
+    model = view.tree.model()
+    root = model.index(0, 0)
+    return [
+        str(model.index(row, 0, root).data()) for row in range(model.rowCount(root))
+    ]
+
+
 def test_as_root_the_notebook_json_is_shown_with_the_reason(
-    opened: Any, monkeypatch: pytest.MonkeyPatch
+    opened: Any, qtbot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
     widget = opened("analysis.ipynb")
-    assert widget.is_loaded() and widget.showing_source()
-    assert json.loads(widget.source_text())["nbformat"] == 4
-    assert widget.info_bar.summary_text().startswith(
-        "Previews of notebooks need the browser sandbox"
+    qtbot.waitUntil(widget.is_loaded)
+    assert widget.showing_json()
+    assert "cells" in _json_keys(widget.json_view)
+    assert widget.notice.text() == (
+        "analysis.ipynb is not previewed here: Previews of notebooks need the "
+        "browser sandbox, which cannot run as the administrator (root). Showing "
+        "its JSON instead."
     )
-    assert (widget.preview_button.text(), widget.source_button.text()) == (
+    assert not widget.notebook_button.isEnabled()
+    assert (widget.notebook_button.text(), widget.json_button.text()) == (
         "Notebook",
         "JSON",
     )
 
 
-def test_a_file_that_is_no_notebook_fails_with_the_reason(
-    opened: Any, workspace: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_file_that_is_no_notebook_gives_way_to_its_json_with_the_reason(
+    opened: Any, qtbot: Any, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(web_preview, "engine_refusal", lambda: None)
     (workspace / "broken.ipynb").write_text('{"cells": [')
     widget = opened("broken.ipynb")
-    assert not widget.is_loaded()
-    assert widget.message_text().startswith("Could not load broken.ipynb: Not valid")
+    qtbot.waitUntil(widget.is_loaded)
+    assert widget.showing_json()
+    assert widget.notice.text().startswith(
+        "Could not load broken.ipynb: Not valid JSON"
+    )
+    assert widget.notice.text().endswith(". Showing its JSON instead.")
+    # The JSON view says where the JSON breaks, as it does for any JSON.
+    assert "Line 1" in widget.json_view.error_view.toPlainText() or (
+        "Line 1" in widget.json_view.notice.text()
+    )
 
 
 # -- what a person sees ------------------------------------------------------------
@@ -170,16 +191,23 @@ def test_a_notebook_shows_its_cells_plot_and_error_as_jupyter_would(
 
 @pytest.mark.webengine
 @needs_sandbox
-def test_the_json_is_one_click_away(opened: Any) -> None:
+def test_the_json_is_one_click_away(opened: Any, qtbot: Any) -> None:
     widget = opened("analysis.ipynb")
-    assert not widget.showing_source()
-    assert widget.source_button.text() == "JSON"
-    widget.source_button.click()
-    assert widget.showing_source()
-    shown = json.loads(widget.source_text())
-    assert shown["cells"][0]["source"][0] == "# Quarterly sales\n"
-    widget.preview_button.click()
-    assert not widget.showing_source()
+    assert widget.is_loaded() and not widget.showing_json()
+    assert widget.json_view is None  # made on first use
+    assert widget.json_button.text() == "JSON"
+    widget.json_button.click()
+    assert widget.showing_json()
+    qtbot.waitUntil(widget.json_view.is_loaded)
+    assert _json_keys(widget.json_view) == [
+        "cells",
+        "metadata",
+        "nbformat",
+        "nbformat_minor",
+    ]
+    assert not widget.isolated_label.isVisible()
+    widget.notebook_button.click()
+    assert not widget.showing_json() and widget.isolated_label.isVisible()
 
 
 @pytest.mark.webengine
@@ -231,7 +259,39 @@ def test_an_html_output_runs_only_inside_the_sandbox(
     # The executed notebook's own inline script never ran at all.
     inline = f"document.getElementById('{notebooks.PROBE_ID}').textContent"
     assert _in_page(qtbot, widget, inline) == "not run"
-    assert any("inline <script>" in line for line in widget.info_bar.lines())
+    assert any("inline <script>" in line for line in widget.web.info_bar.lines())
+
+
+@pytest.mark.webengine
+@needs_sandbox
+def test_html_outputs_cannot_swallow_or_hide_the_cells_after_them(
+    opened: Any, qtbot: Any, workspace: Path
+) -> None:
+    notebook = nbformat.v4.new_notebook()
+    hostile = [
+        "<!-- never closed",
+        '<td title="never closed',
+        "</div></section></main>",
+        "<plaintext>",
+        '<body style="display:none">',
+        "<svg><style><!--</style></svg>",
+    ]
+    for number, markup in enumerate(hostile):
+        cell = nbformat.v4.new_code_cell(f"show({number})", execution_count=number)
+        cell.outputs = [
+            nbformat.v4.new_output("display_data", data={"text/html": markup})
+        ]
+        notebook.cells.append(cell)
+    notebook.cells.append(nbformat.v4.new_markdown_cell("# After"))
+    nbformat.write(notebook, workspace / "hostile.ipynb")
+    widget = opened("hostile.ipynb")
+    assert widget.is_loaded(), widget.message_text()
+    cells = "document.querySelectorAll('main.notebook > section.cell').length"
+    assert _in_page(qtbot, widget, cells) == len(hostile) + 1
+    last = "document.querySelector('main.notebook > section:last-child h1').textContent"
+    assert _in_page(qtbot, widget, last) == "After"
+    shown = "getComputedStyle(document.body).display"
+    assert _in_page(qtbot, widget, shown) == "block"
 
 
 # -- the command line --------------------------------------------------------------
