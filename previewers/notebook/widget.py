@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QApplication,
@@ -41,8 +41,13 @@ class NotebookPreviewWidget(PreviewWidget):
     ``web`` is the page's preview; ``json_view`` the JSON's, made on first
     use. The outcome is the page's, or the JSON's once the page gave way.
 
-    Signals: those of ``PreviewWidget``.
+    Signals:
+        pageRequested(str): a link in the page to another local page was
+            followed; its path, for the workspace to open with its checks.
+        (and those of ``PreviewWidget``)
     """
+
+    pageRequested = Signal(str)
 
     def __init__(
         self,
@@ -102,6 +107,9 @@ class NotebookPreviewWidget(PreviewWidget):
         self.web.loaded.connect(self._on_web_loaded)
         self.web.failed.connect(self._on_web_failed)
         self.web.refused.connect(self._on_web_refused)
+        page_requested = getattr(self.web, "pageRequested", None)
+        if page_requested is not None:
+            page_requested.connect(self.pageRequested)
         if self.web.is_settled():  # refused at once (as root)
             self._give_way()
 

@@ -158,6 +158,33 @@ def test_a_file_that_is_no_notebook_gives_way_to_its_json_with_the_reason(
     )
 
 
+class _Published:
+    """What a link is judged against: the page's URL, prefix and entry key."""
+
+    prefix = "/cap-token123/"
+    url = "http://127.0.0.1:4711/cap-token123/analysis.ipynb.html"
+    entry_key = "analysis.ipynb.html"
+
+    def revoke(self) -> None:
+        """Nothing is served: the page is never loaded here."""
+
+
+def test_a_link_to_a_page_beside_the_notebook_is_offered_to_the_workspace(
+    opened: Any, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import QUrl
+
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
+    widget = opened("analysis.ipynb")
+    requested: list[str] = []
+    widget.pageRequested.connect(requested.append)
+    widget.web.publication = _Published()
+    widget.web.follow_link(QUrl("http://127.0.0.1:4711/cap-token123/report.html"))
+    assert requested == []  # nothing opens until the person asks
+    widget.web.link_button.click()
+    assert requested == [str(workspace / "report.html")]
+
+
 # -- what a person sees ------------------------------------------------------------
 
 
