@@ -107,6 +107,18 @@ def test_a_dark_page_colours_code_for_a_dark_background(executed: Path) -> None:
     assert light != dark
 
 
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [("R", "x <- c(1, 2)"), ("julia", "f(x) = 2x"), ("scala", "val x = 1")],
+)
+def test_code_is_coloured_in_the_kernel_language(language: str, code: str) -> None:
+    notebook = _notebook(nbformat.v4.new_code_cell(code))
+    notebook.metadata["kernelspec"] = {"name": "k", "language": language}
+    page = _page(_write(notebook))
+    source = page[page.index('<pre class="source">') :]
+    assert '<span style="color: #' in source[: source.index("</pre>")]
+
+
 # -- what is chosen, and what is refused -----------------------------------------
 
 
