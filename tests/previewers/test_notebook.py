@@ -371,4 +371,5 @@ def test_view_screenshots_a_notebook_with_its_plot(
     assert result.returncode == 0, result.stderr[-3000:]
     image = QImage(str(shot))
     assert image.width() == 1440
-    assert _bar_pixels(image) > 2000  # the bars of the plot are on screen
+    # The bars of the plot are on screen (the message says what was instead).
+    assert _bar_pixels(image) > 2000, (shot, result.stderr[-3000:])
