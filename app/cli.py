@@ -16,6 +16,9 @@ from app.mcp.main import add_mcp_command
 
 if TYPE_CHECKING:
     from app.core.store import Store
+    from app.ui.main_window import MainWindow
+    from app.ui.view_outcome import ViewOutcome
+    from previewers.widget import PreviewWidget
 
 
 def _failure(message: str, reason: str = "invalid") -> str:
@@ -177,9 +180,12 @@ def _view(args: argparse.Namespace) -> int:
         # Checked here too, so a refusal reaches the terminal (and the exit
         # code) even when a running window takes the files.
         refusals = view_refusals(paths, workspace)
+        if len(refusals) == len(paths):
+            _print_refusals(refusals)  # nothing to show: no window opens
+            return 1
         if _handed_over(args, data_dir, request):
             _print_refusals(refusals)
-            return 1 if len(refusals) == len(paths) else 0
+            return 1 if refusals else 0
     return _run_window(args, Store(data_dir), data_dir, view=(paths, workspace))
 
 
@@ -233,7 +239,9 @@ def _import(args: argparse.Namespace) -> int:
     """Import Claude Code sessions and Codex rollouts as conversations."""
     from app.importers.command import main as import_main
 
-    return import_main(lambda: _data_dir(args), args.paths, as_json=args.json)
+    return import_main(
+        lambda: _data_dir(args), args.paths, as_json=args.json, workspace=args.workspace
+    )
 
 
 def _chat_remote(args: argparse.Namespace) -> int:
@@ -292,21 +300,25 @@ def _run_window(
     window.refresh_conversations()
     if conversation_id is not None:
         window.show_conversation(conversation_id)
-    shown_none = False
+    outcome = None
+    is_loaded = window.is_loaded
     if view is not None:
         # Before the window shows: a viewer never flashes a conversation.
-        refusals = window.view_files(*view)
-        _print_refusals(refusals)
-        shown_none = len(refusals) == len(view[0])
+        outcome = _watch_view(window, *view)
+        watched = outcome
+
+        def is_loaded() -> bool:
+            # Every file asked for, not only the tab in front: a failure in
+            # a tab behind it decides the exit code too.
+            return window.is_loaded() and watched.settled()
+
     window.show()
     if remote is not None:
         window.open_remote_workspace(remote)
     if args.screenshot:
-        screenshot_when_loaded(
-            window, Path(args.screenshot), window.is_loaded, args.wait_ms
-        )
+        screenshot_when_loaded(window, Path(args.screenshot), is_loaded, args.wait_ms)
     code = app.exec()
-    if code == 0 and shown_none:
+    if code == 0 and outcome is not None and not outcome.all_shown():
         code = 1
     if live is not None:
         live.close()
@@ -320,6 +332,25 @@ def _run_window(
         app.processEvents()
     store.close()
     return int(code)
+
+
+def _watch_view(window: MainWindow, paths: list[str], workspace: Path) -> ViewOutcome:
+    """Open ``paths`` in ``window`` and follow them until each is shown or not.
+
+    Why a file was not shown goes to standard error as soon as it is known:
+    a refusal at once, a preview that fails to load when it fails.
+    """
+    from app.ui.view_outcome import ViewOutcome
+
+    def report(sentence: str) -> None:
+        print(f"deliverables: {sentence}", file=sys.stderr, flush=True)
+
+    shown: list[PreviewWidget] = []
+    refusals = window.view_files(paths, workspace, on_shown=shown.append)
+    outcome = ViewOutcome(refusals, report, window)
+    for preview in shown:
+        outcome.watch(preview)
+    return outcome
 
 
 def _add_window_options(parser: argparse.ArgumentParser) -> None:
@@ -408,6 +439,13 @@ def build_parser() -> argparse.ArgumentParser:
     import_.add_argument("--data-dir", help="where conversations are stored")
     import_.add_argument(
         "--json", action="store_true", help="print what was imported as JSON"
+    )
+    import_.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="the folder the sessions worked in, confirmed by you: their files "
+        "are verified there (without it they cannot be verified until you "
+        "choose it in the window; the folder a transcript names is not taken)",
     )
     import_.add_argument(
         "paths", nargs="+", metavar="PATH", help="a transcript, or a folder of them"

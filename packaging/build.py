@@ -28,6 +28,15 @@ APP_ICON = ROOT / "resources" / "icons" / "deliverables.svg"
 sys.path.insert(0, str(PACKAGING))
 
 from bundle_rules import EXCLUDED_MODULES  # noqa: E402  (beside this file)
+from deb_archive import xz_compress_data  # noqa: E402
+from elf_files import (  # noqa: E402
+    elf_files,
+    glibc_versions,
+    misaligned_segments,
+    needed,
+    strip_safely,
+)
+from licensing import TEXTS, LicenceError, collect  # noqa: E402
 
 BUILD = ROOT / "build" / "packaging"
 STAGE = BUILD / "stage"
@@ -83,7 +92,10 @@ def freeze() -> Path:
         ],
         cwd=ROOT,
     )
-    return bundle / "deliverables"
+    app = bundle / "deliverables"
+    saved = strip_bundle(app)
+    print(f"stripped the bundle's libraries: {saved / 1e6:.1f} MB saved")
+    return app
 
 
 def _frozen_modules(workpath: Path) -> set[str]:
@@ -94,7 +106,8 @@ def _frozen_modules(workpath: Path) -> set[str]:
 
 def check_bundle(app: Path, modules: Iterable[str]) -> None:
     """Fail unless the web engine's files and the browser libraries are there, as
-    recorded, and the trimmed parts are not."""
+    recorded, the trimmed parts are not, and the dynamic loader would accept
+    every library."""
     missing = [name for name in WEB_ENGINE_FILES if not (app / name).is_file()]
     if missing:
         raise BuildError(f"the bundle lacks what QtWebEngine needs: {missing}")
@@ -112,6 +125,13 @@ def check_bundle(app: Path, modules: Iterable[str]) -> None:
     )
     if unwanted:
         raise BuildError(f"the bundle holds modules the app never uses: {unwanted}")
+    broken = {
+        str(path.relative_to(app)): problems
+        for path in elf_files(app)
+        if (problems := misaligned_segments(path.read_bytes()))
+    }
+    if broken:
+        raise BuildError(f"the loader would refuse these libraries: {broken}")
     check_web_libraries(internal / "resources" / "web" / "libraries")
 
 
@@ -131,26 +151,12 @@ def check_web_libraries(folder: Path) -> None:
         )
 
 
-def _is_elf(path: Path) -> bool:
-    try:
-        with path.open("rb") as file:
-            return file.read(4) == b"\x7fELF"
-    except OSError:
-        return False
-
-
-def _needed(path: Path) -> list[str]:
-    result = subprocess.run(
-        ["objdump", "-p", str(path)], capture_output=True, text=True, check=True
-    )
-    return re.findall(r"^\s+NEEDED\s+(\S+)$", result.stdout, flags=re.MULTILINE)
-
-
-def _glibc_versions(path: Path) -> set[str]:
-    result = subprocess.run(
-        ["objdump", "-T", str(path)], capture_output=True, text=True, check=True
-    )
-    return set(re.findall(r"\bGLIBC_(\d+\.\d+(?:\.\d+)?)\b", result.stdout))
+def strip_bundle(app: Path) -> int:
+    """Strip the bundle's libraries where that is safe; the bytes it saved."""
+    before = sum(path.stat().st_size for path in elf_files(app))
+    for path in elf_files(app):
+        strip_safely(path)
+    return before - sum(path.stat().st_size for path in elf_files(app))
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -159,16 +165,14 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 def system_needs(app: Path) -> tuple[set[str], str]:
     """The libraries the bundle links to but does not carry, and its newest glibc."""
-    files = [path for path in app.rglob("*") if path.is_file()]
     carried = {path.name for path in app.rglob("*")}
-    needed: set[str] = set()
+    needs: set[str] = set()
     glibc: set[str] = set()
-    for path in files:
-        if _is_elf(path):
-            needed.update(_needed(path))
-            glibc |= _glibc_versions(path)
+    for path in elf_files(app):
+        needs.update(needed(path))
+        glibc |= glibc_versions(path)
     newest = max(glibc, key=_version_key) if glibc else "2.17"
-    return needed - carried, newest
+    return needs - carried, newest
 
 
 def _load_config() -> dict[str, object]:
@@ -297,6 +301,8 @@ def package(packager: str, version: str) -> Path:
         raise BuildError(f"nfpm wrote {len(built)} .{packager} files")
     target = DIST / built[0].name
     shutil.move(built[0], target)
+    if packager == "deb":
+        xz_compress_data(target)
     return target
 
 
@@ -331,13 +337,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             app = freeze()
         frozen = time.monotonic()
         check_bundle(app, _frozen_modules(BUILD / "pyinstaller"))
+        collect(
+            BUILD / "pyinstaller",
+            STAGE / "licenses",
+            (TEXTS / "TERMS.txt").read_text(encoding="utf-8"),
+        )
         needs, glibc = system_needs(app)
         for warning in check_dependencies(needs, glibc, _load_config()):
             print(f"warning: {warning}", file=sys.stderr)
         stage_files()
         version = project_version()
         built = [package(packager, version) for packager in formats]
-    except (BuildError, subprocess.CalledProcessError) as error:
+    except (BuildError, LicenceError, subprocess.CalledProcessError) as error:
         print(f"build.py: {error}", file=sys.stderr)
         return 1
     done = time.monotonic()

@@ -212,6 +212,10 @@ UNUSED_IN_BUNDLE: tuple[str, ...] = (
     "PySide6/Qt/plugins/printsupport/*",
     "PySide6/Qt/plugins/imageformats/libqpdf.so",
     "PySide6/Qt/lib/libQt6Pdf.so*",
+    # NSS's self-check files, copied from the system beside libraries that
+    # stay the system's (see split_system_libraries); the system's NSS reads
+    # its own.
+    "lib*.chk",
 )
 
 

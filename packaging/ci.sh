@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The package check, run as root by .ci/run: build the .deb from a copy of the
-# tree, install it with apt as a user would, validate its desktop entry and
-# AppStream metainfo, have the installed app show an HTML page (with its
-# script) and a PDF as an unprivileged user with the web sandbox on, time its
-# start against the virtualenv's, then remove the package again.
+# The package check, run as root by .ci/run: build the .deb and the .rpm from a
+# copy of the tree (the build fails when a bundled part has no licence text),
+# check their sizes, install the .deb with apt as a user would, check its
+# licence folder, validate its desktop entry and AppStream metainfo, have the
+# installed app show a page (with its script), a PDF, a video, two images and
+# source code as an unprivileged user with the web sandbox on, time its start
+# against the virtualenv's, remove it again, then install the .rpm into an rpm
+# root and run the same previews from there (packaging/rpm_check.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -18,7 +21,7 @@ export DEBIAN_FRONTEND=noninteractive
 # validators; the libraries Qt's xcb platform links to, so the build can
 # name the package of each.
 apt-get install -y -q --no-install-recommends \
-  binutils desktop-file-utils appstream \
+  binutils desktop-file-utils appstream xz-utils rpm \
   libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 \
   libxcb-shape0 libxcb-randr0 libxcb-xkb1 libwayland-cursor0 \
   libwayland-egl1 >/dev/null
@@ -36,17 +39,37 @@ step "virtualenv"
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q -e "$work/src[packaging,dev]"
 
-step "build the .deb"
-(cd "$work/src" && "$work/venv/bin/python" packaging/build.py --formats deb)
+step "build the .deb and the .rpm"
+(cd "$work/src" && "$work/venv/bin/python" packaging/build.py --formats deb,rpm)
 deb=$(ls "$work"/src/dist/deliverables_*_amd64.deb)
-ls -l "$deb"
+rpm=$(ls "$work"/src/dist/deliverables-*.x86_64.rpm)
+ls -l "$deb" "$rpm"
+
+# Sizes in decimal bytes. The .deb meets its 150 MB target. The installed
+# tree does not meet its 400 MB one: what is left is loaded by the previews
+# (docs/adr/0008-native-packages.md has the breakdown and what would cut
+# it), so its limit only stops it from growing unnoticed.
+deb_limit=150000000
+installed_limit=480000000
+deb_size=$(stat -c %s "$deb")
+echo "size: .deb $deb_size bytes (limit $deb_limit)"
+test "$deb_size" -le "$deb_limit"
 
 step "install it"
 dpkg -s deliverables >/dev/null 2>&1 && apt-get purge -y -q deliverables >/dev/null
 apt-get install -y -q "$deb" >/dev/null
-echo "installed: $(du -sh /opt/deliverables | cut -f1)," \
+installed_size=$(du -s --apparent-size -B1 /opt/deliverables | cut -f1)
+echo "size: installed $installed_size bytes (limit $installed_limit)," \
   "Installed-Size $(dpkg-query -W -f='${Installed-Size}' deliverables) KiB"
+du -s --apparent-size -B1M /opt/deliverables/_internal/* | sort -n | tail -8
+test "$installed_size" -le "$installed_limit"
 test -x /usr/bin/deliverables
+
+step "licences"
+"$work/venv/bin/python" "$work/src/packaging/licensing.py" \
+  --verify /opt/deliverables/licenses
+test -s /usr/share/doc/deliverables/copyright
+test -s /usr/share/doc/deliverables/licenses/NOTICE
 
 step "validate the desktop entry and the metainfo"
 desktop-file-validate /usr/share/applications/deliverables.desktop
@@ -68,4 +91,7 @@ step "remove it"
 apt-get purge -y -q deliverables >/dev/null
 test ! -e /usr/bin/deliverables
 test ! -e /opt/deliverables
+
+step "install the .rpm into an rpm root and run the same previews"
+"$work/venv/bin/python" "$work/src/packaging/rpm_check.py" "$rpm"
 step "done"

@@ -36,19 +36,6 @@ _RUNTIME = os.path.join(_HOME, ".run")
 os.makedirs(_RUNTIME, mode=0o700, exist_ok=True)
 os.environ["XDG_RUNTIME_DIR"] = _RUNTIME
 
-# Messages QtWebEngine prints once per process in a headless session; none is
-# about a page or the sandbox: there is no GPU, GL context, Vulkan or GBM device,
-# so Chromium falls back to software rendering and says so.
-HEADLESS_ENGINE_MESSAGES = (
-    r"^QRhiGles2: Failed to create (temporary )?context",
-    r"^Failed to create RHI for backend: OpenGL",
-    r"^This plugin does not support createPlatformVulkanInstance",
-    r"^QVulkanInstance: Failed to initialize Vulkan",
-    r"^GBM is not supported with the current configuration",
-    r"^GPUInfo not initialized on GpuInfoUpdate",
-)
-
-
 # Tests that ask for these fixtures, or whose module reaches Qt, are marked
 # "qt"; ``-m "not qt"`` runs the rest, which need no Qt application at all.
 QT_FIXTURES = frozenset({"qtbot", "qapp"})
@@ -72,7 +59,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.qt)
         if item.get_closest_marker("webengine") is not None:
             item.add_marker(pytest.mark.qt)
-            item.add_marker(pytest.mark.qt_log_ignore(*HEADLESS_ENGINE_MESSAGES))
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from app.core.change_index import ChangedFile, ChangeRef, check_change, look_up_change
 from app.core.changes import MAX_TEXT_BEFORE, Before, Operation, sha256_hex, text_of
 from app.core.diffs import Diff, NoDiff, NoDiffReason, diff_texts
@@ -43,12 +45,14 @@ def change_diff(
     policy: Policy,
     *,
     mode: PermissionMode | None = None,
+    cancelled: threading.Event | None = None,
 ) -> Diff | NoDiff:
     """The diff a change made, or why none can be shown.
 
     The after side is the file as it is now, read through the descriptor the
     revalidation checked, and only if it is still what the turn left: a file
-    changed since would show a diff the turn never made.
+    changed since would show a diff the turn never made. The comparison is
+    bounded in work and stops when ``cancelled`` is set (``diff_texts``).
     """
     found = look_up_change(store, ref)
     if found is None:
@@ -57,7 +61,7 @@ def change_diff(
     if isinstance(before, NoDiff):
         return before
     if found.operation is Operation.DELETED:
-        return diff_texts(found.path, before, "")
+        return diff_texts(found.path, before, "", cancelled=cancelled)
     check, _, opened = check_change(store, ref, policy, mode=mode, keep_open=True)
     if opened is None:
         missing = check.verdict is Verdict.MISSING
@@ -80,4 +84,4 @@ def change_diff(
     after = text_of(data)
     if after is None:
         return NoDiff(NoDiffReason.BINARY, "it is a binary file")
-    return diff_texts(found.path, before, after)
+    return diff_texts(found.path, before, after, cancelled=cancelled)

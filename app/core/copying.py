@@ -4,13 +4,78 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.core.safeio import VerifiedFile
 
 CHUNK_SIZE = 1 << 20
+# A file with no owner's choice to keep (a sealed in-memory snapshot) is
+# copied for its owner alone.
+PRIVATE_MODE = 0o600
+
+_umask_lock = threading.Lock()
+
+
+def current_umask() -> int:
+    """This process's umask: the permission bits new files do not get."""
+    # Linux (4.7 and later) reports it without changing it.
+    with (
+        contextlib.suppress(OSError, ValueError, IndexError),
+        open("/proc/self/status", encoding="latin-1") as status,
+    ):
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8) & 0o777
+    # Elsewhere it is read by setting it: to the strictest mask, so a file
+    # another thread creates meanwhile is made tighter, never looser.
+    with _umask_lock:
+        mask = os.umask(0o077)
+        os.umask(mask)
+    return mask
+
+
+def copy_mode(source_mode: int, umask: int, *, limit: int = 0o666) -> int:
+    """The permissions of a copy of a file with ``source_mode``.
+
+    Never more readable (or writable) than the source, than the umask allows
+    or than ``limit``; never executable. The owner, who could read the source
+    to copy it, can always read the copy.
+    """
+    return (source_mode & limit & ~umask & 0o666) | stat.S_IRUSR
+
+
+def source_mode(source: VerifiedFile) -> int:
+    """The permission bits of the file behind ``source``, read from its descriptor."""
+    if source.real_path is None:
+        return PRIVATE_MODE
+    return stat.S_IMODE(os.fstat(source.fd).st_mode)
+
+
+def create_part(target: str, mode: int) -> tuple[int, str]:
+    """A new, empty temporary file beside ``target``, already at exactly ``mode``.
+
+    Made exclusively (never an existing file or a link) and given its mode
+    through the descriptor before a byte is written, so no partial copy is
+    ever more readable than the finished one. Returns the descriptor and path.
+    """
+    folder = os.path.dirname(os.path.abspath(target))
+    prefix = "." + os.path.basename(target) + "."
+    handle, temp = tempfile.mkstemp(prefix=prefix, suffix=".part", dir=folder)
+    try:
+        fchmod = getattr(os, "fchmod", None)
+        if fchmod is not None:
+            fchmod(handle, mode)
+        else:  # Windows before Python 3.13: only read-only is a mode there
+            os.chmod(temp, mode)
+    except BaseException:
+        os.close(handle)
+        _remove(temp)
+        raise
+    return handle, temp
 
 
 @dataclass(frozen=True)
@@ -38,7 +103,7 @@ def copy_verified(
     *,
     is_cancelled: Callable[[], bool] = lambda: False,
     on_chunk: Callable[[int], None] | None = None,
-    mode: int = 0o644,
+    limit: int = 0o666,
     chunk_size: int = CHUNK_SIZE,
 ) -> CopyResult:
     """Copy the checked file behind ``source`` to ``target``, all or nothing.
@@ -46,13 +111,14 @@ def copy_verified(
     Bytes come from the descriptor only: the path may lead elsewhere by now.
     The copy goes to a temporary file beside ``target`` and replaces it only
     when complete and only if the source kept its identity throughout, so a
-    cancelled, failed or torn copy leaves nothing behind.
+    cancelled, failed or torn copy leaves nothing behind. Its permissions are
+    the source's, less the umask and anything ``limit`` leaves out
+    (``copy_mode``), from its first byte on.
     """
-    folder = os.path.dirname(os.path.abspath(target))
-    prefix = "." + os.path.basename(target) + "."
     written = 0
     try:
-        handle, temp = tempfile.mkstemp(prefix=prefix, suffix=".part", dir=folder)
+        mode = copy_mode(source_mode(source), current_umask(), limit=limit)
+        handle, temp = create_part(target, mode)
     except OSError as error:
         return CopyResult(target, 0, False, reason=f"cannot write there: {error}")
     try:
@@ -74,7 +140,6 @@ def copy_verified(
             raise _ChangedError
         if written != source.identity.size:
             raise _ChangedError
-        os.chmod(temp, mode)
         os.replace(temp, target)
     except _CancelledError:
         _remove(temp)

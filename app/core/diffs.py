@@ -1,13 +1,31 @@
-"""Diffs as data: unified hunks and side-by-side rows between two texts, or why not."""
+"""Diffs as data: unified hunks and side-by-side rows between two texts, or why not.
+
+The lines two texts share come from ``app.core.line_match``, bounded in work
+and cancellable; a diff past its budget, or with more changed lines than a
+view can lay out, is a ``NoDiff`` that says so.
+"""
 
 from __future__ import annotations
 
 import difflib
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, Literal
 
+from app.core.line_match import (
+    Block,
+    CompareBudget,
+    ComparisonCancelledError,
+    TooLargeToCompareError,
+    matching_blocks,
+)
+
 CONTEXT_LINES: Final = 3
+MAX_CHANGED_LINES: Final = 200_000
+"""Removed plus added lines a diff may have: past it the view would hold
+hundreds of megabytes of laid-out lines, so it says the diff is too large."""
 
 LineKind = Literal["context", "added", "removed"]
 
@@ -21,6 +39,7 @@ class NoDiffReason(StrEnum):
     MISSING = "missing"
     NOT_RECORDED = "not_recorded"
     REFUSED = "refused"  # the revalidation refused the file (policy, link, trust)
+    CANCELLED = "cancelled"  # the view closed while the diff was worked out
 
 
 @dataclass(frozen=True)
@@ -103,12 +122,53 @@ def _split(text: str) -> list[str]:
     return lines
 
 
+class _Matched(difflib.SequenceMatcher[str]):
+    """difflib's opcodes and hunk grouping over blocks found elsewhere.
+
+    ``get_opcodes`` and ``get_grouped_opcodes`` work from
+    ``get_matching_blocks`` alone; the blocks come from the bounded matcher
+    instead of difflib's own search, which has no bound.
+    """
+
+    def __init__(self, blocks: Sequence[Block]) -> None:
+        super().__init__(None, "", "", autojunk=False)
+        self._blocks = [difflib.Match(*block) for block in blocks]
+
+    def get_matching_blocks(self) -> list[difflib.Match]:
+        return self._blocks
+
+
 def diff_texts(
-    path: str, before: str, after: str, context: int = CONTEXT_LINES
-) -> Diff:
-    """The diff from ``before`` to ``after``; ``path`` only labels it."""
+    path: str,
+    before: str,
+    after: str,
+    context: int = CONTEXT_LINES,
+    *,
+    budget: CompareBudget | None = None,
+    cancelled: threading.Event | None = None,
+) -> Diff | NoDiff:
+    """The diff from ``before`` to ``after``; ``path`` only labels it.
+
+    Bounded in work by ``budget`` and stopped when ``cancelled`` is set: a
+    ``NoDiff`` then says the texts are too large to compare, or that the
+    comparison was stopped.
+    """
     old, new = _split(before), _split(after)
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    try:
+        blocks = matching_blocks(old, new, budget=budget, cancelled=cancelled)
+    except TooLargeToCompareError as error:
+        return NoDiff(NoDiffReason.TOO_LARGE, f"it is too large to compare ({error})")
+    except ComparisonCancelledError:
+        return NoDiff(NoDiffReason.CANCELLED, "the comparison was stopped")
+    same = sum(size for _i, _j, size in blocks)
+    changed = len(old) + len(new) - 2 * same
+    if changed > MAX_CHANGED_LINES:
+        return NoDiff(
+            NoDiffReason.TOO_LARGE,
+            f"it is too large to compare ({changed:,} lines changed; a diff shows "
+            f"at most {MAX_CHANGED_LINES:,})",
+        )
+    matcher = _Matched(blocks)
     hunks: list[Hunk] = []
     added = removed = 0
     for group in matcher.get_grouped_opcodes(context):

@@ -16,13 +16,16 @@ from app.core.changes import (
     sha256_hex,
     text_of,
 )
-from app.core.diffs import diff_texts
+from app.core.diffs import Diff, diff_texts
+from app.core.line_match import CompareBudget
 from app.core.safeio import Identity, SafeOpenError, open_verified_at
 
 # Texts up to this size get their lines added and removed counted as the write
 # is recorded, the way the diff view will show them; past it the count would
 # cost more than the write, and the row says "before → after lines" instead.
 COUNT_LIMIT: Final = 16 << 10
+# Counting runs inside the agent's write: a tenth of a diff view's budget.
+COUNT_BUDGET: Final = CompareBudget(work=200_000)
 
 
 def _utc_now() -> str:
@@ -76,8 +79,9 @@ def describe_write(
         and len(data) <= COUNT_LIMIT
         and (after := text_of(data)) is not None
     ):
-        counted = diff_texts(given, before.text, after, context=0)
-        added, removed = counted.added, counted.removed
+        counted = diff_texts(given, before.text, after, context=0, budget=COUNT_BUDGET)
+        if isinstance(counted, Diff):  # else too costly to count while writing
+            added, removed = counted.added, counted.removed
     return FileChange(
         path=given,
         resolved=resolved,

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from app.core.change_rows import NewChange, insert_imported_changes
+from app.core.import_workspace import chosen_workspace
 from app.core.imported import ImportedFile, parse_imported
 from app.core.store import Store
 
@@ -30,6 +32,8 @@ class ImportInfo:
     complete: bool
     message_count: int
     summary: dict[str, Any]
+    # Where the transcript says the session worked: shown, never trusted.
+    claimed_workspace: str
 
 
 @dataclass(frozen=True)
@@ -54,21 +58,51 @@ def _now() -> str:
 
 _SELECT_IMPORT = (
     "SELECT conversation_id, source, session_id, transcript, imported_at,"
-    " complete, message_count, summary FROM imports"
+    " complete, message_count, summary, claimed_workspace FROM imports"
+)
+
+# The import a conversation is, or was forked from (a fork's parents, upward).
+_SELECT_ORIGIN = _SELECT_IMPORT + (  # noqa: S608 (constant text only)
+    " WHERE conversation_id IN (WITH RECURSIVE lineage (id, parent_id) AS ("
+    " SELECT id, parent_id FROM conversations WHERE id = ?"
+    " UNION SELECT c.id, c.parent_id FROM conversations AS c"
+    " JOIN lineage ON c.id = lineage.parent_id) SELECT id FROM lineage)"
 )
 
 
 def _info(row: tuple[Any, ...] | None) -> ImportInfo | None:
     if row is None:
         return None
-    cid, source, session_id, transcript, at, complete, count, summary = row
+    cid, source, session_id, transcript, at, complete, count, summary, claim = row
     try:
         data = json.loads(summary)
     except (ValueError, RecursionError):
         data = {}
     summary_dict = data if isinstance(data, dict) else {}
     return ImportInfo(
-        cid, source, session_id, transcript, at, bool(complete), count, summary_dict
+        cid,
+        source,
+        session_id,
+        transcript,
+        at,
+        bool(complete),
+        count,
+        summary_dict,
+        claim,
+    )
+
+
+def _set_workspace(conn: sqlite3.Connection, conversation_id: str, folder: str) -> None:
+    old = conn.execute(
+        "SELECT workspace FROM conversations WHERE id = ?", (conversation_id,)
+    ).fetchone()
+    if old is None or old[0] == folder:
+        return
+    conn.execute(
+        "UPDATE conversations SET workspace = ? WHERE id = ?", (folder, conversation_id)
+    )
+    conn.execute(
+        "DELETE FROM verifications WHERE conversation_id = ?", (conversation_id,)
     )
 
 
@@ -83,13 +117,12 @@ class ImportStore:
     def __init__(self, store: Store) -> None:
         self._store = store
 
-    def begin(
-        self, source: str, session_id: str, transcript: str, title: str, workspace: str
-    ) -> str:
+    def begin(self, source: str, session_id: str, transcript: str, title: str) -> str:
         """Start (or restart) importing a session; return its conversation id.
 
         A session imported before is emptied and filled again under the same
-        id, unless it was continued in this app since: that is refused.
+        id, unless it was continued in this app since: that is refused. A new
+        one has no workspace until ``finish`` is given one the user confirmed.
         """
         cid = conversation_id_for(source, session_id)
         with self._store.transaction(write=True) as conn:
@@ -101,8 +134,8 @@ class ImportStore:
             if found is None:
                 conn.execute(
                     "INSERT INTO conversations (id, title, workspace, created_at)"
-                    " VALUES (?, ?, ?, ?)",
-                    (cid, title, workspace, _now()),
+                    " VALUES (?, ?, '', ?)",
+                    (cid, title, _now()),
                 )
                 conn.execute(
                     "INSERT INTO imports (conversation_id, source, session_id,"
@@ -158,23 +191,39 @@ class ImportStore:
         conversation_id: str,
         *,
         title: str,
-        workspace: str,
+        workspace: str | None,
+        claimed_workspace: str,
         message_count: int,
         summary: dict[str, Any],
         files: Sequence[ImportedFile],
-    ) -> None:
-        """Mark the import complete with its files; verifications of files whose
-        transcript content changed are dropped, so they must be verified again."""
+    ) -> str:
+        """Mark the import complete with its files; return its workspace.
+
+        ``workspace`` is one the user confirmed (resolved), or ``None`` to keep
+        the one confirmed before, if any; ``claimed_workspace`` is what the
+        transcript says. Verifications of files whose transcript content
+        changed are dropped, so they must be verified again.
+        """
         new = {entry.entry_id: entry for entry in files}
         with self._store.transaction(write=True) as conn:
             conn.execute(
-                "UPDATE conversations SET title = ?, workspace = ? WHERE id = ?",
-                (title, workspace, conversation_id),
+                "UPDATE conversations SET title = ? WHERE id = ?",
+                (title, conversation_id),
             )
+            if workspace is not None:
+                _set_workspace(conn, conversation_id, workspace)
+            kept = conn.execute(
+                "SELECT workspace FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()[0]
             conn.execute(
-                "UPDATE imports SET complete = 1, message_count = ?, summary = ?"
-                " WHERE conversation_id = ?",
-                (message_count, json.dumps(summary), conversation_id),
+                "UPDATE imports SET complete = 1, message_count = ?, summary = ?,"
+                " claimed_workspace = ? WHERE conversation_id = ?",
+                (
+                    message_count,
+                    json.dumps(summary),
+                    claimed_workspace,
+                    conversation_id,
+                ),
             )
             old = conn.execute(
                 "SELECT entry_id, raw FROM imported_files WHERE conversation_id = ?",
@@ -200,6 +249,29 @@ class ImportStore:
                 " DO UPDATE SET raw = excluded.raw",
                 [(conversation_id, e.entry_id, e.to_json()) for e in new.values()],
             )
+        return str(kept)
+
+    def confirm_workspace(self, conversation_id: str, folder: str) -> str:
+        """Make ``folder``, which the user chose, the workspace in force; return it.
+
+        Raises ``WorkspaceChoiceError`` for anything but a local folder. What
+        Verify found under another workspace is dropped: each file is checked
+        again against this one.
+        """
+        workspace = chosen_workspace(folder)
+        with self._store.transaction(write=True) as conn:
+            _set_workspace(conn, conversation_id, workspace)
+        return workspace
+
+    def origin(self, conversation_id: str) -> ImportInfo | None:
+        """The import behind a conversation: itself, or the one it was forked from.
+
+        A fork copies its parent's workspace, so it is as untrusted as the
+        import it came from.
+        """
+        with self._store.transaction(write=False) as conn:
+            row = conn.execute(_SELECT_ORIGIN, (conversation_id,)).fetchone()
+        return _info(row)
 
     def info(self, conversation_id: str) -> ImportInfo | None:
         """The import behind a conversation, or ``None`` for one made here."""

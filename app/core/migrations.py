@@ -105,6 +105,40 @@ MIGRATIONS: Final[tuple[str, ...]] = (
             REFERENCES imported_files (conversation_id, entry_id)
     ) STRICT;
     """,
+    """
+    -- The folder a transcript says its session worked in is a claim: anyone
+    -- who can write the file can make it say "/". It moves to imports, and a
+    -- conversation imported before (with every fork of one) keeps no workspace
+    -- until the user confirms one; what Verify found under the claim goes too.
+    ALTER TABLE imports ADD COLUMN claimed_workspace TEXT NOT NULL DEFAULT '';
+
+    UPDATE imports SET claimed_workspace = (
+        SELECT workspace FROM conversations WHERE id = imports.conversation_id
+    );
+
+    WITH RECURSIVE derived (id) AS (
+        SELECT conversation_id FROM imports
+        UNION
+        SELECT conversations.id FROM conversations
+        JOIN derived ON conversations.parent_id = derived.id
+    )
+    UPDATE conversations SET workspace = ''
+    WHERE id IN (SELECT id FROM derived);
+
+    DELETE FROM verifications;
+    """,
+    """
+    -- Folders the user approved for an MCP client beyond the folder its server
+    -- was started for, keyed by the name the user gave the client. MAC'd: an
+    -- approval widens what a client may present, so only the app makes one.
+    CREATE TABLE folder_approvals (
+        client      TEXT NOT NULL,
+        folder      TEXT NOT NULL,
+        approved_at TEXT NOT NULL,
+        mac         TEXT NOT NULL,
+        PRIMARY KEY (client, folder)
+    ) STRICT, WITHOUT ROWID;
+    """,
 )
 
 

@@ -75,15 +75,15 @@ def _private_folder(path: Path) -> None:
     os.chmod(path, 0o700)
 
 
-def make_private_copy(source: VerifiedFile, name: str, *, mode: int = 0o400) -> Path:
+def make_private_copy(source: VerifiedFile, name: str, *, limit: int = 0o400) -> Path:
     """Copy ``source`` into a fresh private folder as ``name``; never executable.
 
-    Read-only unless ``mode`` says otherwise (a copy dragged to the desktop is
-    copied again there, permissions and all). Raises ``PrivateCopyError`` when
-    the copy fails or the file changed while it was copied (then nothing is
-    left behind).
+    Read-only for its owner unless ``limit`` allows more (a copy dragged to
+    the desktop is copied again there, permissions and all), and never more
+    readable than the source or the umask allows (``copy_mode``). Raises
+    ``PrivateCopyError`` when the copy fails or the file changed while it was
+    copied (then nothing is left behind).
     """
-    mode &= 0o666
     base = copies_folder()
     _private_folder(base.parent)
     _private_folder(base)
@@ -91,7 +91,7 @@ def make_private_copy(source: VerifiedFile, name: str, *, mode: int = 0o400) -> 
     folder.mkdir(mode=0o700)
     safe_name = name.replace(os.sep, "_").replace("\0", "_") or "file"
     target = folder / safe_name
-    result = copy_verified(source, str(target), mode=mode)
+    result = copy_verified(source, str(target), limit=limit)
     if not result.ok:
         shutil.rmtree(folder, ignore_errors=True)
         raise PrivateCopyError(result.reason)

@@ -16,19 +16,23 @@ import os
 import re
 import socket
 import struct
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from app.core.channel_files import ChannelError, channel_paths, read_token
+from app.core.paths import folder_path_problem
 
 PROTOCOL: Final = 1
 HEADER: Final = 4
 MAX_MESSAGE: Final = 16 * 1024
 MAX_PATHS: Final = 64
 MAX_PATH_TEXT: Final = 4096
+MAX_LABEL: Final = 200
 SEND_TIMEOUT: Final = 2.0  # seconds for one whole exchange with the window
+SEND_ATTEMPTS: Final = 8  # a request the window dropped unread is sent again
 _ID: Final = re.compile(r"[0-9A-Za-z_-]{1,64}")
 _PEERCRED: Final = getattr(socket, "SO_PEERCRED", None)
 
@@ -59,7 +63,23 @@ class ViewRequest:
     workspace: str | None
 
 
-Request = ChangedNotice | OpenRequest | ViewRequest
+@dataclass(frozen=True)
+class FolderRequest:
+    """An MCP client asks to work in ``folder``, outside the ``boundary`` it has.
+
+    ``client`` is the name the user gave the client, which an approval is
+    kept under; ``label`` is how to name it to the user (with what the
+    client calls itself when the user gave no name). Only the user's answer
+    in the window approves anything.
+    """
+
+    client: str
+    label: str
+    folder: str
+    boundary: str
+
+
+Request = ChangedNotice | OpenRequest | ViewRequest | FolderRequest
 
 
 def encode_frame(message: Mapping[str, Any]) -> bytes:
@@ -110,6 +130,23 @@ def _absolute_path(value: object) -> str:
     return value
 
 
+def _label(value: object) -> str:
+    if (
+        not isinstance(value, str)
+        or not 0 < len(value) <= MAX_LABEL
+        or not value.isprintable()
+    ):
+        raise MessageError(f"a client's name is 1 to {MAX_LABEL} printable characters")
+    return value
+
+
+def _folder(value: object) -> str:
+    folder = _absolute_path(value)
+    if folder_path_problem(folder) is not None:
+        raise MessageError("a folder must be a plain absolute path")
+    return folder
+
+
 def _fields(data: dict[str, Any], allowed: set[str]) -> None:
     extra = set(data) - allowed - {"v", "token", "kind"}
     if extra:
@@ -123,6 +160,15 @@ def request_message(request: Request, token: str) -> dict[str, Any]:
         return {**head, "kind": "changed", "conversation": request.conversation_id}
     if isinstance(request, OpenRequest):
         return {**head, "kind": "open", "conversation": request.conversation_id}
+    if isinstance(request, FolderRequest):
+        return {
+            **head,
+            "kind": "folder",
+            "client": request.client,
+            "label": request.label,
+            "folder": request.folder,
+            "boundary": request.boundary,
+        }
     paths = list(request.paths)
     return {**head, "kind": "view", "paths": paths, "workspace": request.workspace}
 
@@ -163,6 +209,14 @@ def parse_request(body: bytes, token: str) -> Request:
             tuple(_absolute_path(path) for path in paths),
             None if workspace is None else _absolute_path(workspace),
         )
+    if kind == "folder":
+        _fields(data, {"client", "label", "folder", "boundary"})
+        return FolderRequest(
+            _label(data.get("client")),
+            _label(data.get("label")),
+            _folder(data.get("folder")),
+            _folder(data.get("boundary")),
+        )
     raise MessageError("unknown kind of request")
 
 
@@ -188,11 +242,19 @@ class Reply:
     error: str
 
 
+class _UnansweredError(OSError):
+    """The window hung up before it read the request: sending again is safe."""
+
+
 def send(data_dir: Path | str, request: Request) -> Reply | None:
     """Deliver ``request`` to the window of the store in ``data_dir``.
 
     ``None`` when no window listens (there is nothing to tell). Raises
     ``ChannelError`` when the channel's files or its peer are not the user's.
+    A window whose slots are all taken drops its longest-silent peer, which
+    may be a sender that has connected but not yet written: such a request
+    was never read, so it is sent again (``SEND_ATTEMPTS`` times at most,
+    within ``SEND_TIMEOUT``).
     """
     if not hasattr(socket, "AF_UNIX"):
         return None  # no local sockets here: windows learn at their next start
@@ -201,33 +263,57 @@ def send(data_dir: Path | str, request: Request) -> Reply | None:
         token = read_token(paths.token)
     except FileNotFoundError:
         return None
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-        connection.settimeout(SEND_TIMEOUT)
+    message = request_message(request, token)
+    deadline = time.monotonic() + SEND_TIMEOUT
+    attempts = 0
+    while True:
+        attempts += 1
         try:
-            connection.connect(os.fspath(paths.socket))
-        except (FileNotFoundError, ConnectionRefusedError):
-            return None  # a token left by a window that is gone
-        except OSError as error:
-            raise ChannelError(
-                f"The channel socket {paths.socket} cannot be used: {error}."
-            ) from error
-        uid = peer_uid(connection)
-        if uid is not None and uid != os.getuid():
-            raise ChannelError(f"The channel socket {paths.socket} is not the user's.")
-        try:
-            return _exchange(connection, request_message(request, token))
+            return _deliver(paths.socket, message, deadline)
+        except _UnansweredError as error:
+            if attempts >= SEND_ATTEMPTS or time.monotonic() >= deadline:
+                return Reply(False, f"the window did not answer ({error})")
         except OSError as error:
             # A window that hangs or drops the line did not take the request.
             return Reply(False, f"the window did not answer ({error})")
 
 
+def _deliver(path: Path, message: dict[str, Any], deadline: float) -> Reply | None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(max(deadline - time.monotonic(), 0.05))
+        try:
+            connection.connect(os.fspath(path))
+        except (FileNotFoundError, ConnectionRefusedError):
+            return None  # a token left by a window that is gone
+        except OSError as error:
+            raise ChannelError(
+                f"The channel socket {path} cannot be used: {error}."
+            ) from error
+        uid = peer_uid(connection)
+        if uid is not None and uid != os.getuid():
+            raise ChannelError(f"The channel socket {path} is not the user's.")
+        return _exchange(connection, message)
+
+
 def _exchange(connection: socket.socket, message: dict[str, Any]) -> Reply:
-    connection.sendall(encode_frame(message))
+    try:
+        connection.sendall(encode_frame(message))
+    except (BrokenPipeError, ConnectionResetError) as error:
+        raise _UnansweredError(str(error)) from error
     reader = FrameReader()
+    heard = False
     while True:
-        chunk = connection.recv(4096)
+        try:
+            chunk = connection.recv(4096)
+        except ConnectionResetError as error:
+            if heard:
+                raise
+            raise _UnansweredError(str(error)) from error
         if not chunk:
+            if not heard:
+                raise _UnansweredError("the window hung up before answering")
             return Reply(False, "the window closed the connection")
+        heard = True
         try:
             body = reader.feed(chunk)
         except MessageError as error:

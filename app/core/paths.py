@@ -26,6 +26,32 @@ def is_within(path: str, root: str, *, allow_root: bool = True) -> bool:
     return path.startswith(root if root.endswith(os.sep) else root + os.sep)
 
 
+def folder_path_problem(path: str) -> str | None:
+    """Why ``path`` cannot name a workspace folder as it stands, else ``None``.
+
+    It must be absolute and already in its plain form: no ``.`` or ``..``
+    step, no empty part, no NUL. What is checked is then exactly what is
+    named, never a place a later normalisation walks to. It must not be the
+    root of a file system either, which would make every file a workspace
+    file. (The home folder is not refused here: a user may mean it, and the
+    MCP boundary rule already keeps a client from widening into it.)
+    """
+    if "\0" in path:
+        return "holds a NUL character"
+    if not path or not os.path.isabs(path):
+        return "is not a full path"
+    separators = os.sep + (os.altsep or "")
+    # One trailing separator is how many clients write a folder.
+    body = path[:-1] if len(path) > 1 and path[-1] in separators else path
+    if os.path.dirname(body) == body or os.path.splitdrive(body)[1] in ("", os.sep):
+        return "is the root of the file system"
+    _drive, rest = os.path.splitdrive(body)
+    parts = rest.replace(os.altsep or os.sep, os.sep).split(os.sep)[1:]
+    if any(part in ("", ".", "..") for part in parts):
+        return "is not in plain form (it has '.', '..' or empty steps)"
+    return None
+
+
 def resolve_keep_leaf(path: str, root: str | None = None) -> str:
     """Absolute path with parent folders resolved and the final name kept.
 

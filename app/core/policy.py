@@ -74,6 +74,23 @@ BUILTIN_RULES: tuple[str, ...] = (
     ".pypirc",
     ".htpasswd",
     "credentials.json",
+    # Shell and console histories hold what was typed: tokens and passwords
+    # given on a command line among them.
+    ".bash_history",
+    ".zsh_history",
+    ".sh_history",
+    ".histfile",
+    "~/.local/share/fish/fish_history",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
+    ".rediscli_history",
+    # The system's password hashes and host keys (readable by root).
+    "/etc/shadow*",
+    "/etc/gshadow*",
+    "/etc/ssh/ssh_host_*_key",
     "~/.ssh/",
     "~/.aws/",
     "~/.gnupg/",

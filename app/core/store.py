@@ -27,6 +27,7 @@ from app.core.change_rows import (
     message_call_id,
 )
 from app.core.conversation_delete import Macs, delete_rows
+from app.core.folder_approvals import load_approvals, save_approval
 from app.core.migrations import migrate
 from app.core.safeio import SafeOpenError, open_verified
 from app.core.verification_rows import (
@@ -50,6 +51,7 @@ SYNCHRONOUS: Final = "FULL"
 _MAC_CONTEXT: Final = b"deliverables.record.v1\0"
 _CHANGE_MAC_CONTEXT: Final = b"deliverables.change.v1\0"
 _VERIFIED_MAC_CONTEXT: Final = b"deliverables.verified.v1\0"
+_APPROVAL_MAC_CONTEXT: Final = b"deliverables.approval.v1\0"
 
 
 class StoreError(RuntimeError):
@@ -393,6 +395,19 @@ class Store:
                 conn, self._verified_mac, conversation_id, entry_id
             )
 
+    def approve_folder(self, client: str, folder: str) -> None:
+        """Let the MCP client the user calls ``client`` work in ``folder``.
+
+        ``folder`` must be a plain absolute path (``ValueError`` otherwise).
+        """
+        with self._write() as conn:
+            save_approval(conn, self._approval_mac, client, folder)
+
+    def approved_folders(self, client: str) -> list[str]:
+        """The folders the user approved for ``client``, as the app stored them."""
+        with self._read() as conn:
+            return load_approvals(conn, self._approval_mac, client)
+
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
         """A transaction for the store's companion modules (imports).
@@ -426,6 +441,9 @@ class Store:
 
     def _verified_mac(self, cid: str, entry_id: str, raw: str, verdict: str) -> str:
         return self._mac_of(_VERIFIED_MAC_CONTEXT, cid, entry_id, raw, verdict)
+
+    def _approval_mac(self, client: str, folder: str) -> str:
+        return self._mac_of(_APPROVAL_MAC_CONTEXT, client, folder)
 
     def _mac_of(self, context: bytes, *parts: str) -> str:
         mac = hmac.new(self._key, context, hashlib.sha256)

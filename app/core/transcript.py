@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple
 
 from app.core.change_index import TurnChanges, turn_changes
 from app.core.imported import ImportedFile, ImportedFileRef
@@ -16,7 +16,12 @@ from app.core.revalidate import DeliverableRef
 from app.core.store import StoredMessage
 from app.core.tool_names import PRESENT, SHOW_IMAGE
 
-ToolState = Literal["running", "finished", "error"]
+# "ended": the call's session ended without a result for it (an imported
+# call that never finished); it is not running, and never will be.
+ToolState = Literal["running", "finished", "error", "ended"]
+# Set in a tool message's ``response_metadata`` by an import, for a call its
+# transcript holds no result of (LangChain keeps the field as it is).
+ENDED_WITHOUT_RESULT: Final = "ended_without_result"
 
 
 class UserBlock(NamedTuple):
@@ -151,6 +156,10 @@ def _args_text(args: object) -> str:
 
 
 def _image_block(call_id: str, result_text: str, workspace: str) -> ImageBlock | None:
+    if not workspace:
+        # No workspace (an imported session not confirmed yet): there is no
+        # public folder, and a relative path would name one in the app's own.
+        return None
     try:
         data = json.loads(result_text)
     except (ValueError, RecursionError):
@@ -419,6 +428,9 @@ class TranscriptBuilder:
             result_data = result.message["data"]
             result_text = content_text(result_data.get("content"))
             state = "error" if result_data.get("status") == "error" else "finished"
+            metadata = result_data.get("response_metadata")
+            if isinstance(metadata, dict) and metadata.get(ENDED_WITHOUT_RESULT):
+                state = "ended"
         args = _args_text(call.get("args"))
         count = None
         if name == PRESENT and state == "finished" and result is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from app.core.declare import MISSING, DeclarationError, declare
 from app.core.import_store import ImportStore
@@ -46,6 +47,20 @@ class VerifyResult:
         return self.verdict in _VERIFIED
 
 
+UNCONFIRMED: Final = (
+    "refused (the session's workspace is not confirmed: choose the folder it "
+    "worked in first)"
+)
+
+
+def confirmed_workspace(store: Store, conversation_id: str) -> str:
+    """The workspace the user confirmed for an imported session; ``""``: none yet."""
+    try:
+        return store.conversation(conversation_id).workspace
+    except KeyError:
+        return ""
+
+
 def _hash(opened: VerifiedFile) -> str | None:
     """The content hash read through the checked descriptor, or ``None`` if the
     file changed while it was read."""
@@ -74,20 +89,24 @@ def verify_imported(
 ) -> VerifyResult:
     """Run the present check on an imported entry and compare its content.
 
-    The path is the one the transcript named, resolved from the session's
-    folder by the same check a ``present`` call gets (policy, permission mode,
-    final symlink, file type); only if it passes is the file opened, through
-    the checked descriptor, to hash it. A passing check stores a trusted
-    record, as if the file had been presented now.
+    The path is the one the transcript named, joined to the folder the
+    session was in when it named it, and checked by the same check a
+    ``present`` call gets (policy, permission mode, final symlink, file type)
+    in the workspace the user confirmed: never in the folder the transcript
+    claims. Only if it passes is the file opened, through the checked
+    descriptor, to hash it. A passing check stores a trusted record, as if the
+    file had been presented now.
     """
     entry = ImportStore(store).file(ref.conversation_id, ref.entry_id)
     if entry is None:
         return VerifyResult(VerifyVerdict.REFUSED, "no such imported file", None)
+    workspace = confirmed_workspace(store, ref.conversation_id)
+    if not workspace:
+        return VerifyResult(VerifyVerdict.REFUSED, UNCONFIRMED, None)
     description = f"Imported from a {entry.source} session"
-    # The path joined to the folder the session was in when it named it.
     arguments = {"files": [{"path": entry.resolved, "description": description}]}
     try:
-        record = declare(arguments, workspace=entry.workspace, mode=mode, policy=policy)
+        record = declare(arguments, workspace=workspace, mode=mode, policy=policy)
     except DeclarationError as error:
         return _refused(error)
     check, opened = open_entry(record.files[0], policy, trusted=True, mode=mode)
@@ -151,6 +170,9 @@ def check_imported(
     record = parse_record(stored.raw)
     if not stored.trusted or isinstance(record, UnsupportedRecord):
         reason = "its verification was not written by this app"
+        return Check(Verdict.UNTRUSTED, reason), None, None
+    if record.workspace != confirmed_workspace(store, ref.conversation_id):
+        reason = "it was verified in another workspace than the one confirmed now"
         return Check(Verdict.UNTRUSTED, reason), None, None
     entry = record.files[0]
     check, opened = open_entry(entry, policy, trusted=True, mode=mode)

@@ -25,6 +25,11 @@ _NAMES = {
     "cp850": "DOS Latin-1 (CP850)",
     "cp866": "DOS Cyrillic (CP866)",
     "cp874": "Windows-874 (Thai)",
+    "shift_jis": "Shift JIS",
+    "euc_jp": "EUC-JP",
+    "gbk": "GBK",
+    "big5": "Big5",
+    "euc_kr": "EUC-KR",
 }
 for _number in range(1250, 1259):
     _NAMES[f"cp{_number}"] = f"Windows-{_number}"
@@ -48,6 +53,11 @@ _WRITTEN_IN = {
     "cp1256": "Arabic",
     "cp1257": "Baltic",
     "iso8859_13": "Baltic",
+    "shift_jis": "Japanese",
+    "euc_jp": "Japanese",
+    "gbk": "Simplified Chinese",
+    "big5": "Traditional Chinese",
+    "euc_kr": "Korean",
 }
 
 CHOOSABLE = ("utf-8", *SINGLE_BYTE_COMMON)
@@ -92,12 +102,15 @@ def detect_encoding(head: bytes) -> TextEncoding:
     return UTF8 if bom is None else TextEncoding(bom.codec, bom.mark, bom.unit)
 
 
-def guess_encoding(head: bytes) -> TextEncoding:
+def guess_encoding(head: bytes, *, whole: bool = False) -> TextEncoding:
     """A mark's encoding; else UTF-8 if the head is valid UTF-8; else the legacy
-    single-byte encoding the detector reads it as (UTF-8 when it has none)."""
+    encoding it reads best in (UTF-8 when none reads it).
+
+    ``whole``: the head is the whole file, which may then be read in a
+    multi-byte legacy encoding (Shift JIS, GBK, …) too."""
     if find_bom(head) is not None or is_utf8(head):
         return detect_encoding(head)
-    legacy = legacy_encoding(head)
+    legacy = legacy_encoding(head, whole=whole)
     return UTF8 if legacy is None else TextEncoding(legacy)
 
 

@@ -1,4 +1,9 @@
-"""Image facts from headers, the decompression-bomb limit, and scaled decoding."""
+"""Image facts from headers, the decompression-bomb limit, and scaled decoding.
+
+Every decoder of the app reads an image's size here, before a pixel is
+decoded, and refuses what is over its pixel limit; ``decode_scaled`` then
+decodes no larger than it must (JPEG in the DCT, an icon's best image).
+"""
 
 from __future__ import annotations
 
@@ -9,12 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
+from app.core.filetype import detect
+
 if TYPE_CHECKING:
+    from PIL.IcoImagePlugin import IcoFile
     from PIL.Image import Image as PilImage
     from PIL.ImageFile import ImageFile
 
 MAX_PIXELS = 89_478_485
 """Pillow's ``MAX_IMAGE_PIXELS``: larger images (or animation frames) are refused."""
+
+ICO_IMAGE_LIMIT = 256
+"""More images than any icon holds: an icon listing more is refused unread."""
 
 EXIF_ORIENTATION_TAG = 0x0112
 # EXIF orientations 5 to 8 turn the image a quarter: width and height swap.
@@ -164,6 +175,10 @@ def _open_header(stream: IO[bytes], fmt: ImageFormat) -> ImageFile:
         raise ImageDataError(f"The file does not start like a {fmt.label} image")
     try:
         return factory(stream, "")
+    except Image.DecompressionBombError as error:  # a frame past twice the limit
+        raise ImageDataError(
+            f"The {fmt.label} image has more pixels than this viewer decodes"
+        ) from error
     except _DAMAGED as error:
         raise ImageDataError(
             f"The {fmt.label} header is damaged or truncated"
@@ -172,6 +187,116 @@ def _open_header(stream: IO[bytes], fmt: ImageFormat) -> ImageFile:
         raise ImageDataError(
             f"The {fmt.label} header asks for more memory than this viewer gives"
         ) from error
+
+
+@dataclass(frozen=True)
+class _IconImage:
+    """One image of an icon: where Pillow lists it, its real size and depth."""
+
+    index: int
+    width: int
+    height: int
+    depth: int
+
+    @property
+    def pixels(self) -> int:
+        return self.width * self.height
+
+
+def _icon_images(
+    stream: IO[bytes], fmt: ImageFormat
+) -> tuple[IcoFile, tuple[_IconImage, ...]]:
+    """An icon's directory, with each image's size read from that image's header.
+
+    The directory's one-byte sizes bind nothing: an entry listed as 16x16 may
+    hold a 7000x7000 PNG, and Pillow's and Qt's readers decode an image whole
+    to learn its size. Here each image's own header (PNG or DIB) is parsed
+    lazily instead; no pixel is decoded.
+    """
+    from PIL import BmpImagePlugin, IcoImagePlugin, PngImagePlugin
+
+    damaged = f"The {fmt.label} header is damaged or truncated"
+    stream.seek(0)
+    try:
+        icon = IcoImagePlugin.IcoFile(stream)
+    except _DAMAGED as error:
+        raise ImageDataError(damaged) from error
+    if not icon.entry:
+        raise ImageDataError(f"The {fmt.label} file holds no image")
+    if len(icon.entry) > ICO_IMAGE_LIMIT:
+        raise ImageDataError(
+            f"The {fmt.label} file lists {len(icon.entry)} images, more than "
+            f"the {ICO_IMAGE_LIMIT} this viewer reads"
+        )
+    images = []
+    for index, listed in enumerate(icon.entry):
+        try:
+            stream.seek(listed.offset)
+            png = detect(stream.read(16)).mime == "image/png"
+            stream.seek(listed.offset)
+            if png:
+                width, height = PngImagePlugin.PngImageFile(stream).size
+            else:
+                # A DIB's height counts its colour and mask rows together.
+                width, rows = BmpImagePlugin.DibImageFile(stream).size
+                height = rows // 2
+        except _DAMAGED as error:
+            raise ImageDataError(damaged) from error
+        if width <= 0 or height <= 0:
+            raise ImageDataError(damaged)
+        images.append(_IconImage(index, width, height, listed.bpp))
+    return icon, tuple(images)
+
+
+def _largest(images: tuple[_IconImage, ...]) -> _IconImage:
+    return max(images, key=lambda image: (image.pixels, image.depth))
+
+
+def _icon_facts(stream: IO[bytes], fmt: ImageFormat) -> ImageFacts:
+    """An icon's facts: the size of its largest image, as the viewer shows it.
+
+    No image of it is larger, so an icon within the limit holds only images
+    within it.
+    """
+    _icon, images = _icon_images(stream, fmt)
+    largest = _largest(images)
+    return ImageFacts(fmt, largest.width, largest.height)
+
+
+def _icon_image(
+    data: bytes, fmt: ImageFormat, bound: tuple[int, int] | None, limit: int
+) -> tuple[PilImage, tuple[int, int]]:
+    """The icon's image that best fills ``bound``, and the largest image's size.
+
+    Every image's real size is checked against ``limit`` before any is
+    decoded; then only the smallest image that fills ``bound`` (else the
+    largest) is decoded: a thumbnail never decodes a 256x256 image when
+    the icon holds a 128x128 one.
+    """
+    icon, images = _icon_images(io.BytesIO(data), fmt)
+    largest = _largest(images)
+    refusal = pixel_refusal(ImageFacts(fmt, largest.width, largest.height), limit)
+    if refusal is not None:
+        raise ImageDataError(refusal)
+    full = (largest.width, largest.height)
+    wanted = fit_within(full, bound) if bound is not None else full
+    filling = [
+        image
+        for image in images
+        if image.width >= wanted[0] and image.height >= wanted[1]
+    ]
+    chosen = (
+        min(filling, key=lambda image: (image.pixels, -image.depth))
+        if filling
+        else largest
+    )
+    try:
+        picked: PilImage = icon.frame(chosen.index)  # a PNG image stays unloaded
+    except _DAMAGED as error:
+        raise ImageDataError(f"The {fmt.label} data is damaged or truncated") from error
+    if picked.size != (chosen.width, chosen.height):
+        raise ImageDataError(f"The {fmt.label} data is damaged or truncated")
+    return picked, full
 
 
 # What a damaged header or data stream raises inside Pillow's plugins and
@@ -226,8 +351,11 @@ def read_facts(stream: IO[bytes], fmt: ImageFormat) -> ImageFacts:
     """Dimensions, frames and orientation from the header, decoding nothing.
 
     An image over ``MAX_PIXELS`` is described by its size alone: nothing
-    more of it is read, so a refusal costs a header parse.
+    more of it is read, so a refusal costs a header parse. An icon is
+    described by its largest image, measured by that image's own header.
     """
+    if fmt.pillow == "ICO":
+        return _icon_facts(stream, fmt)
     image = _open_header(stream, fmt)
     width, height = _checked_size(image, fmt)
     if pixel_refusal(ImageFacts(fmt, width, height)) is not None:
@@ -265,25 +393,39 @@ def fit_within(size: tuple[int, int], bound: tuple[int, int]) -> tuple[int, int]
 
 
 def decode_scaled(
-    data: bytes, fmt: ImageFormat, bound: tuple[int, int] | None = None
+    data: bytes,
+    fmt: ImageFormat,
+    bound: tuple[int, int] | None = None,
+    *,
+    limit: int = MAX_PIXELS,
 ) -> DecodedImage:
     """Decode to RGBA no larger than ``bound`` (display orientation); None = full.
 
-    JPEG is reduced while decoding (``draft``: DCT scaling), so a 24 MP photo
-    never exists at full size; other formats decode, then shrink at once.
+    The size in the header is checked against ``limit`` pixels before any
+    pixel is decoded (for an icon, every image's). JPEG is reduced while
+    decoding (``draft``: DCT scaling), so a 24 MP photo never exists at full
+    size; an icon decodes only its image nearest ``bound``; other formats
+    decode, then shrink at once.
     """
     from PIL import Image, ImageOps
 
-    image = _open_header(io.BytesIO(data), fmt)
-    width, height = _checked_size(image, fmt)
-    refusal = pixel_refusal(ImageFacts(fmt, width, height))
-    if refusal is not None:
-        raise ImageDataError(refusal)  # before anything is decoded
-    facts = ImageFacts(fmt, width, height, 1, _orientation(image))
-    full = facts.display_size
-    target = fit_within(full, bound) if bound is not None else full
-    # Decoding works in stored orientation; a quarter turn swaps the bound.
-    stored = target[::-1] if facts.orientation in _QUARTER_TURNS else target
+    image: PilImage
+    if fmt.pillow == "ICO":
+        image, full = _icon_image(data, fmt, bound, limit)
+        turned = False
+    else:
+        opened = _open_header(io.BytesIO(data), fmt)
+        width, height = _checked_size(opened, fmt)
+        refusal = pixel_refusal(ImageFacts(fmt, width, height), limit)
+        if refusal is not None:
+            raise ImageDataError(refusal)  # before anything is decoded
+        facts = ImageFacts(fmt, width, height, 1, _orientation(opened))
+        image, full = opened, facts.display_size
+        turned = facts.orientation in _QUARTER_TURNS
+    stored = (image.width, image.height)
+    if bound is not None:
+        # Decoding works in stored orientation; a quarter turn swaps the bound.
+        stored = fit_within(stored, bound[::-1] if turned else bound)
     try:
         shown: PilImage = image
         if stored != (image.width, image.height):

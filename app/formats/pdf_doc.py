@@ -1,21 +1,25 @@
 """A PDF opened from verified bytes: pages, outline, classified links, text, bitmaps.
 
 PyMuPDF is not thread-safe, so a ``PdfDocument`` remembers the thread that
-opened it and refuses calls from any other. ``pymupdf`` is imported when the
-first document opens, never when this module loads. Nothing here follows a
-link, runs a script or extracts an embedded file: links come back classified,
-and acting on them is the caller's choice.
+opened it and refuses calls from any other. The pages are what a person came
+for: every other part (outline, links, annotations, title, the count of
+embedded files) is read item by item, and one that cannot be read is left out
+and named in ``DocumentInfo.unreadable`` instead of costing the document.
+``pymupdf`` is imported when the first document opens, never when this module
+loads. Nothing here follows a link, runs a script or extracts an embedded
+file: links come back classified, and acting on them is the caller's choice.
 """
 
 from __future__ import annotations
 
 import bisect
 import enum
+import math
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from app.core.filetype import HEAD_SIZE, PDF_MIME, detect
 
@@ -75,12 +79,17 @@ class PdfLink:
 
 @dataclass(frozen=True)
 class OutlineEntry:
-    """One outline (bookmark) line; ``page`` is -1 when it points elsewhere."""
+    """One outline (bookmark) line; ``page`` is -1 when it points elsewhere.
+
+    ``readable`` is False for an entry whose target could not be read: it
+    keeps its place and title in the tree and goes nowhere.
+    """
 
     level: int
     title: str
     page: int
     y: float | None
+    readable: bool = True
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,9 @@ class DocumentInfo:
     embedded_files: int
     outline_left_out: int = 0
     """Entries past ``MAX_OUTLINE_ENTRIES``, not in ``outline``."""
+    unreadable: tuple[str, ...] = ()
+    """The parts that could not be read and are left out, named for a notice
+    ("the outline", "the targets of 2 outline entries", ...)."""
 
 
 @dataclass(frozen=True)
@@ -107,12 +119,17 @@ class Word:
 
 @dataclass(frozen=True)
 class Bitmap:
-    """An RGB page image: ``height`` rows of ``stride`` bytes."""
+    """An RGB page image: ``height`` rows of ``stride`` bytes.
+
+    ``annotations_left_out``: the page's annotations could not be drawn, so
+    the page is drawn without them.
+    """
 
     width: int
     height: int
     stride: int
     samples: bytes
+    annotations_left_out: bool = False
 
 
 def is_pdf(head: bytes) -> bool:
@@ -120,13 +137,25 @@ def is_pdf(head: bytes) -> bool:
     return detect(head[:HEAD_SIZE]).mime == PDF_MIME
 
 
-def classify_link(raw: dict[str, Any], page: int, page_count: int) -> PdfLink:
-    """Judge a link from PyMuPDF's ``get_links()`` found on page ``page``."""
+def classify_link(
+    raw: dict[str, Any],
+    page: int,
+    page_count: int,
+    named: tuple[int, float | None] | None = None,
+) -> PdfLink:
+    """Judge a link from PyMuPDF's ``get_links()`` found on page ``page``.
+
+    ``named`` is where a named destination leads (page, top), as the document
+    resolves it: PyMuPDF gives such a link's point in PDF space (from the
+    bottom), not in page space like every other point here.
+    """
     area = raw.get("from")
     box: Box = (0.0, 0.0, 0.0, 0.0)
     if area is not None:
         box = (float(area.x0), float(area.y0), float(area.x1), float(area.y1))
     kind = int(raw.get("kind", 0))
+    if kind in (1, 4) and named is not None and 0 <= named[0] < page_count:
+        return PdfLink(box, LinkAction.GOTO, named[0], named[1])
     if kind in (1, 4):  # LINK_GOTO, LINK_NAMED
         target = _link_target(raw, page, page_count)
         if target is not None:
@@ -263,6 +292,20 @@ def quiet_mupdf() -> None:
     tools.mupdf_display_warnings(False)
 
 
+def _count(number: int, one: str, many: str) -> str:
+    """``number`` things, in words: "1 outline entry", "3 entries"."""
+    return f"{number} {one}" if number == 1 else f"{number:,} {many}"
+
+
+_OUT_OF_MEMORY = ("malloc", "out of memory", "cannot allocate")
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """Whether an error says memory ran out (as MuPDF words it, or Python)."""
+    text = str(error).lower()
+    return isinstance(error, MemoryError) or any(w in text for w in _OUT_OF_MEMORY)
+
+
 def _check_images(page: Any) -> None:
     """Refuse a page whose images claim more pixels than a page may decode."""
     pixels = 0
@@ -316,32 +359,64 @@ class PdfDocument:
         return self._unlocked
 
     def info(self) -> DocumentInfo:
+        """The page sizes and whatever else of the document could be read."""
         self._check()
         count = int(self._doc.page_count)
-        sizes = []
+        sizes: list[tuple[float, float]] = []
         for number in range(count):
-            rect = self._doc.load_page(number).rect
-            sizes.append((float(rect.width), float(rect.height)))
-        outline, left_out = self._outline(count)
-        metadata = self._doc.metadata or {}
+            sizes.append(self._page_size(number, sizes[-1] if sizes else None))
+        unreadable: list[str] = []
+        outline, left_out = self._outline(count, unreadable)
+        try:
+            title = str((self._doc.metadata or {}).get("title") or "")
+        except Exception:  # PyMuPDF raises any type for a part it cannot read
+            title = ""
+            unreadable.append("the title")
+        try:
+            embedded = int(self._doc.embfile_count())
+        except Exception:
+            embedded = 0
+            unreadable.append("the list of embedded files")
         return DocumentInfo(
             tuple(sizes),
             tuple(outline),
-            str(metadata.get("title") or "")[:MAX_TITLE_CHARS],
-            int(self._doc.embfile_count()),
+            title[:MAX_TITLE_CHARS],
+            embedded,
             left_out,
+            tuple(unreadable),
         )
 
-    def _outline(self, count: int) -> tuple[list[OutlineEntry], int]:
+    def _page_size(
+        self, number: int, before: tuple[float, float] | None
+    ) -> tuple[float, float]:
+        """A page's size; one that cannot be read takes its neighbour's (or
+        Letter's), and drawing it then says why it failed."""
+        try:
+            rect = self._doc.load_page(number).rect
+            return (float(rect.width), float(rect.height))
+        except Exception:
+            return before or (612.0, 792.0)
+
+    def _outline(
+        self, count: int, unreadable: list[str]
+    ) -> tuple[list[OutlineEntry], int]:
         """The outline in reading order, walked without recursion.
 
         ``get_toc`` recurses once per level, so an outline 1,000 levels deep
         raised ``RecursionError``; entries past ``MAX_OUTLINE_ENTRIES`` are
-        counted, not kept.
+        counted, not kept. An entry whose target cannot be read stays, going
+        nowhere; a branch that cannot be followed is left out. Either is
+        named in ``unreadable``.
         """
         entries: list[OutlineEntry] = []
         left_out = 0
-        stack: list[tuple[Any, int]] = [(self._doc.outline, 1)]
+        try:
+            first = self._doc.outline
+        except Exception:  # PyMuPDF raises any type for a part it cannot read
+            unreadable.append("the outline")
+            return entries, 0
+        stack: list[tuple[Any, int]] = [(first, 1)]
+        broken = targetless = 0
         while stack:
             item, level = stack.pop()
             if not _live(item):
@@ -349,28 +424,55 @@ class PdfDocument:
             if len(entries) >= MAX_OUTLINE_ENTRIES:
                 left_out += 1
             else:
-                entries.append(self._outline_entry(item, level, count))
-            stack.append((item.next, level))
-            stack.append((item.down, level + 1))  # popped first: children next
+                entry = self._outline_entry(item, level, count)
+                targetless += not entry.readable
+                entries.append(entry)
+            # Children are popped first, so they follow their entry.
+            for step, depth in (("next", level), ("down", level + 1)):
+                try:
+                    stack.append((getattr(item, step), depth))
+                except Exception:  # that branch is left out, and counted
+                    broken += 1
             if left_out > 10 * MAX_OUTLINE_ENTRIES:
                 break  # counting a hostile outline has a limit too
+        if broken:
+            unreadable.append(
+                _count(broken, "part of the outline", "parts of the outline")
+            )
+        if targetless:
+            unreadable.append(
+                "the targets of "
+                + _count(targetless, "outline entry", "outline entries")
+            )
         return entries, left_out
 
     def _outline_entry(self, item: Any, level: int, count: int) -> OutlineEntry:
-        title = str(item.title or " ")[:MAX_TITLE_CHARS]
-        page, y = -1, None
-        if not item.is_external and item.uri:
-            page = int(item.page)
-            if page == -1:  # a named destination: as get_toc resolves it
-                page = int(self._doc.resolve_link(item.uri)[0])
-            dest = getattr(item, "dest", None)
-            kind = int(getattr(dest, "kind", 1)) if dest is not None else 1
-            point = getattr(dest, "lt", None) if dest is not None else None
-            if point is not None and float(point.y) > 0:
-                y = float(point.y)
-            if kind not in (1, 4) or not 0 <= page < count:
-                page, y = -1, None
+        try:
+            title = str(item.title or " ")[:MAX_TITLE_CHARS]
+        except Exception:  # PyMuPDF raises any type for a part it cannot read
+            return OutlineEntry(level, "Untitled", -1, None, readable=False)
+        try:
+            if item.is_external or not item.uri:
+                return OutlineEntry(level, title, -1, None)
+            page, y = self._target(str(item.uri), count)
+        except Exception:
+            return OutlineEntry(level, title, -1, None, readable=False)
         return OutlineEntry(level, title, page, y)
+
+    def _target(self, uri: str, count: int) -> tuple[int, float | None]:
+        """Where an internal link's URI leads: (page, top), (-1, None) if nowhere.
+
+        ``resolve_link`` reads an explicit destination and a named one alike;
+        the ``dest`` of an outline item fails on a named one (PyMuPDF 1.28.2
+        asserts a document it was never given), and pdfTeX's hyperref and
+        Texinfo name every destination.
+        """
+        page, _x, y = self._doc.resolve_link(uri)
+        page = int(page)
+        if not 0 <= page < count:
+            return -1, None
+        top = float(y)
+        return page, (top if math.isfinite(top) and top > 0 else None)
 
     def render(self, page: int, scale: float) -> Bitmap:
         """Draw ``page`` at ``scale`` pixels per point (clamped), opaque RGB."""
@@ -379,21 +481,54 @@ class PdfDocument:
         loaded = self._doc.load_page(page)
         _check_images(loaded)
         scale = clamp_scale(loaded.rect.width, loaded.rect.height, scale)
-        pixmap = loaded.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
+        matrix = pymupdf.Matrix(scale, scale)
+        left_out = False
+        try:
+            pixmap = loaded.get_pixmap(matrix=matrix, alpha=False)
+        except Exception as error:
+            # An annotation MuPDF cannot draw must not cost the page: it is
+            # drawn again without annotations, and fails only if that fails.
+            if is_out_of_memory(error):
+                raise
+            pixmap = loaded.get_pixmap(matrix=matrix, alpha=False, annots=False)
+            left_out = True
         return Bitmap(
-            int(pixmap.width), int(pixmap.height), int(pixmap.stride), pixmap.samples
+            int(pixmap.width),
+            int(pixmap.height),
+            int(pixmap.stride),
+            pixmap.samples,
+            left_out,
         )
 
     def links(self, page: int) -> tuple[PdfLink, ...]:
+        return self.read_links(page)[0]
+
+    def read_links(self, page: int) -> tuple[tuple[PdfLink, ...], int]:
+        """The page's links and how many of them could not be read (left out)."""
         self._check()
         count = int(self._doc.page_count)
         try:
             raw = self._doc.load_page(page).get_links()
-        except (SystemError, UnicodeDecodeError):
-            # WORKAROUND(PyMuPDF 2.0 fails to decode link ids in some encrypted
-            # files): the page is still shown, with its links inert.
-            return ()
-        return tuple(classify_link(link, page, count) for link in raw)
+        except Exception:  # PyMuPDF raises any type for a part it cannot read
+            # (PyMuPDF 2.0 fails to decode link ids in some encrypted files):
+            # the page is still shown, with its links inert.
+            return (), 1
+        links: list[PdfLink] = []
+        for link in raw:
+            try:
+                judged = self._classify(link, page, count)
+            except Exception:  # this link is left out, and counted
+                judged = None
+            if judged is not None:
+                links.append(judged)
+        return tuple(links), len(raw) - len(links)
+
+    def _classify(self, raw: dict[str, Any], page: int, count: int) -> PdfLink:
+        name = raw.get("nameddest")
+        named = None
+        if int(raw.get("kind", 0)) in (1, 4) and name:
+            named = self._target("#nameddest=" + quote(str(name), safe=""), count)
+        return classify_link(raw, page, count, named)
 
     def words(self, page: int) -> tuple[Word, ...]:
         self._check()

@@ -116,6 +116,12 @@ def _text(value: Any) -> str:
     return value
 
 
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise WireError("the PDF worker sent a value of the wrong type")
+    return value
+
+
 def _items(value: Any) -> list[Any]:
     if not isinstance(value, list):
         raise WireError("the PDF worker sent a value of the wrong type")
@@ -130,10 +136,11 @@ def _box(value: Any) -> Box:
 def encode_info(info: DocumentInfo) -> dict[str, Any]:
     return {
         "page_sizes": [list(size) for size in info.page_sizes],
-        "outline": [[e.level, e.title, e.page, e.y] for e in info.outline],
+        "outline": [[e.level, e.title, e.page, e.y, e.readable] for e in info.outline],
         "title": info.title,
         "embedded_files": info.embedded_files,
         "outline_left_out": info.outline_left_out,
+        "unreadable": list(info.unreadable),
     }
 
 
@@ -148,6 +155,7 @@ def decode_info(header: dict[str, Any]) -> DocumentInfo:
             _text(entry[1]),
             _integer(entry[2]),
             None if entry[3] is None else _number(entry[3]),
+            _flag(entry[4]),
         )
         for entry in map(_items, _items(header.get("outline")))
     )
@@ -157,6 +165,7 @@ def decode_info(header: dict[str, Any]) -> DocumentInfo:
         _text(header.get("title")),
         _integer(header.get("embedded_files")),
         _integer(header.get("outline_left_out")),
+        tuple(_text(part) for part in _items(header.get("unreadable"))),
     )
 
 

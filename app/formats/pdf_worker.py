@@ -18,7 +18,13 @@ import os
 import sys
 from typing import Any
 
-from app.formats.pdf_doc import Bitmap, PageTooLargeError, PdfDocument, PdfError
+from app.formats.pdf_doc import (
+    Bitmap,
+    PageTooLargeError,
+    PdfDocument,
+    PdfError,
+    is_out_of_memory,
+)
 from app.formats.pdf_wire import (
     WireClosedError,
     WireError,
@@ -35,7 +41,6 @@ MEMORY_ENV = "DELIVERABLES_PDF_WORKER_MEMORY"
 """How many bytes of address space the worker may use (set by the app)."""
 
 _PR_SET_PDEATHSIG = 1
-_OUT_OF_MEMORY = ("malloc", "out of memory", "cannot allocate")
 
 
 def _limit_memory() -> None:
@@ -67,9 +72,7 @@ def _reason(error: BaseException) -> tuple[str, str]:
     text = str(error)
     if isinstance(error, PageTooLargeError):
         return "memory", text
-    if isinstance(error, MemoryError) or any(
-        word in text.lower() for word in _OUT_OF_MEMORY
-    ):
+    if is_out_of_memory(error):
         return "memory", "it needs more memory than the viewer gives a page"
     if isinstance(error, PdfError):
         return "pdf", text
@@ -103,9 +106,15 @@ class _Worker:
             return encode_info(document.info()), b""
         if op == "render":
             bitmap: Bitmap = document.render(page, float(header.get("scale", 1.0)))
-            links = encode_links(document.links(page))
+            links, links_left_out = document.read_links(page)
             shape = {"width": bitmap.width, "height": bitmap.height}
-            return {**shape, "stride": bitmap.stride, "links": links}, bitmap.samples
+            return {
+                **shape,
+                "stride": bitmap.stride,
+                "links": encode_links(links),
+                "links_left_out": links_left_out,
+                "annotations_left_out": bitmap.annotations_left_out,
+            }, bitmap.samples
         if op == "words":
             return {"words": encode_words(document.words(page))}, b""
         if op == "search":

@@ -180,8 +180,13 @@ class PagedText:
         self.reader = fenced_reader(file, path)
         self.page_size = max(page_size, 16)
         head = self.reader.read(_HEAD, 0)
+        # A file no longer than its head is read whole, never cut into pages:
+        # only then may it be in a multi-byte legacy encoding.
+        whole = self.reader.size <= len(head)
         self.encoding: TextEncoding = (
-            guess_encoding(head) if codec is None else chosen_encoding(codec, head)
+            guess_encoding(head, whole=whole)
+            if codec is None
+            else chosen_encoding(codec, head)
         )
 
     @property

@@ -7,9 +7,17 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from app.importers.claude_edits import edit_evidence
+from app.importers.claude_markup import typed_text
 from app.importers.evidence import ChangeItem, Item, MessageItem
 from app.importers.lines import LineStats
-from app.importers.messages import ai, clip_args, human, text_parts, tool
+from app.importers.messages import (
+    ai,
+    clip_args,
+    human,
+    text_parts,
+    tool,
+    unanswered,
+)
 
 SOURCE: Final = "claude-code"
 # Line types a session holds that carry nothing to import; any other type is
@@ -65,6 +73,8 @@ class ClaudeParser:
         self.subagent = False
         # The current turn's tool calls: id -> (name, the paths of its input).
         self._calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        # The main thread's calls with no result yet: id -> name.
+        self._open: dict[str, str] = {}
 
     def feed(self, number: int, line: dict[str, Any]) -> Iterator[Item]:
         kind = line.get("type")
@@ -87,6 +97,14 @@ class ClaudeParser:
 
     def finish(self) -> Iterator[Item]:
         yield from self._flush()
+        yield from self._unanswered()
+
+    def _unanswered(self) -> Iterator[Item]:
+        """Results for the calls the turn ended without: they are not running."""
+        yield from self._flush()
+        open_calls, self._open = self._open, {}
+        for call_id, name in open_calls.items():
+            yield MessageItem(unanswered(call_id, name))
 
     def _note_session(self, line: dict[str, Any]) -> None:
         session, cwd, at = line.get("sessionId"), line.get("cwd"), line.get("timestamp")
@@ -123,7 +141,9 @@ class ClaudeParser:
             yield from self._flush()
             reply = self._reply = _Reply(message_id)
         reply.texts.append(text_parts(content))
-        reply.calls.extend(self._remember_calls(content))
+        calls = self._remember_calls(content)
+        reply.calls.extend(calls)
+        self._open.update((call_id, name) for call_id, name, _args in calls)
 
     def _flush(self) -> Iterator[Item]:
         reply, self._reply = self._reply, None
@@ -143,10 +163,13 @@ class ClaudeParser:
             if isinstance(block, dict) and block.get("type") == "tool_result"
         ]
         if not results:
-            text = text_parts(content)
+            text = typed_text(text_parts(content))
             meta = line.get("isMeta") is True or line.get("isCompactSummary") is True
-            if meta or not text.strip() or text.startswith(_NOT_PROMPTS):
+            if meta or text is None or not text.strip():
                 return
+            if text.startswith(_NOT_PROMPTS):
+                return
+            yield from self._unanswered()
             self._calls = {}  # a new turn: earlier calls are answered
             yield MessageItem(human(text), prompt=True)
             return
@@ -156,6 +179,7 @@ class ClaudeParser:
             call_id = block.get("tool_use_id")
             if not isinstance(call_id, str):
                 continue
+            self._open.pop(call_id, None)
             name = self._calls.get(call_id, ("", {}))[0]
             error = block.get("is_error") is True
             body = text_parts(block.get("content"))

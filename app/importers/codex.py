@@ -11,7 +11,14 @@ from app.core.changes import FileChange
 from app.importers.codex_changes import event_changes, patch_changes
 from app.importers.evidence import ChangeItem, Item, MessageItem
 from app.importers.lines import LineStats
-from app.importers.messages import ai, clip_args, human, text_parts, tool
+from app.importers.messages import (
+    ai,
+    clip_args,
+    human,
+    text_parts,
+    tool,
+    unanswered,
+)
 from app.importers.patch import extract_patch
 
 SOURCE: Final = "codex"
@@ -52,6 +59,35 @@ class _Reply:
     calls: list[tuple[str, str, Any]] = field(default_factory=list)
 
 
+@dataclass
+class _Echo:
+    """The last text of one kind, and which of Codex's two records it came from.
+
+    A rollout keeps a prompt (and an answer) twice: as a ``response_item``
+    message and as an ``event_msg``, in either order, and some rollouts keep
+    only the event. The second copy of the same text is the first one's echo.
+    """
+
+    source: str = ""
+    key: str = ""
+
+    def is_echo(self, source: str, text: str) -> bool:
+        key = " ".join(text.replace("[image]", " ").split())
+        # One record may wrap the text the other holds (context put before a
+        # prompt): the same ending is the same message.
+        same = bool(key and self.key) and (
+            key.endswith(self.key) or self.key.endswith(key)
+        )
+        if same and source != self.source:
+            self.source = self.key = ""
+            return True
+        self.source, self.key = source, key
+        return False
+
+    def forget(self) -> None:
+        self.source = self.key = ""
+
+
 class CodexParser:
     """Turns rollout lines into stored messages and file evidence.
 
@@ -71,6 +107,12 @@ class CodexParser:
         self._reply: _Reply | None = None
         self._patches: dict[str, _Patch] = {}
         self._names: dict[str, str] = {}
+        self._prompt = _Echo()
+        self._answer = _Echo()
+        # Calls with no output yet: id -> name; and what their commands'
+        # end events said, should the output itself never come.
+        self._open: dict[str, str] = {}
+        self._ran: dict[str, tuple[str, bool]] = {}
 
     def feed(self, number: int, line: dict[str, Any]) -> Iterator[Item]:
         kind, payload = line.get("type"), line.get("payload")
@@ -85,8 +127,7 @@ class CodexParser:
             if isinstance(cwd, str) and cwd:
                 self._turn_cwd = cwd
         elif kind == "event_msg":
-            if payload.get("type") == "patch_apply_end":
-                yield from self._applied(number, payload, stamp)
+            yield from self._event(number, payload, stamp)
         elif kind == "response_item":
             yield from self._item(number, payload, stamp)
         elif kind not in _IGNORED:
@@ -94,7 +135,43 @@ class CodexParser:
 
     def finish(self) -> Iterator[Item]:
         yield from self._flush()
+        yield from self._unanswered()
         yield from self._settle()
+
+    def _event(
+        self, number: int, payload: dict[str, Any], stamp: str
+    ) -> Iterator[Item]:
+        event = payload.get("type")
+        message = payload.get("message")
+        text = message if isinstance(message, str) else ""
+        if event == "patch_apply_end":
+            yield from self._applied(number, payload, stamp)
+        elif event == "user_message" and payload.get("kind") in (None, "plain"):
+            yield from self._prompted("event", text)
+        elif event == "agent_message" and not self._answer.is_echo("event", text):
+            self._reply = self._reply or _Reply()
+            self._reply.texts.append(text)
+        elif event == "exec_command_end":
+            call = payload.get("call_id")
+            output = payload.get("aggregated_output", payload.get("stdout"))
+            code = payload.get("exit_code")
+            if isinstance(call, str) and isinstance(output, str):
+                failed = isinstance(code, int) and code != 0
+                self._ran[call] = (output, failed)
+
+    def _unanswered(self) -> Iterator[Item]:
+        """Results for the calls the turn ended without: they are not running.
+
+        A command whose end event the rollout kept gets that event's output.
+        """
+        open_calls, self._open = self._open, {}
+        ran, self._ran = self._ran, {}
+        for call_id, name in open_calls.items():
+            if call_id in ran:
+                text, failed = ran[call_id]
+                yield MessageItem(tool(call_id, name, text, error=failed))
+            else:
+                yield MessageItem(unanswered(call_id, name))
 
     def _legacy(self, line: dict[str, Any]) -> tuple[object, dict[str, Any]]:
         """Early rollouts: a bare meta line, then bare response items."""
@@ -128,9 +205,14 @@ class CodexParser:
         if kind == "message":
             yield from self._message(item)
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._prompt.forget()
             self._call(number, kind, call, item, stamp)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             yield from self._flush()
+            self._prompt.forget()
+            self._answer.forget()
+            self._open.pop(call, None)
+            self._ran.pop(call, None)
             text, error = _output(item.get("output"))
             if call in self._patches:
                 self._patches[call].succeeded = not error
@@ -141,15 +223,24 @@ class CodexParser:
     def _message(self, item: dict[str, Any]) -> Iterator[Item]:
         role = item.get("role")
         text = text_parts(item.get("content"), ("input_text", "output_text", "text"))
-        if role == "assistant":
+        if role == "assistant" and not self._answer.is_echo("item", text):
+            self._prompt.forget()
             self._reply = self._reply or _Reply()
             self._reply.texts.append(text)
         elif role == "user":
-            yield from self._flush()
-            if not text.strip() or text.lstrip().startswith(_INJECTED):
-                return
-            yield from self._settle()
-            yield MessageItem(human(text), prompt=True)
+            yield from self._prompted("item", text)
+
+    def _prompted(self, source: str, text: str) -> Iterator[Item]:
+        """A prompt from either record of it; its echo from the other is dropped."""
+        yield from self._flush()
+        if not text.strip() or text.lstrip().startswith(_INJECTED):
+            return
+        if self._prompt.is_echo(source, text):
+            return
+        self._answer.forget()
+        yield from self._unanswered()
+        yield from self._settle()
+        yield MessageItem(human(text), prompt=True)
 
     def _call(
         self, number: int, kind: object, call: str, item: dict[str, Any], stamp: str
@@ -164,6 +255,8 @@ class CodexParser:
             except (ValueError, RecursionError):
                 args = {"arguments": raw}
         self._names[call] = label
+        if call:
+            self._open[call] = label
         self._reply = self._reply or _Reply()
         self._reply.calls.append((call, label, clip_args(args)))
         patch = _patch_of(label, args)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from app.core.import_store import ImportConflictError
+from app.core.import_workspace import WorkspaceChoiceError, chosen_workspace
 from app.core.store import Store
 from app.importers.discover import transcripts_in
 from app.importers.lines import Progress
 from app.importers.session import ImportSummary, NotImportableError, import_transcript
+from app.remote.address import is_remote_address
 
 
 def _progress(name: str, stream: TextIO) -> Progress | None:
@@ -47,16 +50,37 @@ def expand(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
     return files, missing
 
 
+def _unconfirmed(summary: ImportSummary) -> str:
+    claim = summary.claimed_workspace or "no folder"
+    return (
+        f"deliverables import: {summary.transcript}: no workspace is confirmed "
+        f"(the session says it worked in {claim}), so its files cannot be "
+        "verified; import it again with --workspace DIR, or choose the folder "
+        "in the window"
+    )
+
+
 def run_import(
-    store: Store, files: Sequence[Path], *, as_json: bool, out: TextIO, err: TextIO
+    store: Store,
+    files: Sequence[Path],
+    *,
+    as_json: bool,
+    out: TextIO,
+    err: TextIO,
+    workspace: str | None = None,
 ) -> int:
-    """Import ``files``; 0 when at least one was imported, else 1."""
+    """Import ``files`` with the ``workspace`` the user confirmed for them (if
+    any: the folder a transcript claims is never taken in its place); 0 when
+    at least one was imported, else 1."""
     imported: list[ImportSummary] = []
     skipped = malformed = 0
     for path in files:
         try:
             summary = import_transcript(
-                store, str(path), on_progress=_progress(path.name, err)
+                store,
+                str(path),
+                workspace=workspace,
+                on_progress=_progress(path.name, err),
             )
         except (NotImportableError, ImportConflictError) as error:
             stats = getattr(error, "stats", None)
@@ -66,6 +90,8 @@ def run_import(
             print(f"deliverables import: {path}: not imported: {error}", file=err)
             continue
         imported.append(summary)
+        if not summary.workspace:
+            print(_unconfirmed(summary), file=err)
         skipped += summary.skipped_lines
         malformed += summary.malformed_lines
     if as_json:
@@ -75,6 +101,8 @@ def run_import(
                 "title": s.title,
                 "turns": s.turns,
                 "files": s.files,
+                "workspace": s.workspace or None,
+                "claimed_workspace": s.claimed_workspace or None,
             }
             for s in imported
         ]
@@ -100,8 +128,26 @@ def run_import(
     return 0 if imported else 1
 
 
-def main(data_dir: Callable[[], Path], paths: Sequence[str], *, as_json: bool) -> int:
-    """Exit 0 imported, 1 nothing importable, 2 for paths that do not exist."""
+def main(
+    data_dir: Callable[[], Path],
+    paths: Sequence[str],
+    *,
+    as_json: bool,
+    workspace: str | None = None,
+) -> int:
+    """Exit 0 imported, 1 nothing importable, 2 for paths that do not exist or
+    a ``workspace`` that is no folder."""
+    if workspace is not None:
+        try:
+            if is_remote_address(workspace):
+                raise WorkspaceChoiceError(
+                    "an imported session's files are checked on this computer: "
+                    "give a local folder"
+                )
+            workspace = chosen_workspace(os.path.abspath(workspace))
+        except WorkspaceChoiceError as error:
+            print(f"deliverables import: --workspace: {error}", file=sys.stderr)
+            return 2
     files, missing = expand(paths)
     if missing:
         for given in missing:
@@ -115,4 +161,11 @@ def main(data_dir: Callable[[], Path], paths: Sequence[str], *, as_json: bool) -
         )
         return 1
     with Store(data_dir()) as store:
-        return run_import(store, files, as_json=as_json, out=sys.stdout, err=sys.stderr)
+        return run_import(
+            store,
+            files,
+            as_json=as_json,
+            out=sys.stdout,
+            err=sys.stderr,
+            workspace=workspace,
+        )

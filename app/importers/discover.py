@@ -27,11 +27,14 @@ class SessionListing:
     source: str  # "claude-code" or "codex"
     path: str
     session_id: str | None
-    project: str  # the folder the session worked in
+    project: str  # the folder the session worked in, as a name to show
     started_at: str | None
     first_prompt: str  # empty when the head holds none
     size: int
     mtime_ns: int
+    # The folder the transcript says it worked in ("" when its head has none):
+    # a claim to show, never a workspace of itself.
+    cwd: str = ""
 
 
 def claude_root(home: Path, env: Mapping[str, str]) -> Path:
@@ -89,26 +92,46 @@ def _head(path: str) -> list[dict[str, object]]:
 
 
 def _listing(source: str, entry: os.DirEntry[str], fallback: str) -> SessionListing:
+    return _described(source, entry.path, _head(entry.path), fallback)
+
+
+def listing_of(path: str) -> SessionListing | None:
+    """A transcript the user chose, described as a found one; ``None``: none.
+
+    Its format is told by its head: Codex wraps every line in a ``payload``.
+    """
+    real = os.path.realpath(path)
+    head = _head(real)
+    if not head:
+        return None
+    codex = any(isinstance(line.get("payload"), dict) for line in head)
+    return _described("codex" if codex else "claude-code", real, head, "")
+
+
+def _described(
+    source: str, path: str, head: list[dict[str, object]], fallback: str
+) -> SessionListing:
     stats = LineStats()
     parser = CodexParser(stats) if source == "codex" else ClaudeParser(stats)
     prompt = ""
-    for number, line in enumerate(_head(entry.path), start=1):
+    for number, line in enumerate(head, start=1):
         for item in parser.feed(number, line):
             if isinstance(item, MessageItem) and item.prompt and not prompt:
                 data = item.message["data"]
                 prompt = " ".join(text_parts(data.get("content")).split())
         if prompt and parser.cwd and parser.session_id:
             break
-    status = entry.stat(follow_symlinks=False)
+    status = os.stat(path, follow_symlinks=False)
     return SessionListing(
         source=source,
-        path=entry.path,
+        path=path,
         session_id=parser.session_id,
         project=parser.cwd or fallback,
         started_at=parser.started_at,
         first_prompt=prompt[:MAX_PROMPT],
         size=status.st_size,
         mtime_ns=status.st_mtime_ns,
+        cwd=parser.cwd or "",
     )
 
 

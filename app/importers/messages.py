@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from app.core.transcript import ENDED_WITHOUT_RESULT
+
 # Imported text is shown, not replayed in full: bounds keep the store and the
 # chat of a huge session about the size of one made here.
 MAX_TEXT: Final = 1 << 20
 MAX_TOOL_TEXT: Final = 256 << 10
 MAX_ARG_TEXT: Final = 64 << 10
 MAX_ARG_DEPTH: Final = 20
+NO_RESULT_TEXT: Final = "The session ended without a result for this call."
 
 
 def clip(text: str, limit: int) -> str:
@@ -86,6 +89,17 @@ def tool(call_id: str, name: str, text: str, *, error: bool) -> dict[str, Any]:
             "status": "error" if error else "success",
         },
     }
+
+
+def unanswered(call_id: str, name: str) -> dict[str, Any]:
+    """The result of a call the session ended without answering.
+
+    Without one the chat would show the call as still running, for ever; the
+    text says what happened to a model the conversation is continued with.
+    """
+    message = tool(call_id, name, NO_RESULT_TEXT, error=True)
+    message["data"]["response_metadata"] = {ENDED_WITHOUT_RESULT: True}
+    return message
 
 
 def text_parts(content: Any, text_types: tuple[str, ...] = ("text",)) -> str:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Protocol
 
 from app.core.import_store import ImportStore
+from app.core.import_workspace import chosen_workspace
 from app.core.safeio import SafeOpenError, VerifiedFile, open_verified
 from app.core.store import Store
 from app.importers.claude import ClaudeParser
@@ -67,6 +68,10 @@ class ImportSummary:
     malformed_lines: int
     oversized_lines: int
     sidechain_lines: int
+    # What the transcript says the session worked in, and the workspace the
+    # user confirmed ("" when none is: then no file can be verified).
+    claimed_workspace: str = ""
+    workspace: str = ""
 
 
 def _sniff(opened: VerifiedFile) -> tuple[str, str | None]:
@@ -146,12 +151,22 @@ def _read_subagents(
 
 
 def import_transcript(
-    store: Store, path: str, *, on_progress: Progress | None = None
+    store: Store,
+    path: str,
+    *,
+    workspace: str | None = None,
+    on_progress: Progress | None = None,
 ) -> ImportSummary:
     """Import the session in ``path``; importing it again updates it in place.
 
     The transcript is only read, line by line; nothing it names is opened.
+    ``workspace`` is the folder the user confirmed for it: the folder the
+    transcript claims is recorded beside it and never used in its place.
+    Without one, a workspace confirmed at an earlier import stays; if there
+    is none, no file of the session can be verified until the user chooses.
+    Raises ``WorkspaceChoiceError`` for a ``workspace`` that is no local folder.
     """
+    confirmed = None if workspace is None else chosen_workspace(workspace)
     transcript = os.path.realpath(path)
     with _open(path) as opened:
         source, session_id = _sniff(opened)
@@ -164,7 +179,7 @@ def import_transcript(
         imports = ImportStore(store)
         writer = SessionWriter(
             imports,
-            lambda: imports.begin(source, str(session_id), transcript, stem, ""),
+            lambda: imports.begin(source, str(session_id), transcript, stem),
         )
         for number, line in json_lines(opened, stats, on_progress):
             for item in parser.feed(number, line):
@@ -178,8 +193,8 @@ def import_transcript(
         raise NotImportableError(
             "it holds no messages of a main session to import", stats
         )
-    workspace = parser.cwd or os.path.dirname(transcript)
-    title = _title(writer.first_prompt, workspace, stem)
+    claim = parser.cwd or ""
+    title = _title(writer.first_prompt, claim, stem)
     summary = ImportSummary(
         conversation_id=writer.conversation_id,
         title=title,
@@ -193,14 +208,20 @@ def import_transcript(
         malformed_lines=stats.malformed,
         oversized_lines=stats.oversized,
         sidechain_lines=stats.sidechain,
+        claimed_workspace=claim,
     )
     provenance = Provenance(source, session_id, transcript)
-    imports.finish(
+    in_force = imports.finish(
         writer.conversation_id,
         title=title,
-        workspace=workspace,
+        workspace=confirmed,
+        claimed_workspace=claim,
         message_count=writer.messages,
-        summary={**summary.__dict__, "started_at": parser.started_at},
-        files=writer.entries(provenance, workspace),
+        # What the import found; the workspace in force lives in the store.
+        summary={
+            **{k: v for k, v in summary.__dict__.items() if k != "workspace"},
+            "started_at": parser.started_at,
+        },
+        files=writer.entries(provenance, claim),
     )
-    return summary
+    return replace(summary, workspace=in_force)

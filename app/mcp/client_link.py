@@ -6,6 +6,7 @@ import sys
 from typing import Final
 
 import anyio
+import anyio.to_thread
 import mcp_types as types
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
@@ -65,7 +66,9 @@ class ClientLink:
             if self._roots_read == wanted:
                 return
             try:
-                self._presenter.set_roots(await self._read_roots(self.session))
+                uris = await self._read_roots(self.session)
+                # Off the loop: judging the roots reads the user's approvals.
+                await anyio.to_thread.run_sync(self._presenter.set_roots, uris)
             except RootError as error:
                 self._presenter.refuse_roots(str(error))
             self._roots_read = wanted

@@ -14,36 +14,57 @@ from typing import Final
 
 from app.core.names import plain_file_name
 
-# What clients put in clientInfo.name, and how a person calls them.
-KNOWN_NAMES: Final = {
+# The clients the user may name with --client (and --print-config), and how a
+# person calls them. What a client says of itself in clientInfo is never
+# looked up here: any program can call itself "claude-code".
+CLIENT_LABELS: Final = {
     "claude-code": "Claude Code",
-    "codex-mcp-client": "Codex",
     "codex": "Codex",
-    "cursor-vscode": "Cursor",
     "cursor": "Cursor",
-    "visual studio code": "VS Code",
-    "visual studio code - insiders": "VS Code",
-    "claude-ai": "Claude Desktop",
+    "vscode": "VS Code",
+    "claude-desktop": "Claude Desktop",
 }
 UNKNOWN_CLIENT: Final = "An MCP client"
 _MARKUP: Final = re.compile(r"[^\w .,'()+-]")
 MAX_NAME: Final = 60
 
 
-def agent_name(name: str | None, title: str | None = None) -> str:
-    """The agent's name as the chat shows it; the client's own words are untrusted."""
-    if name and name.strip().lower() in KNOWN_NAMES:
-        return KNOWN_NAMES[name.strip().lower()]
-    for candidate in (title, name):
-        if candidate and candidate.strip():
-            # No hidden or control characters, nothing Markdown or HTML would
-            # act on (the chat renders "Presented by <name>." as Markdown), and
-            # a bounded length: it is a title in the list and a line in the chat.
-            visible = _MARKUP.sub("", plain_file_name(candidate))
-            cleaned = " ".join(visible.split())
-            if cleaned and cleaned != "file":
-                return cleaned[:MAX_NAME]
-    return UNKNOWN_CLIENT
+def _clean(text: str | None) -> str:
+    """``text`` fit to show: no hidden, control or markup characters, bounded."""
+    if not text or not text.strip():
+        return ""
+    # No hidden or control characters, nothing Markdown or HTML would act on
+    # (the chat renders "Presented by <name>." as Markdown), and a bounded
+    # length: it is a title in the list and a line in the chat.
+    visible = _MARKUP.sub("", plain_file_name(text))
+    cleaned = " ".join(visible.split())
+    return cleaned[:MAX_NAME] if cleaned and cleaned != "file" else ""
+
+
+def configured_label(client: str | None) -> str:
+    """The name the user gave the client (``--client``), as a person reads it.
+
+    It is also the name the user's approvals for that client are kept under.
+    """
+    if client and client.strip().lower() in CLIENT_LABELS:
+        return CLIENT_LABELS[client.strip().lower()]
+    return _clean(client) or UNKNOWN_CLIENT
+
+
+def agent_name(
+    configured: str | None, name: str | None = None, title: str | None = None
+) -> str:
+    """The agent's name as the chat shows it.
+
+    The user's own name for the client when there is one; else the client's
+    words about itself (``clientInfo``), shown as its claim and nothing more.
+    """
+    if configured and configured.strip():
+        return configured_label(configured)
+    claim = _clean(title) or _clean(name)
+    if not claim:
+        return UNKNOWN_CLIENT
+    return f"{UNKNOWN_CLIENT} (calls itself “{claim}”)"
 
 
 def workspace_label(workspace: Path) -> str:
@@ -117,9 +138,13 @@ CLIENTS: Final = tuple(_CLIENTS)
 
 
 def client_config(client: str, workspace: Path | None = None) -> str:
-    """The line or snippet that registers the server with ``client``."""
+    """The line or snippet that registers the server with ``client``.
+
+    It names the client (``--client``), so the chat labels the agent by what
+    the user registered, not by what the client says it is.
+    """
     where, build, needs_workspace = _CLIENTS[client]
-    args = ["mcp"]
+    args = ["mcp", "--client", client]
     if needs_workspace:
         # Claude Desktop has no project folder: calls work in this one.
         args += ["--workspace", str(workspace or Path.cwd())]

@@ -27,6 +27,7 @@ def run(
     workspace: Path | None,
     mode: PermissionMode,
     open_window: bool,
+    client: str | None = None,
 ) -> int:
     """Serve one client over stdio until it closes the connection."""
     import anyio
@@ -46,6 +47,7 @@ def run(
         data_dir,
         mode=mode,
         fallback=Fallback(workspace, Path.cwd()),
+        client=client,
         open_window=opener if open_window else None,
     )
     try:
@@ -68,8 +70,15 @@ def add_mcp_command(
     parser.add_argument("--data-dir", help="where conversations are stored")
     parser.add_argument(
         "--workspace",
-        help="the folder calls work in when the client declares no root "
-        "(default: the current folder)",
+        help="the folder calls work in when the client declares no root, and "
+        "the folder its roots must stay inside (default: the current folder)",
+    )
+    parser.add_argument(
+        "--client",
+        metavar="NAME",
+        help="the client this server is registered with "
+        f"({', '.join(CLIENTS)} or a name of yours): the chat names the agent "
+        "by it, and folders you approve for it are kept under it",
     )
     parser.add_argument(
         "--mode",
@@ -102,4 +111,5 @@ def _command(args: argparse.Namespace, data_dir: DataDir) -> int:
         workspace=workspace,
         mode=PermissionMode(args.mode),
         open_window=args.open,
+        client=args.client,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
@@ -13,18 +14,33 @@ from typing import Any, Final
 from app.agent.host_calls import ToolCallError, check_present, offers_show_image
 from app.agent.host_calls import show_image as run_show_image
 from app.agent.specs import IN_APP_WINDOW, PRESENT, SHOW_IMAGE, present_reply
+from app.core.notify import FolderRequest
 from app.core.policy import PermissionMode, current_policy
 from app.core.public_files import LinkRegistry
-from app.core.store import Store
-from app.mcp.clients import UNKNOWN_CLIENT, agent_name, conversation_title
+from app.core.store import Store, StoreError
+from app.mcp.clients import agent_name, configured_label, conversation_title
 from app.mcp.window import WindowNotifier
-from app.mcp.workspace import Fallback, RootError, choose_workspace, usable_roots
+from app.mcp.workspace import (
+    Fallback,
+    RootError,
+    beyond,
+    choose_workspace,
+    usable_roots,
+)
 
 # The lines the app writes around each call, so a presentation reads as a
 # turn of its own: who it came from, the call, and who presented what.
 FROM: Final = "From {agent}"
 PRESENTED_BY: Final = "Presented by {agent}."
 SHOWN_BY: Final = "Shown by {agent}."
+
+
+class BeyondBoundaryError(ToolCallError):
+    """The client's roots reach past the folder the user set; ``folders`` are why."""
+
+    def __init__(self, text: str, folders: list[str]) -> None:
+        super().__init__(text)
+        self.folders = folders
 
 
 @dataclass(frozen=True)
@@ -40,7 +56,10 @@ class Presenter:
     """Runs one MCP client session's calls; each call may come from any thread.
 
     The session has one conversation per workspace it presents from (usually
-    exactly one), titled from the client's name and the folder.
+    exactly one), titled from the client's name and the folder. ``client``
+    is the name the user registered the client under (``--client``): the
+    chat names the agent by it, and the user's approvals of folders beyond
+    the boundary are kept under it.
     """
 
     def __init__(
@@ -50,13 +69,16 @@ class Presenter:
         *,
         mode: PermissionMode,
         fallback: Fallback,
+        client: str | None = None,
         open_window: Callable[[str], None] | None = None,
     ) -> None:
         self._store = store
         self._mode = mode
         self._fallback = fallback
         self._window = WindowNotifier(data_dir, open_window)
-        self._agent = UNKNOWN_CLIENT
+        self._configured = client
+        self._client = configured_label(client)
+        self._agent = agent_name(client)
         self._roots: list[Path] = []
         self._roots_problem: str | None = None
         self._conversations: dict[str, str] = {}
@@ -72,10 +94,15 @@ class Presenter:
         self._window.close()
 
     def set_client(self, name: str | None, title: str | None = None) -> None:
-        self._agent = agent_name(name, title)
+        """What the client calls itself: shown as its claim if the user named none."""
+        self._agent = agent_name(self._configured, name, title)
 
     def set_roots(self, uris: list[str]) -> None:
-        """The client's roots (``file://`` URIs), as it last declared them."""
+        """The client's roots (``file://`` URIs), as it last declared them.
+
+        Roots beyond the boundary are kept as declared, so an approval the
+        user gives later applies at the next call; the window is asked now.
+        """
         try:
             roots = usable_roots(uris)
             problem = None
@@ -83,6 +110,7 @@ class Presenter:
             roots, problem = [], str(error)
         with self._lock:
             self._roots, self._roots_problem = roots, problem
+        self._ask_user(self._beyond(roots))
 
     def refuse_roots(self, problem: str) -> None:
         """The client's roots cannot be used: every call says ``problem``."""
@@ -90,14 +118,72 @@ class Presenter:
             self._roots, self._roots_problem = [], problem
 
     def workspace(self, arguments: object = None) -> Path:
-        """The workspace of a call; ``ToolCallError`` if the roots are unusable."""
+        """The workspace of a call; ``ToolCallError`` if the roots are unusable.
+
+        ``BeyondBoundaryError`` if a root lies outside the folder the user set and
+        the user has not approved it for this client.
+        """
         with self._lock:
             roots, problem = list(self._roots), self._roots_problem
         if problem is not None:
             raise ToolCallError(problem)
+        outside = self._beyond(roots)
+        if outside:
+            raise BeyondBoundaryError(self._beyond_text(outside[0]), outside)
+        unbounded = self._fallback.boundary_problem()
+        if not roots and unbounded is not None:
+            raise ToolCallError(unbounded)
         return Path(
             os.path.realpath(choose_workspace(roots, arguments, self._fallback))
         )
+
+    def _beyond(self, roots: list[Path]) -> list[str]:
+        """The roots, resolved, that neither the boundary nor an approval holds.
+
+        Approvals are read from the store at each check: one the user gives
+        in the window applies at once, and one that is gone no longer does.
+        """
+        # A boundary that bounds nothing (the file system's root) holds no
+        # root: each needs the user's approval.
+        bounds = (
+            [] if self._fallback.boundary_problem() else [self._fallback.boundary()]
+        )
+        outside = beyond(roots, bounds)
+        if not outside:
+            return []
+        try:
+            approved = self._store.approved_folders(self._client)
+        except (StoreError, sqlite3.Error):
+            approved = []  # no approval can be read: none applies
+        return beyond([Path(folder) for folder in outside], approved)
+
+    def _beyond_text(self, folder: str) -> str:
+        boundary = self._fallback.boundary()
+        unbounded = self._fallback.boundary_problem()
+        if unbounded is not None:
+            return f"The client's workspace root {folder} needs approval. {unbounded}"
+        return (
+            f"The client's workspace root {folder} is outside {boundary}, the "
+            "folder this server was started for (--workspace, else the folder "
+            "it started in). Roots may narrow the workspace, never widen it, so "
+            "nothing was presented. The user can approve the folder for "
+            f"{self._client} in the Deliverables window, or start the server "
+            "with --workspace set to a folder that holds it."
+        )
+
+    def _ask_user(self, folders: list[str]) -> None:
+        boundary = self._fallback.boundary()
+        for folder in folders:
+            self._window.ask(FolderRequest(self._client, self._agent, folder, boundary))
+
+    def _workspace_of_call(self, arguments: object) -> Path:
+        try:
+            return self.workspace(arguments)
+        except BeyondBoundaryError as refusal:
+            # A call the client made: the user is asked again, in case the
+            # window was not open when the roots changed.
+            self._ask_user(refusal.folders)
+            raise
 
     def offers_show_image(self) -> bool:
         try:
@@ -112,7 +198,7 @@ class Presenter:
 
     def present(self, arguments: object) -> Reply:
         try:
-            workspace = self.workspace(arguments)
+            workspace = self._workspace_of_call(arguments)
             record = check_present(
                 arguments,
                 workspace=workspace,
@@ -138,7 +224,7 @@ class Presenter:
 
     def show_image(self, arguments: object) -> Reply:
         try:
-            workspace = self.workspace(arguments)
+            workspace = self._workspace_of_call(arguments)
             text, _artifact = run_show_image(
                 arguments,
                 workspace=workspace,

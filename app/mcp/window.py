@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from app.core.channel_files import ChannelError
-from app.core.notify import ChangedNotice, MessageError, send
+from app.core.notify import ChangedNotice, FolderRequest, MessageError, send
 from app.mcp.clients import installed_command
 
 # Longest wait at exit for notices still queued (each send is bounded too).
@@ -51,12 +51,23 @@ class WindowNotifier:
     ) -> None:
         self._data_dir = data_dir
         self._open_window = open_window
-        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._queue: queue.Queue[ChangedNotice | FolderRequest | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._warned = False
 
     def changed(self, conversation_id: str) -> None:
+        self._put(ChangedNotice(conversation_id))
+
+    def ask(self, request: FolderRequest) -> None:
+        """Ask the user, in the window, to approve a folder for a client.
+
+        A window that is not open is not started for it: the refused call
+        tells the agent, and the next one asks again.
+        """
+        self._put(request)
+
+    def _put(self, request: ChangedNotice | FolderRequest) -> None:
         with self._lock:
             if self._thread is None:
                 # A daemon, so a server that ends without close() still ends;
@@ -65,7 +76,7 @@ class WindowNotifier:
                     target=self._run, name="window-notices", daemon=True
                 )
                 self._thread.start()
-        self._queue.put(conversation_id)
+        self._queue.put(request)
 
     def close(self) -> None:
         """Deliver what is queued (within ``DRAIN_S``) and stop."""
@@ -76,17 +87,18 @@ class WindowNotifier:
             thread.join(DRAIN_S)
 
     def _run(self) -> None:
-        while (conversation_id := self._queue.get()) is not None:
-            self._tell(conversation_id)
+        while (request := self._queue.get()) is not None:
+            self._tell(request)
 
-    def _tell(self, conversation_id: str) -> None:
+    def _tell(self, request: ChangedNotice | FolderRequest) -> None:
         try:
-            reply = send(self._data_dir, ChangedNotice(conversation_id))
+            reply = send(self._data_dir, request)
         except (ChannelError, MessageError, OSError) as error:
             if not self._warned:
                 self._warned = True
                 print(f"deliverables: window not told: {error}", file=sys.stderr)
             return
-        if reply is None and self._open_window is not None:
-            opener, self._open_window = self._open_window, None
-            opener(conversation_id)
+        opener = self._open_window
+        if reply is None and opener is not None and isinstance(request, ChangedNotice):
+            self._open_window = None
+            opener(request.conversation_id)

@@ -5,14 +5,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import tempfile
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Final
 
 import asyncssh
 
-from app.core.copying import CopyResult
+from app.core.copying import (
+    PRIVATE_MODE,
+    CopyResult,
+    copy_mode,
+    create_part,
+    current_umask,
+)
 from app.core.safeio import SafeOpenError
 from app.remote.errors import Failure, RemoteError
 from app.remote.files import RemoteIdentity, lookup_error
@@ -154,7 +159,7 @@ async def save_to_local(
     expected: RemoteIdentity,
     progress: Progress | None = None,
     is_cancelled: Callable[[], bool] = lambda: False,
-    mode: int = 0o644,
+    limit: int = 0o666,
 ) -> RemoteCopyResult:
     """Save the remote ``path`` as ``target``, only if it is the ``expected`` version.
 
@@ -168,11 +173,18 @@ async def save_to_local(
     Two ways to stop it: ``is_cancelled`` (polled after every block) returns
     a cancelled result once the temporary file is gone; cancelling the task
     stops it at once and cleans up behind.
+
+    The copy is never more readable than the remote file: its permissions are
+    the ones the SFTP stat gave (``expected.mode``, checked again before each
+    byte is read), less the local umask and anything ``limit`` leaves out,
+    set on the temporary file before it holds a byte.
     """
     folder = os.path.dirname(os.path.abspath(target))
-    prefix = "." + os.path.basename(target) + "."
     try:
-        fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".part", dir=folder)
+        # A server that hides the permissions gets an owner-only copy.
+        remote = expected.mode & 0o777 or PRIVATE_MODE
+        mode = copy_mode(remote, current_umask(), limit=limit)
+        fd, temp = create_part(target, mode)
     except OSError as error:
         return RemoteCopyResult(target, 0, False, reason=f"cannot write there: {error}")
     done = _Progress(0)
@@ -194,7 +206,6 @@ async def save_to_local(
         os.fsync(fd)
         os.close(fd)
         fd = -1
-        os.chmod(temp, mode)
         os.replace(temp, target)
         _sync_folder(folder)
     except _CancelledError:

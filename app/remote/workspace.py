@@ -162,7 +162,6 @@ class RemoteWorkspace:
         expected: RemoteIdentity,
         progress: Progress | None = None,
         is_cancelled: Callable[[], bool] = lambda: False,
-        mode: int = 0o644,
     ) -> Future[RemoteCopyResult]:
         """Stream ``path`` to the local ``target``; a stall, not a clock, ends it."""
         return self._loop.submit(
@@ -173,7 +172,6 @@ class RemoteWorkspace:
                 expected=expected,
                 progress=progress,
                 is_cancelled=is_cancelled,
-                mode=mode,
             ),
             timeout=None,
             what=f"Saving {path}",

@@ -343,7 +343,7 @@ class FileActions(QObject):
                 return None
             try:
                 copy = make_private_copy(
-                    opened, plain_file_name(entry.name), mode=0o644
+                    opened, plain_file_name(entry.name), limit=0o644
                 )
             except OSError as error:
                 self._refuse(DRAG_OUT, name, f"no private copy could be made: {error}")

@@ -5,6 +5,11 @@ user (Linux checks the socket's peer credentials), sends no valid frame in
 time, sends too much, or lacks the token is refused and disconnected; no
 input can raise out of here. What a request asks for is decided by the
 handler, which applies the app's own checks.
+
+When every slot is taken, a newcomer is let in and the peer that has been
+silent longest is dropped: silent peers that keep coming back can then only
+crowd each other out, never a sender that speaks at once. A frame that has
+already arrived is answered before anyone is dropped.
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -34,8 +41,19 @@ _LOG = logging.getLogger(__name__)
 MAX_CONNECTIONS: Final = 8
 FRAME_TIMEOUT_MS: Final = 2000
 
+EVICTED: Final = "a silent peer made room for a newer one"
+
 # Returns None when the request was carried out, else why it was not.
 Handler = Callable[[Request], "str | None"]
+
+
+@dataclass
+class _Peer:
+    """A connection holding a slot: its socket, its frame so far, when it spoke."""
+
+    connection: QLocalSocket
+    reader: FrameReader = field(default_factory=FrameReader)
+    heard: float = field(default_factory=time.monotonic)
 
 
 class ChannelServer(QObject):
@@ -63,8 +81,8 @@ class ChannelServer(QObject):
         self._token = ""
         self._lock_fd: int | None = None
         # Keyed by a number, not the socket: a socket being destroyed must
-        # not be touched to find its entry.
-        self._readers: dict[int, FrameReader] = {}
+        # not be touched to find its entry (its ``destroyed`` forgets it).
+        self._peers: dict[int, _Peer] = {}
         self._connections = 0
         self.problem: str | None = None
         self.socket_path: Path | None = None
@@ -142,9 +160,11 @@ class ChannelServer(QObject):
             if reason is not None:
                 self._refuse(connection, reason, answer=False)
                 continue
+            if len(self._peers) >= MAX_CONNECTIONS:
+                self._make_room()
             self._connections += 1
             key = self._connections
-            self._readers[key] = FrameReader()
+            self._peers[key] = _Peer(connection)
             connection.destroyed.connect(lambda _=None, k=key: self._forget(k))
             connection.readyRead.connect(
                 lambda c=connection, k=key: self._on_ready_read(c, k)
@@ -155,8 +175,6 @@ class ChannelServer(QObject):
                 self._on_ready_read(connection, key)
 
     def _admission(self, connection: QLocalSocket) -> str | None:
-        if len(self._readers) >= MAX_CONNECTIONS:
-            return "too many connections"
         descriptor = int(connection.socketDescriptor())
         if descriptor < 0:
             return "no socket"
@@ -169,15 +187,30 @@ class ChannelServer(QObject):
             return f"a process of another user (uid {uid})"
         return None
 
+    def _make_room(self) -> None:
+        """Free a slot: answer frames already here, else drop the longest silent."""
+        connected = QLocalSocket.LocalSocketState.ConnectedState
+        for peer in list(self._peers.values()):
+            # Reads what the system holds for the peer now (without waiting)
+            # and runs its readyRead here, so a complete frame is answered.
+            if peer.connection.state() == connected:
+                peer.connection.waitForReadyRead(0)
+        if len(self._peers) < MAX_CONNECTIONS:
+            return
+        key = min(self._peers, key=lambda k: self._peers[k].heard)
+        peer = self._peers.pop(key)
+        self._refuse(peer.connection, EVICTED, answer=False)
+
     def _forget(self, key: int) -> None:
-        self._readers.pop(key, None)
+        self._peers.pop(key, None)
 
     def _on_ready_read(self, connection: QLocalSocket, key: int) -> None:
-        reader = self._readers.get(key)
-        if reader is None:
+        peer = self._peers.get(key)
+        if peer is None:
             return  # answered already; anything more is ignored
+        peer.heard = time.monotonic()
         try:
-            body = reader.feed(bytes(connection.readAll().data()))
+            body = peer.reader.feed(bytes(connection.readAll().data()))
             if body is None:
                 return
             request = parse_request(body, self._token)

@@ -57,7 +57,7 @@ class ConversationCommands(QObject):
         current = self._window.current_conversation_id()
         start = os.path.expanduser("~")
         if current is not None:
-            start = self._store.conversation(current).workspace
+            start = self._store.conversation(current).workspace or start
         folder = self.ask_folder(self._window.dialog_parent(), start)
         if folder is None:
             return None

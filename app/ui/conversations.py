@@ -175,7 +175,9 @@ class ConversationListView(QTreeView):
 
 def _item(conversation: Conversation) -> QStandardItem:
     stamp = conversation.created_at.astimezone().strftime("%Y-%m-%d %H:%M")
+    # An imported session has none until the user confirms the folder.
     folder = Path(conversation.workspace).name or conversation.workspace
+    folder = folder or "no workspace"
     # Item text is plain in item views; titles may come from a model.
     title, folder = display_name(conversation.title), display_name(folder)
     item = QStandardItem(f"{title}\n{folder} · {stamp}")

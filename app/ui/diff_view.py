@@ -1,18 +1,28 @@
 """The read-only diff of one changed file: unified or side by side, highlighted.
 
 The diff is worked out off the GUI thread (``change_diff`` revalidates and reads
-the file, ``difflib`` compares up to 1 MiB of text) together with the colours
-of every shown line; the GUI thread only lays the finished text out.
+the file, ``app.core.line_match`` compares up to 1 MiB of text within a work
+budget) together with the colours of every shown line; the GUI thread only
+lays the finished text out. Diffs have one thread of their own, never the
+previews' pool, and closing a view cancels the diff it was waiting for.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from pygments.token import Token, _TokenType  # type: ignore[import-untyped]
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import (
+    QCoreApplication,
+    QObject,
+    QRunnable,
+    Qt,
+    QThreadPool,
+    Signal,
+)
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -115,8 +125,15 @@ def _spans_by_line(
     return found
 
 
-def lay_out(diff: Diff) -> DiffLayout:
-    """The unified and side-by-side columns of ``diff``, with colour spans."""
+class _CancelledError(Exception):
+    pass
+
+
+def lay_out(diff: Diff, cancelled: threading.Event | None = None) -> DiffLayout:
+    """The unified and side-by-side columns of ``diff``, with colour spans.
+
+    Raises ``_CancelledError`` between hunks once ``cancelled`` is set.
+    """
     last = max(
         (
             line.old_number or line.new_number or 0
@@ -132,6 +149,8 @@ def lay_out(diff: Diff) -> DiffLayout:
     right: list[ShownLine] = []
     marks = {"context": " ", "added": "+", "removed": "-"}
     for hunk, rows in zip(diff.hunks, diff.side_by_side(), strict=True):
+        if cancelled is not None and cancelled.is_set():
+            raise _CancelledError
         header = ShownLine(hunk.header, "header", 0)
         unified.append(header)
         left.append(header)
@@ -170,23 +189,47 @@ def lay_out(diff: Diff) -> DiffLayout:
 # -- the background job ------------------------------------------------------------
 
 
+Compute = Callable[[threading.Event], Diff | NoDiff]
+"""Works out a diff; stops soon (``NoDiff``, cancelled) once the event is set."""
+
+
+def diff_pool() -> QThreadPool:
+    """The one thread diffs are worked out on, so previews never wait for one.
+
+    A diff is bounded in work, but a few opened at once still queue here
+    rather than take the previews' pool. It belongs to the application, which
+    waits for it when it ends.
+    """
+    app = QCoreApplication.instance()
+    pool = app.findChild(QThreadPool, "diffs") if app is not None else None
+    if pool is None:
+        pool = QThreadPool(app)
+        pool.setMaxThreadCount(1)
+        pool.setObjectName("diffs")
+    return pool
+
+
 class _JobSignals(QObject):
     done = Signal(object, object)  # job, DiffLayout | NoDiff
 
 
 class _DiffJob(QRunnable):
-    def __init__(self, compute: Callable[[], Diff | NoDiff]) -> None:
+    def __init__(self, compute: Compute) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.signals = _JobSignals()
+        self.cancelled = threading.Event()
         self._compute = compute
 
     def run(self) -> None:
+        stopped = NoDiff(NoDiffReason.CANCELLED, "the comparison was stopped")
         try:
-            found = self._compute()
+            found = self._compute(self.cancelled)
             result: DiffLayout | NoDiff = (
-                lay_out(found) if isinstance(found, Diff) else found
+                lay_out(found, self.cancelled) if isinstance(found, Diff) else found
             )
+        except _CancelledError:
+            result = stopped
         except Exception as error:  # any failure is a sentence, never a crash
             result = NoDiff(
                 NoDiffReason.REFUSED, f"the diff could not be made ({error})"
@@ -298,7 +341,7 @@ class DiffView(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._pool = pool or QThreadPool.globalInstance()
+        self._pool = pool or diff_pool()
         self._job: _DiffJob | None = None
         self.layout_shown: DiffLayout | None = None
         self.title = QLabel(display_name(path))
@@ -350,12 +393,26 @@ class DiffView(QWidget):
     def mode(self) -> Mode:
         return "unified" if self.unified_button.isChecked() else "side_by_side"
 
-    def load(self, compute: Callable[[], Diff | NoDiff]) -> None:
-        """Run ``compute`` (it revalidates and reads) on the pool, then show it."""
+    def load(self, compute: Compute) -> None:
+        """Run ``compute`` (it revalidates and reads) on the pool, then show it.
+
+        ``compute`` gets the job's cancel event: set when the view closes, is
+        destroyed, or loads something else.
+        """
+        self.cancel()
         job = _DiffJob(compute)
         job.signals.done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
+        # A view deleted with its window still stops the work it started.
+        self.destroyed.connect(job.cancelled.set)
         self._job = job
         self._pool.start(job)
+
+    def cancel(self) -> None:
+        """Stop the diff being worked out; a job not yet started never runs."""
+        job, self._job = self._job, None
+        if job is not None:
+            job.cancelled.set()
+            self._pool.tryTake(job)
 
     def _on_done(self, job: _DiffJob, result: DiffLayout | NoDiff) -> None:
         if job is not self._job:
@@ -405,6 +462,9 @@ class DiffDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Changes to {display_name(path)}")
         self.view = DiffView(path, dark=dark, parent=self)
+        # Closed by any means (Escape, the close button, close()): the diff
+        # still being worked out is cancelled.
+        self.finished.connect(self.view.cancel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.view)

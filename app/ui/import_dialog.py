@@ -2,7 +2,9 @@
 
 Finding the sessions (a walk of two folders) and importing them (reading
 transcripts of any size) run on the thread pool; the dialog shows progress,
-can cancel between lines, and says for each file what became of it.
+can cancel between lines, and says for each file what became of it. Each
+session is imported with the workspace the user confirms for it, shown beside
+the folder its transcript claims.
 """
 
 from __future__ import annotations
@@ -33,83 +35,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.import_store import ImportConflictError
+from app.core.import_workspace import default_workspace
 from app.core.names import display_name
+from app.core.policy import current_policy
 from app.core.sizes import human_size
-from app.core.store import Store, StoreError
-from app.importers.discover import SessionListing, find_sessions
-from app.importers.session import ImportSummary, NotImportableError, import_transcript
+from app.core.store import Store
+from app.importers.batch import ImportOutcome, import_all
+from app.importers.discover import SessionListing, find_sessions, listing_of
+from app.ui.import_workspace import SOURCES, ImportWorkspaceWidget, workspace_problem
+from previewers.widgets import plain_tooltip
 
-SOURCES: Final = {"claude-code": "Claude Code", "codex": "Codex"}
 _PATH_ROLE: Final = Qt.ItemDataRole.UserRole
-
-
-class ImportCancelledError(Exception):
-    """The user cancelled; raised from the progress callback between lines."""
-
-
-@dataclass(frozen=True)
-class ImportOutcome:
-    """What became of one transcript: imported (``summary``) or why not."""
-
-    path: str
-    summary: ImportSummary | None
-    problem: str | None
-
-    @property
-    def sentence(self) -> str:
-        name = display_name(os.path.basename(self.path))
-        if self.summary is not None:
-            s = self.summary
-            turns = f"{s.turns} {'turn' if s.turns == 1 else 'turns'}"
-            files = f"{s.files} {'file' if s.files == 1 else 'files'}"
-            return f"{name}: imported as “{s.title}”, {turns}, {files}."
-        return f"{name}: not imported: {self.problem}."
-
-
-def import_all(
-    store: Store,
-    paths: Sequence[str],
-    *,
-    on_progress: Callable[[int, int, int], None] | None = None,
-    cancelled: threading.Event | None = None,
-) -> list[ImportOutcome]:
-    """Import ``paths`` one after another; a failure is an outcome, never a raise.
-
-    ``on_progress(file_index, done_bytes, total_bytes)`` reports the current
-    file; ``cancelled`` stops the import at the next line, and the files not
-    reached are reported as not imported.
-    """
-    outcomes: list[ImportOutcome] = []
-    for index, path in enumerate(paths):
-        if cancelled is not None and cancelled.is_set():
-            outcomes.append(ImportOutcome(path, None, "the import was cancelled"))
-            continue
-
-        def progress(done: int, total: int, index: int = index) -> None:
-            if cancelled is not None and cancelled.is_set():
-                raise ImportCancelledError
-            if on_progress is not None:
-                on_progress(index, done, total)
-
-        try:
-            summary = import_transcript(store, path, on_progress=progress)
-        except ImportCancelledError:
-            outcomes.append(
-                ImportOutcome(
-                    path,
-                    None,
-                    "the import was cancelled; import it again to finish it",
-                )
-            )
-        except (NotImportableError, ImportConflictError) as error:
-            outcomes.append(ImportOutcome(path, None, str(error).rstrip(".")))
-        except (OSError, StoreError) as error:
-            reason = error.strerror if isinstance(error, OSError) else str(error)
-            outcomes.append(ImportOutcome(path, None, str(reason).rstrip(".")))
-        else:
-            outcomes.append(ImportOutcome(path, summary, None))
-    return outcomes
+WORKSPACE_COLUMN: Final = 5
+NOT_CHOSEN: Final = "to choose"
+NONE_CHOSEN: Final = "none"
+UNUSABLE: Final = "cannot be used"
+MAX_FOLDER_WIDTH: Final = 240
 
 
 # -- jobs --------------------------------------------------------------------------
@@ -134,6 +75,25 @@ class _Job(QRunnable):
         self.signals.done.emit(self, result)
 
 
+@dataclass(frozen=True)
+class _Found:
+    """A session to list, and the workspace offered for it ("": none)."""
+
+    listing: SessionListing
+    offered: str
+
+
+def _offers(listings: Sequence[SessionListing], home: Path | None) -> list[_Found]:
+    """Each session with its claim offered as workspace when nothing argues
+    against it (checked off the GUI thread: it looks at the disk)."""
+    where = str(home) if home is not None else None
+    policy = current_policy(home=where)
+    return [
+        _Found(listing, default_workspace(listing.cwd, policy, where))
+        for listing in listings
+    ]
+
+
 def _when(listing: SessionListing) -> str:
     if listing.started_at:
         try:
@@ -147,14 +107,21 @@ def _when(listing: SessionListing) -> str:
 class ImportDialog(QDialog):
     """Lists the sessions found on this machine and imports the chosen ones.
 
+    Each session is imported with the workspace the user confirms for it:
+    the folder its transcript claims is shown beside it and offered only when
+    nothing argues against it, never used of itself.
+
     Signals:
         imported(list): the ``ImportSummary`` of every session imported, once
             an import has finished (also when some files were not imported).
         listed(): the sessions found are shown.
+        connectRequested(str): the user asked to connect to the ``ssh://``
+            place a session claims.
     """
 
     imported = Signal(list)
     listed = Signal()
+    connectRequested = Signal(str)
 
     def __init__(
         self,
@@ -176,6 +143,12 @@ class ImportDialog(QDialog):
         self._progress = (0, 0, 0)  # file index, done, total: written by the job
         self._importing: list[str] = []
         self.outcomes: list[ImportOutcome] = []
+        # The user's choice per transcript: a folder, or None for none.
+        self._choices: dict[str, str | None] = {}
+        # Transcripts whose folder, as typed, cannot be used. Checked when it
+        # is typed, never again per selection: a folder on a hung mount must
+        # not freeze the list (the offered ones were checked off this thread).
+        self._unusable: set[str] = set()
 
         self.source = QComboBox()
         self.source.addItem("All agents", "")
@@ -186,7 +159,7 @@ class ImportDialog(QDialog):
         self.filter.setClearButtonEnabled(True)
         self.sessions = QTreeWidget()
         self.sessions.setHeaderLabels(
-            ["Agent", "Project", "Started", "First prompt", "Size"]
+            ["Agent", "Project", "Started", "First prompt", "Size", "Workspace"]
         )
         self.sessions.setRootIsDecorated(False)
         self.sessions.setSelectionMode(
@@ -196,6 +169,10 @@ class ImportDialog(QDialog):
         header = self.sessions.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.workspace = ImportWorkspaceWidget()
+        self.waiting = QLabel()
+        self.waiting.setTextFormat(Qt.TextFormat.PlainText)
+        self.waiting.hide()
         self.status = QLabel("Looking for sessions…")
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
@@ -212,6 +189,9 @@ class ImportDialog(QDialog):
         self.source.currentIndexChanged.connect(self._apply_filter)
         self.filter.textChanged.connect(self._apply_filter)
         self.sessions.itemSelectionChanged.connect(self._update_buttons)
+        self.sessions.currentItemChanged.connect(self._on_sessions_current_changed)
+        self.workspace.changed.connect(self._on_workspace_changed)
+        self.workspace.connectRequested.connect(self.connectRequested)
         self.sessions.itemDoubleClicked.connect(lambda *_: self.start_import())
         self.choose_button.clicked.connect(self._choose_files)
         self.import_button.clicked.connect(lambda: self.start_import())
@@ -233,11 +213,16 @@ class ImportDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
         layout.addWidget(self.sessions, 1)
+        layout.addWidget(self.workspace)
+        layout.addWidget(self.waiting)
         layout.addWidget(self.status)
         layout.addWidget(self.progress)
         layout.addLayout(buttons)
-        self.resize(900, 520)
-        self._run(lambda: find_sessions(self._home, self._env), self._on_listed)
+        self.resize(980, 600)
+        self._run(
+            lambda: _offers(find_sessions(self._home, self._env), self._home),
+            self._on_listed,
+        )
 
     # -- listing -----------------------------------------------------------------
 
@@ -258,23 +243,15 @@ class ImportDialog(QDialog):
             self.listed.emit()
             return
         assert isinstance(result, list)
-        for listing in result:
-            item = QTreeWidgetItem(
-                [
-                    SOURCES.get(listing.source, listing.source),
-                    display_name(listing.project),
-                    _when(listing),
-                    display_name(" ".join(listing.first_prompt.split())),
-                    human_size(listing.size),
-                ]
-            )
-            item.setData(0, _PATH_ROLE, listing.path)
-            item.setData(1, _PATH_ROLE, listing.source)
-            item.setToolTip(0, display_name(listing.path))
-            item.setTextAlignment(4, Qt.AlignmentFlag.AlignRight)
-            self.sessions.addTopLevelItem(item)
-        for column in (0, 1, 2, 4):
+        for found in result:
+            self._add_row(found)
+        for column in (0, 1, 2, 4, 5):
             self.sessions.resizeColumnToContents(column)
+        # Folders can be long: elided in the list, whole in the tooltip and
+        # in the workspace panel below.
+        for column in (1, WORKSPACE_COLUMN):
+            width = min(self.sessions.columnWidth(column), MAX_FOLDER_WIDTH)
+            self.sessions.setColumnWidth(column, width)
         if result:
             count = len(result)
             self.status.setText(
@@ -287,6 +264,73 @@ class ImportDialog(QDialog):
                 "folders. Choose files… imports a transcript from anywhere."
             )
         self.listed.emit()
+
+    def _add_row(self, found: _Found) -> QTreeWidgetItem:
+        listing = found.listing
+        item = QTreeWidgetItem(
+            [
+                SOURCES.get(listing.source, listing.source),
+                display_name(listing.project),
+                _when(listing),
+                display_name(" ".join(listing.first_prompt.split())),
+                human_size(listing.size),
+                "",
+            ]
+        )
+        item.setData(0, _PATH_ROLE, listing.path)
+        item.setData(1, _PATH_ROLE, listing.source)
+        item.setData(2, _PATH_ROLE, listing.cwd)
+        # Tooltips guess at rich text: these come from transcripts.
+        item.setToolTip(0, plain_tooltip(display_name(listing.path)))
+        item.setToolTip(1, plain_tooltip(display_name(listing.project)))
+        item.setTextAlignment(4, Qt.AlignmentFlag.AlignRight)
+        if found.offered:
+            self._choices[listing.path] = found.offered
+        self._show_choice(item)
+        self.sessions.addTopLevelItem(item)
+        return item
+
+    def _show_choice(self, item: QTreeWidgetItem) -> None:
+        path = str(item.data(0, _PATH_ROLE))
+        choice = self._choices.get(path, "")
+        shown = NONE_CHOSEN if choice is None else display_name(choice) or NOT_CHOSEN
+        if path in self._unusable:
+            shown = f"{shown} — {UNUSABLE}"
+        item.setText(WORKSPACE_COLUMN, shown)
+        item.setToolTip(WORKSPACE_COLUMN, plain_tooltip(shown))
+
+    def workspace_for(self, path: str) -> str | None:
+        """The folder chosen for ``path``; None: none (yet, or by choice)."""
+        return self._choices.get(path) or None
+
+    def _ready(self, path: str) -> bool:
+        return path in self._choices and path not in self._unusable
+
+    def _on_sessions_current_changed(
+        self, current: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None
+    ) -> None:
+        if current is None:
+            self.workspace.set_session(None, "")
+            return
+        path = str(current.data(0, _PATH_ROLE))
+        claim = str(current.data(2, _PATH_ROLE) or "")
+        self.workspace.set_session(claim, self._choices.get(path, ""))
+
+    def _on_workspace_changed(self, choice: object) -> None:
+        item = self.sessions.currentItem()
+        if item is None or not (choice is None or isinstance(choice, str)):
+            return
+        path = str(item.data(0, _PATH_ROLE))
+        if choice == "":
+            self._choices.pop(path, None)
+        else:
+            self._choices[path] = choice
+        if choice and workspace_problem(choice):
+            self._unusable.add(path)
+        else:
+            self._unusable.discard(path)
+        self._show_choice(item)
+        self._update_buttons()
 
     def _apply_filter(self) -> None:
         words = self.filter.text().casefold().split()
@@ -304,8 +348,18 @@ class ImportDialog(QDialog):
                 item.setSelected(False)
 
     def _update_buttons(self) -> None:
+        chosen = self.selected_paths()
+        waiting = sum(not self._ready(path) for path in chosen)
         self.import_button.setEnabled(
-            not self._importing and bool(self.selected_paths())
+            not self._importing and bool(chosen) and not waiting
+        )
+        self.waiting.setVisible(waiting > 0)
+        self.waiting.setText(
+            f"{waiting} of the {len(chosen)} sessions chosen still "
+            f"{'needs' if waiting == 1 else 'need'} a workspace: select "
+            "each to choose one (the Workspace column says which)."
+            if len(chosen) > 1
+            else ""
         )
 
     def selected_paths(self) -> list[str]:
@@ -316,14 +370,60 @@ class ImportDialog(QDialog):
             self, "Import transcripts", "", "Transcripts (*.jsonl);;All files (*)"
         )
         if paths:
-            self.start_import(paths)
+            self.add_files(paths)
+
+    def add_files(self, paths: Sequence[str]) -> None:
+        """List transcripts from anywhere, chosen, so their workspace is
+        confirmed like any found session's before they are imported."""
+        home = self._home
+
+        def describe() -> tuple[list[_Found], int]:
+            listings = [listing_of(path) for path in paths]
+            found = [x for x in listings if x is not None]
+            return _offers(found, home), len(listings) - len(found)
+
+        self._run(describe, self._on_files_added)
+
+    def _on_files_added(self, outcome: object) -> None:
+        if not isinstance(outcome, tuple):
+            self.status.setText(f"The files could not be read: {outcome}.")
+            return
+        result, unread = outcome
+        known = {
+            str(item.data(0, _PATH_ROLE)): item
+            for item in map(self.sessions.topLevelItem, range(self._count()))
+            if item is not None
+        }
+        self.sessions.clearSelection()
+        for found in result:
+            item = known.get(found.listing.path) or self._add_row(found)
+            item.setHidden(False)
+            item.setSelected(True)
+            self.sessions.setCurrentItem(item)
+        count = len(result)
+        said = (
+            f"{count} {'transcript' if count == 1 else 'transcripts'} added. "
+            "Check the workspace of each and press Import."
+        )
+        if unread:
+            said += f" {unread} could not be read."
+        self.status.setText(said)
+        self._update_buttons()
+
+    def _count(self) -> int:
+        return self.sessions.topLevelItemCount()
 
     # -- importing ---------------------------------------------------------------
 
     def start_import(self, paths: Sequence[str] | None = None) -> None:
+        """Import ``paths``, or the sessions chosen in the list once each has
+        its workspace (or the choice of none)."""
         chosen = list(paths) if paths is not None else self.selected_paths()
         if not chosen or self._importing:
             return
+        if paths is None and not all(map(self._ready, chosen)):
+            return
+        workspaces = {path: self.workspace_for(path) for path in chosen}
         self._importing = chosen
         self._cancel.clear()
         self._progress = (0, 0, 0)
@@ -332,7 +432,12 @@ class ImportDialog(QDialog):
         self.progress.show()
         self.cancel_button.show()
         self.cancel_button.setEnabled(True)
-        for widget in (self.import_button, self.choose_button, self.sessions):
+        for widget in (
+            self.import_button,
+            self.choose_button,
+            self.sessions,
+            self.workspace,
+        ):
             widget.setEnabled(False)
         self._show_progress()
         self._timer.start()
@@ -342,7 +447,11 @@ class ImportDialog(QDialog):
 
         self._run(
             lambda: import_all(
-                self._store, chosen, on_progress=note, cancelled=self._cancel
+                self._store,
+                chosen,
+                workspaces=workspaces,
+                on_progress=note,
+                cancelled=self._cancel,
             ),
             self._on_imported,
         )
@@ -374,7 +483,7 @@ class ImportDialog(QDialog):
         self.outcomes = result
         self.progress.hide()
         self.cancel_button.hide()
-        for widget in (self.choose_button, self.sessions):
+        for widget in (self.choose_button, self.sessions, self.workspace):
             widget.setEnabled(True)
         self._update_buttons()
         self.status.setText("\n".join(outcome.sentence for outcome in result))

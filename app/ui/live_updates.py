@@ -11,9 +11,16 @@ from typing import Final
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 
-from app.core.notify import ChangedNotice, OpenRequest, Request, ViewRequest
+from app.core.notify import (
+    ChangedNotice,
+    FolderRequest,
+    OpenRequest,
+    Request,
+    ViewRequest,
+)
 from app.core.store import Store, StoreError
 from app.ui.channel_server import ChannelServer
+from app.ui.folder_requests import FolderRequestsWidget
 from app.ui.main_window import MainWindow
 
 _LOG = logging.getLogger(__name__)
@@ -29,7 +36,8 @@ class LiveUpdates(QObject):
     A changed notice names a conversation, nothing more: the window rereads
     the store, whose MAC decides what is trusted, and a name the store does
     not know changes nothing. Paths to view go through the same checks as a
-    command-line ``view``.
+    command-line ``view``. A client asking for a folder beyond its boundary
+    is shown to the user, whose Approve is what the store keeps.
 
     Signals:
         applied(str): the window is up to date with this conversation.
@@ -42,6 +50,8 @@ class LiveUpdates(QObject):
         self._window = window
         self._store = store
         self.channel = ChannelServer(data_dir, self.handle, self)
+        self.folder_requests = FolderRequestsWidget(window.centralWidget() or window)
+        self.folder_requests.approved.connect(self._on_folder_requests_approved)
         self._pending: dict[str, None] = {}
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -67,8 +77,24 @@ class LiveUpdates(QObject):
             return None
         if isinstance(request, OpenRequest):
             return self._open(request.conversation_id)
+        if isinstance(request, FolderRequest):
+            if self.folder_requests.ask(request):
+                self._bring_forward()  # once per request, not at each retry
+            return None
         self._view(request)
         return None
+
+    def _on_folder_requests_approved(self, request: FolderRequest) -> None:
+        try:
+            self._store.approve_folder(request.client, request.folder)
+        except (StoreError, sqlite3.Error, ValueError) as error:
+            self._window.notice_bar.show_message(
+                f"The folder was not approved: {error}", "warning"
+            )
+            return
+        self._window.notice_bar.show_message(
+            f"{request.label} may now work in {request.folder}; its next call uses it."
+        )
 
     def _open(self, conversation_id: str | None) -> str | None:
         if conversation_id is not None:

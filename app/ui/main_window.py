@@ -48,6 +48,7 @@ from app.ui.chat_input import ChatInputWidget
 from app.ui.conversation_commands import ConversationCommands
 from app.ui.conversations_panel import ConversationsPanelWidget
 from app.ui.imported_cards import ImportedCards
+from app.ui.imported_session import ImportedSessionBarWidget
 from app.ui.menus import WindowActions, WindowCommands, build_menus
 from app.ui.notice import NoticeBarWidget
 from app.ui.window_layout import CHAT_MIN_WIDTH, PaneLayout
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from app.remote.manager import RemoteManager
     from app.remote.workspace import RemoteWorkspace
     from app.ui.import_dialog import ImportDialog
+    from previewers.widget import PreviewWidget
 
 
 GEOMETRY_KEY = "window/geometry"
@@ -127,6 +129,8 @@ class MainWindow(QMainWindow):
         column = QVBoxLayout(self.chat_column)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
+        self.imported_session = ImportedSessionBarWidget(store, self.chat_column)
+        column.addWidget(self.imported_session)
         column.addWidget(self.chat, 1)
         column.addWidget(self.chat_input)
 
@@ -196,8 +200,13 @@ class MainWindow(QMainWindow):
             self.panes.default_sizes()
         self._conversation_id = conversation_id
         remote = is_remote_address(conversation.workspace)
-        # A remote workspace is never looked up on this computer's disk.
-        self._workspace_root = None if remote else Path(conversation.workspace)
+        # A remote workspace is never looked up on this computer's disk, and
+        # an imported session whose workspace is not confirmed has none.
+        local = not remote and bool(conversation.workspace)
+        self._workspace_root = Path(conversation.workspace) if local else None
+        imported_from = self.imported_session.show_conversation(
+            conversation_id, conversation.workspace
+        )
         messages = self._store.messages(conversation_id)
         imported = ImportStore(self._store).files(conversation_id)
         self.chat.set_conversation(
@@ -205,7 +214,9 @@ class MainWindow(QMainWindow):
         )
         self._show_imported_states(conversation_id, imported)
         self.workspace.set_root(self._workspace_root)
-        if remote:
+        # Only a place the user opened is connected to: nothing an imported
+        # transcript says opens a connection (its claim has a Connect… button).
+        if remote and imported_from is None:
             self._show_remote_conversation(conversation.workspace)
         self._show_record_files(_trusted_files(messages))
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
@@ -256,6 +267,7 @@ class MainWindow(QMainWindow):
         """Nothing is chosen (the last conversation was deleted)."""
         self._conversation_id = None
         self._workspace_root = None
+        self.imported_session.show_conversation(None, "")
         self._bridge = None
         self.card_checker.cancel()
         self.thumbnails.cancel()
@@ -304,12 +316,19 @@ class MainWindow(QMainWindow):
         elif any(needs_web_engine(entry.kind, entry.name) for entry in files):
             self._prepare_web_engine_when_idle()
 
-    def view_files(self, paths: Sequence[str], workspace: Path | None) -> list[str]:
+    def view_files(
+        self,
+        paths: Sequence[str],
+        workspace: Path | None,
+        *,
+        on_shown: Callable[[PreviewWidget], None] | None = None,
+    ) -> list[str]:
         """Open files straight into the workspace, the last one active.
 
         The window becomes a viewer: the conversations and the chat fold away,
         and this layout is not remembered for the next start. Returns why each
-        file that could not be shown was not (empty when all were).
+        file that could not be opened was not (empty when all were);
+        ``on_shown`` gets the preview of each file that was, still loading.
         """
         self.panes.set_viewer(True)
         self._workspace_root = workspace
@@ -317,8 +336,11 @@ class MainWindow(QMainWindow):
         refusals: list[str] = []
         for path in paths:
             reason = self.workspace.open_path_or_reason(path)
+            preview = self.workspace.current_preview()
             if reason is not None:
                 refusals.append(reason)
+            elif on_shown is not None and preview is not None:
+                on_shown(preview)
         if refusals:
             shown = "\n".join(refusals)
             self.notice_bar.show_message(shown, "warning")
@@ -387,6 +409,10 @@ class MainWindow(QMainWindow):
     # -- the per-turn change index ------------------------------------------
 
     def _connect_changes(self) -> None:
+        bar = self.imported_session
+        bar.workspaceConfirmed.connect(self._on_imported_session_workspace_confirmed)
+        bar.refused.connect(self._on_actions_refused)
+        bar.connectRequested.connect(self._on_claim_connect_requested)
         self.chat.changeActivated.connect(self._on_chat_change_activated)
         self.chat.changeDiffRequested.connect(self._on_chat_change_diff_requested)
         self.imported_cards = ImportedCards(
@@ -435,7 +461,11 @@ class MainWindow(QMainWindow):
 
         dialog = DiffDialog(found.path, dark=dark, parent=self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.view.load(lambda: change_diff(store, ref, policy, mode=mode))
+        dialog.view.load(
+            lambda cancelled: change_diff(
+                store, ref, policy, mode=mode, cancelled=cancelled
+            )
+        )
         dialog.show()
         self.diff_dialog = dialog
 
@@ -450,6 +480,7 @@ class MainWindow(QMainWindow):
         dialog = ImportDialog(self._store, home=home, env=env, parent=self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.imported.connect(self._on_import_dialog_imported)
+        dialog.connectRequested.connect(self._on_claim_connect_requested)
         dialog.show()
         self.import_dialog = dialog
         return dialog
@@ -457,6 +488,15 @@ class MainWindow(QMainWindow):
     def _on_import_dialog_imported(self, summaries: list[ImportSummary]) -> None:
         if summaries:
             self.show_conversation(summaries[0].conversation_id)
+        self.refresh_conversations()
+
+    def _on_claim_connect_requested(self, address: str) -> None:
+        # The user asked: the usual dialog, filled in, waiting for Connect.
+        self.open_remote_workspace(address, start=False)
+
+    def _on_imported_session_workspace_confirmed(self, conversation_id: str) -> None:
+        if conversation_id == self._conversation_id:
+            self.show_conversation(conversation_id)
         self.refresh_conversations()
 
     def _policy_for(self, workspace: str | None) -> Policy:
@@ -580,11 +620,7 @@ class MainWindow(QMainWindow):
             where = self._agent_workspace()
             if where is None:
                 self.chat_input.restore_unsent()
-                self.notice_bar.show_message(
-                    "The remote workspace is not connected yet; wait for it or "
-                    "open it again with File → Open remote workspace….",
-                    "warning",
-                )
+                self.notice_bar.show_message(self._no_workspace_reason(), "warning")
                 return
             bridge = AgentBridge(
                 self._store,
@@ -723,11 +759,15 @@ class MainWindow(QMainWindow):
             self._remote_manager = RemoteManager(prompter=WindowPrompter(self))
         return self._remote_manager
 
-    def open_remote_workspace(self, address: str | None = None) -> QWidget:
-        """File → Open remote workspace…: the dialog, started at once with ``address``.
+    def open_remote_workspace(
+        self, address: str | None = None, *, start: bool = True
+    ) -> QWidget:
+        """File → Open remote workspace…: the dialog, filled in with ``address``.
 
-        Once connected, a new conversation starts on the ``ssh://`` workspace.
-        The dialog is not modal to the event loop: the window keeps running.
+        With ``start`` it connects at once (the user named the address);
+        without, it waits for the user to press Connect. Once connected, a new
+        conversation starts on the ``ssh://`` workspace. The dialog is not
+        modal to the event loop: the window keeps running.
         """
         from app.ui.open_remote import OpenRemoteDialog
 
@@ -736,7 +776,7 @@ class MainWindow(QMainWindow):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.opened.connect(self._on_remote_opened)
         dialog.open()
-        if address:
+        if address and start:
             dialog.start()
         return dialog
 
@@ -796,6 +836,17 @@ class MainWindow(QMainWindow):
             return self._store.conversation(self._conversation_id).workspace
         except KeyError:
             return None
+
+    def _no_workspace_reason(self) -> str:
+        if not self._current_workspace_text():
+            return (
+                "This conversation has no workspace yet: choose the folder its "
+                "session worked in (Choose workspace… above the chat)."
+            )
+        return (
+            "The remote workspace is not connected yet; wait for it or "
+            "open it again with File → Open remote workspace…."
+        )
 
     def _agent_workspace(self) -> Path | RemoteWorkspace | None:
         """Where the agent of the conversation shown works (None: not connected)."""

@@ -20,14 +20,6 @@ from previewers.widgets import ask_plain_question
 PROGRESS_THRESHOLD = 8 * 1024 * 1024
 
 
-def default_mode() -> int:
-    """The mode a newly created file gets under the current umask."""
-    # os.umask can only be read by setting it; called on the GUI thread only.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
 def is_same_file(target: str, source: VerifiedFile, source_path: str) -> bool:
     """Whether writing ``target`` would overwrite the source file itself."""
     if os.path.realpath(target) == os.path.realpath(source_path):
@@ -87,7 +79,6 @@ class _CopyJob(QRunnable):
         self,
         source: VerifiedFile,
         target: str,
-        mode: int,
         chunk_hook: Callable[[int], None] | None,
     ) -> None:
         super().__init__()
@@ -95,7 +86,6 @@ class _CopyJob(QRunnable):
         self.signals = _JobSignals()
         self._source = source
         self._target = target
-        self._mode = mode
         self._chunk_hook = chunk_hook
         self._cancel = threading.Event()
 
@@ -109,7 +99,6 @@ class _CopyJob(QRunnable):
                 self._target,
                 is_cancelled=self._cancel.is_set,
                 on_chunk=self._on_chunk,
-                mode=self._mode,
             )
         except Exception as error:  # reported to the user, never lost
             result = CopyResult(
@@ -188,7 +177,7 @@ class SaveCopier(QObject):
         except BaseException:
             source.close()
             raise
-        job = _CopyJob(source, target, default_mode(), self._chunk_hook)
+        job = _CopyJob(source, target, self._chunk_hook)
         dialog = self._progress_dialog(job, name, source.identity.size, parent)
         self._jobs[job] = dialog
         self._sources[job] = (source, name)

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 from app.core.safeio import VerifiedFile
 from app.core.sizes import human_size
 from app.formats.image_facts import (
-    DecodedImage,
     ImageDataError,
     ImageFacts,
     ImageFormat,
@@ -25,6 +24,7 @@ from app.formats.image_facts import (
 )
 from previewers.context import STANDALONE, PreviewContext
 from previewers.image.canvas import ZOOM_STEP, ImageCanvasView
+from previewers.image.qimage import to_qimage
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
 
@@ -85,18 +85,6 @@ def _facts_job(fmt: ImageFormat) -> object:
         return read_facts(stream, fmt)  # type: ignore[arg-type]
 
     return job
-
-
-def _to_qimage(decoded: DecodedImage) -> QImage:
-    image = QImage(
-        decoded.data,
-        decoded.width,
-        decoded.height,
-        decoded.width * 4,
-        QImage.Format.Format_RGBA8888,
-    )
-    # The copy owns its pixels; the view must not point into a Python buffer.
-    return image.copy()
 
 
 class ImagePreviewWidget(PreviewWidget):
@@ -252,7 +240,7 @@ class ImagePreviewWidget(PreviewWidget):
             raw = data if data is not None else file.read(-1, 0)
             decoded = decode_scaled(raw, fmt, bound)
             full = (decoded.full_width, decoded.full_height)
-            return _Decoded(_to_qimage(decoded), decoded.width, full, raw, generation)
+            return _Decoded(to_qimage(decoded), decoded.width, full, raw, generation)
 
         self.run_in_background(job, self._on_decode_finished)
 

@@ -92,8 +92,10 @@ REMOTE_IMAGE_REASON = "images of a document on a remote host are not loaded"
 
 def decode_markdown(data: bytes) -> tuple[str, tuple[str, ...]]:
     """Text from bytes and any notice: a BOM picks the encoding, else UTF-8 when
-    the bytes are UTF-8, else the legacy single-byte encoding they read as."""
-    encoding = guess_encoding(data[:65536])
+    the bytes are UTF-8, else the legacy encoding they read as (the document
+    is decoded whole, so a multi-byte one such as Shift JIS may be it)."""
+    head = data[:65536]
+    encoding = guess_encoding(head, whole=len(head) == len(data))
     text, invalid = decode(data[len(encoding.bom) :], encoding)
     notices: list[str] = []
     if encoding.unit == 1 and not encoding.utf8:

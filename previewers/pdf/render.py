@@ -99,9 +99,12 @@ class RenderRequest:
 
 @dataclass(frozen=True)
 class PageRendered:
+    """A drawn page; ``notice`` names what of it could not be read, if anything."""
+
     request: RenderRequest
     image: QImage
     links: tuple[PdfLink, ...]
+    notice: str = ""
 
 
 @dataclass(frozen=True)
@@ -399,6 +402,23 @@ def _page_failure(request: RenderRequest, error: Exception) -> PageFailed:
     return PageFailed(request, "it is damaged")
 
 
+def _left_out_notice(page: int, header: dict[str, Any]) -> str:
+    """What of a drawn page could not be read, as a quiet notice ("" if none)."""
+    parts = []
+    if header.get("annotations_left_out") is True:
+        parts.append("its annotations could not be drawn")
+    links = header.get("links_left_out")
+    if isinstance(links, int) and not isinstance(links, bool) and links > 0:
+        parts.append(
+            "a link on it could not be read"
+            if links == 1
+            else f"{links} links on it could not be read"
+        )
+    if not parts:
+        return ""
+    return f"Page {page + 1} is shown, but {' and '.join(parts)}."
+
+
 def _opened(info: DocumentInfo) -> Opened:
     return Opened(info, OutlineTree.of(info.outline))
 
@@ -501,10 +521,11 @@ class PdfSession:
                 )
                 image = _to_image(header, samples)
                 links = decode_links(header.get("links"))
+                notice = _left_out_notice(request.page, header)
             except (WorkerError, WireError, ValueError, TypeError, IndexError) as error:
                 self._emit(_page_failure(request, error))
                 return
-            self._emit(PageRendered(request, image, links))
+            self._emit(PageRendered(request, image, links, notice))
 
         return task
 

@@ -290,6 +290,8 @@ class PdfPreviewWidget(PreviewWidget):
             return
         if isinstance(result, PageRendered):
             self.pages.add_render(result)
+            if result.notice:
+                self._notify(result.notice)
             self.mark_loaded()
         elif isinstance(result, PageFailed):
             self.pages.add_failure(result)
@@ -322,20 +324,29 @@ class PdfPreviewWidget(PreviewWidget):
         validator = self.page_field.validator()
         if isinstance(validator, QIntValidator):
             validator.setTop(count)
-        self._fill_outline(info, outline)
+        notes = self._fill_outline(info, outline)
         if info.embedded_files:
             plural = "s" if info.embedded_files > 1 else ""
-            self._notify(
+            notes.append(
                 f"This PDF has {info.embedded_files} embedded file{plural}; "
                 "they are not opened or extracted."
             )
+        if info.unreadable:
+            notes.append(
+                "Some parts of this PDF could not be read and are left out: "
+                f"{', '.join(info.unreadable)}."
+            )
+        if notes:
+            self._notify(" ".join(notes))
         self.toolbar.show()
         self.pages.set_document(self.session, info)
 
-    def _fill_outline(self, info: DocumentInfo, outline: OutlineTree) -> None:
+    def _fill_outline(self, info: DocumentInfo, outline: OutlineTree) -> list[str]:
+        """Show the outline; returns the notices it needs."""
         self.outline_model.set_tree(outline)
+        notes = []
         if info.outline_left_out:
-            self._notify(
+            notes.append(
                 f"The outline shows its first {len(info.outline):,} entries; "
                 f"{info.outline_left_out:,} more are left out."
             )
@@ -348,6 +359,7 @@ class PdfPreviewWidget(PreviewWidget):
         )
         for index in self.outline_model.open_rows():
             self.outline.expand(index)
+        return notes
 
     def _notify(self, text: str) -> None:
         self.notice.setText(text)
@@ -409,6 +421,8 @@ class PdfPreviewWidget(PreviewWidget):
             return
         if entry.page >= 0:
             self.go_to_page(entry.page, entry.y)
+        elif not entry.readable:
+            self._notify("Where this outline entry leads could not be read.")
         else:
             self._notify(f"{BLOCKED_NOTICE}.")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app import cli
+from tests.data.real_pdfs import PDF_DIR
 
 
 def validate(
@@ -234,7 +235,7 @@ def test_view_of_a_refused_file_says_why_on_stderr_and_exits_one(
     assert png.exists()
 
 
-def test_view_of_one_good_and_one_missing_file_exits_zero(
+def test_view_of_one_good_and_one_missing_file_says_why_and_exits_one(
     workspace: Path, tmp_path: Path
 ) -> None:
     result = run_cli(
@@ -246,8 +247,96 @@ def test_view_of_one_good_and_one_missing_file_exits_zero(
         "--screenshot",
         str(tmp_path / "two.png"),
     )
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr
     assert "Cannot open nowhere.txt" in result.stderr
+    assert (tmp_path / "two.png").exists()  # the good file was shown
+
+
+def _view_shot(tmp_path: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
+    return run_cli(
+        "view",
+        *map(str, paths),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--screenshot",
+        str(tmp_path / "view.png"),
+    )
+
+
+def _damaged_pdf(folder: Path) -> Path:
+    path = folder / "spec.pdf"
+    path.write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 200)
+    return path
+
+
+def _good_csv(folder: Path) -> Path:
+    path = folder / "ok.csv"
+    path.write_text("name,count\nalpha,1\nbeta,2\n")
+    return path
+
+
+def test_view_of_a_damaged_pdf_says_why_and_exits_one(
+    workspace: Path, tmp_path: Path
+) -> None:
+    result = _view_shot(tmp_path, _damaged_pdf(workspace))
+    assert result.returncode == 1, result.stderr
+    assert "deliverables: Could not load spec.pdf: the PDF is damaged" in result.stderr
+
+
+def test_a_damaged_pdf_in_a_tab_behind_the_front_one_exits_one(
+    workspace: Path, tmp_path: Path
+) -> None:
+    result = _view_shot(tmp_path, _damaged_pdf(workspace), _good_csv(workspace))
+    assert result.returncode == 1, result.stderr
+    assert "Could not load spec.pdf" in result.stderr
+    assert "ok.csv" not in result.stderr
+
+
+def test_view_of_a_good_file_and_a_refused_one_exits_one(
+    workspace: Path, tmp_path: Path
+) -> None:
+    result = _view_shot(tmp_path, _good_csv(workspace), workspace / ".env")
+    assert result.returncode == 1, result.stderr
+    assert "Cannot open .env: denied by read-deny rule" in result.stderr
+
+
+def test_view_of_files_that_all_show_exits_zero_and_says_nothing(
+    workspace: Path, tmp_path: Path
+) -> None:
+    pdf = workspace / "manual.pdf"
+    pdf.write_bytes((PDF_DIR / "pdftex-hyperref.pdf").read_bytes())
+    result = _view_shot(tmp_path, _good_csv(workspace), pdf)
+    assert result.returncode == 0, result.stderr
+    assert "deliverables:" not in result.stderr
+
+
+def test_view_refusing_every_file_exits_one_at_once_without_a_window(
+    workspace: Path, tmp_path: Path
+) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "no-such-platform"}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "view",
+            str(workspace / ".env"),
+            str(workspace / "nowhere.txt"),
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    # A window would need the platform plugin, which does not exist.
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines() == [
+        "deliverables: Cannot open .env: denied by read-deny rule .env (built-in).",
+        "deliverables: Cannot open nowhere.txt: the file no longer exists.",
+    ]
 
 
 def test_a_screenshot_that_cannot_be_written_exits_non_zero_with_the_reason(

@@ -17,7 +17,8 @@ from PySide6.QtGui import QImage, QImageReader
 
 from app.core.safeio import open_verified
 from app.formats.image_facts import FORMATS, ReadAtStream, decode_scaled, read_facts
-from previewers.image.widget import DECODE_FLOOR, _to_qimage
+from previewers.image.qimage import to_qimage
+from previewers.image.widget import DECODE_FLOOR
 
 pytestmark = pytest.mark.benchmark
 
@@ -73,10 +74,10 @@ def test_24_megapixel_jpeg_to_fit_to_window(
         data = file.read(-1, 0)
 
     def scaled() -> QImage:
-        return _to_qimage(decode_scaled(data, JPEG, bound))
+        return to_qimage(decode_scaled(data, JPEG, bound))
 
     def full_then_scaled() -> QImage:
-        full = _to_qimage(decode_scaled(data, JPEG))
+        full = to_qimage(decode_scaled(data, JPEG))
         return full.scaled(
             QSize(*bound),
             Qt.AspectRatioMode.KeepAspectRatio,

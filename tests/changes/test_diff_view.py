@@ -47,7 +47,7 @@ def test_a_real_turns_change_shows_its_diff_off_the_gui_thread(
     view = DiffView("notes.md")
     qtbot.addWidget(view)
 
-    shown(qtbot, view, lambda: change_diff(store, ref, session.policy()))
+    shown(qtbot, view, lambda _cancelled: change_diff(store, ref, session.policy()))
 
     text = view.unified.toPlainText().splitlines()
     assert text[0] == "@@ -1,2 +1,2 @@"
@@ -80,7 +80,7 @@ def test_side_by_side_pairs_old_and_new_lines_and_scrolls_together(
     qtbot.addWidget(view)
     view.resize(800, 300)
     view.show()
-    shown(qtbot, view, lambda: diff_texts("log.txt", long_before, long_after))
+    shown(qtbot, view, lambda _stop: diff_texts("log.txt", long_before, long_after))
 
     view.side_button.click()
     assert view.mode == "side_by_side" and view.stack.currentIndex() == 1
@@ -98,7 +98,7 @@ def test_side_by_side_pairs_old_and_new_lines_and_scrolls_together(
 def test_lines_are_coloured_by_kind_and_code_by_its_language(qtbot: QtBot) -> None:
     view = DiffView("shapes.py")
     qtbot.addWidget(view)
-    shown(qtbot, view, lambda: diff_texts("shapes.py", BEFORE, AFTER))
+    shown(qtbot, view, lambda _cancelled: diff_texts("shapes.py", BEFORE, AFTER))
 
     lines = view.layout_shown.unified if view.layout_shown else ()
     kinds = [line.kind for line in lines]
@@ -131,12 +131,12 @@ def test_no_diff_says_why_and_a_failure_is_a_sentence(qtbot: QtBot) -> None:
     shown(
         qtbot,
         view,
-        lambda: NoDiff(NoDiffReason.TOO_LARGE, "it is larger than 1 MiB"),
+        lambda _cancelled: NoDiff(NoDiffReason.TOO_LARGE, "it is larger than 1 MiB"),
     )
     assert view.summary.text() == "No diff is shown: it is larger than 1 MiB."
     assert not view.copy_button.isEnabled() and view.stack.isHidden()
 
-    def broken() -> Diff:
+    def broken(_cancelled: object) -> Diff:
         raise OSError(5, "Input/output error")
 
     shown(qtbot, view, broken)

@@ -59,7 +59,7 @@ def test_verify_gives_each_imported_card_its_verdict_and_only_then_actions(
     qtbot: QtBot, window: MainWindow, store: Store, repo: Path, tmp_path: Path
 ) -> None:
     on_disk(repo, tmp_path)
-    summary = import_transcript(store, str(claude_session(repo)))
+    summary = import_transcript(store, str(claude_session(repo)), workspace=str(repo))
     window.refresh_conversations()
     window.show_conversation(summary.conversation_id)
     window.show()

@@ -90,7 +90,9 @@ def test_verify_gives_unchanged_modified_missing_and_refuses_hostile_paths(
     store: Store, repo: Path, policy: Policy, tmp_path: Path
 ) -> None:
     on_disk(repo, tmp_path)
-    cid = import_transcript(store, str(claude_session(repo))).conversation_id
+    cid = import_transcript(
+        store, str(claude_session(repo)), workspace=str(repo)
+    ).conversation_id
     found = refs(store, cid)
 
     def verdict(name: str) -> VerifyVerdict:
@@ -131,7 +133,7 @@ def test_a_path_outside_the_session_passes_only_when_the_mode_allows_it(
         {"type": "create", "filePath": str(outside), "content": "outside\n"},
     )
     cid = import_transcript(
-        store, str(s.write(repo.parent / "s.jsonl"))
+        store, str(s.write(repo.parent / "s.jsonl")), workspace=str(repo)
     ).conversation_id
     [ref] = refs(store, cid).values()
 
@@ -145,7 +147,9 @@ def test_only_a_verified_entry_gets_file_actions_and_they_revalidate(
     store: Store, repo: Path, policy: Policy, tmp_path: Path
 ) -> None:
     on_disk(repo, tmp_path)
-    cid = import_transcript(store, str(claude_session(repo))).conversation_id
+    cid = import_transcript(
+        store, str(claude_session(repo)), workspace=str(repo)
+    ).conversation_id
     kept = refs(store, cid)["kept.txt"]
 
     before = check_imported(store, kept, policy)
@@ -169,7 +173,9 @@ def test_a_verification_edited_behind_the_store_is_untrusted(
 ) -> None:
     on_disk(repo, tmp_path)
     data = tmp_path / "data"
-    cid = import_transcript(store, str(claude_session(repo))).conversation_id
+    cid = import_transcript(
+        store, str(claude_session(repo)), workspace=str(repo)
+    ).conversation_id
     found = refs(store, cid)
     verify_imported(store, found["kept.txt"], policy)
     with sqlite3.connect(data / DATABASE_NAME) as conn:
@@ -186,7 +192,9 @@ def test_an_imported_change_opens_and_diffs_only_after_verify(
     store: Store, repo: Path, policy: Policy, tmp_path: Path
 ) -> None:
     on_disk(repo, tmp_path)
-    cid = import_transcript(store, str(claude_session(repo))).conversation_id
+    cid = import_transcript(
+        store, str(claude_session(repo)), workspace=str(repo)
+    ).conversation_id
     [turn] = split_turns(store.messages(cid))
     index = turn_changes(cid, turn)
     config = next(f for f in index.files if f.path.endswith("config.py"))
@@ -217,7 +225,7 @@ def test_a_codex_session_verifies_its_added_file(
     )
     r.assistant("Added.")
     cid = import_transcript(
-        store, str(r.write(repo.parent / "r.jsonl"))
+        store, str(r.write(repo.parent / "r.jsonl")), workspace=str(repo)
     ).conversation_id
     [ref] = refs(store, cid).values()
     assert verify_imported(store, ref, policy).verdict is VerifyVerdict.UNCHANGED
@@ -242,7 +250,7 @@ def test_a_file_the_session_holds_no_content_for_is_checked_but_not_compared(
         },
     )
     cid = import_transcript(
-        store, str(r.write(repo.parent / "r.jsonl"))
+        store, str(r.write(repo.parent / "r.jsonl")), workspace=str(repo)
     ).conversation_id
     [ref] = refs(store, cid).values()
     result = verify_imported(store, ref, policy)

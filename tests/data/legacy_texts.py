@@ -1,5 +1,9 @@
 # ruff: noqa: RUF001  (real text in other scripts: its letters are meant)
-"""Real sentences per language, for the legacy-encoding guess: a sales report."""
+"""Sentences per language, for the legacy-encoding guess: a sales report.
+
+Written for the project, not published text; ``udhr_texts`` holds published
+prose for the same guess.
+"""
 
 from __future__ import annotations
 

@@ -46,11 +46,14 @@ class Server:
     data_dir: Path
     cwd: Path
     args: list[str] = field(default_factory=list)
+    client: str | None = "claude-code"  # --client: what the user registered
     wire: Path | None = None  # record what the server writes on stdout here
     modules: Path | None = None  # write the modules it imported here at exit
 
     def params(self) -> StdioServerParameters:
         tail = ["mcp", "--data-dir", str(self.data_dir), *self.args]
+        if self.client is not None:
+            tail += ["--client", self.client]
         if self.modules is not None:
             command = [sys.executable, str(PROBE), str(self.modules), *tail]
         else:

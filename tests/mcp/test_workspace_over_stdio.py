@@ -51,6 +51,7 @@ def presented_record(server: Server) -> Record:
     ("roots", "option", "expected"),
     [
         (True, True, "root"),  # the client's root wins over everything
+        (True, False, "root"),  # ... inside the folder the user set
         (False, True, "option"),  # an explicit --workspace wins over the cwd
         (False, False, "cwd"),
     ],
@@ -58,9 +59,10 @@ def presented_record(server: Server) -> Record:
 def test_relative_paths_resolve_from_the_chosen_workspace(
     tmp_path: Path, roots: bool, option: bool, expected: str
 ) -> None:
-    folders = {
-        name: folder_with_notes(tmp_path / name) for name in ("root", "option", "cwd")
-    }
+    folders = {name: folder_with_notes(tmp_path / name) for name in ("option", "cwd")}
+    # A root narrows the workspace to a folder inside the one the user set.
+    boundary = folders["option" if option else "cwd"]
+    folders["root"] = folder_with_notes(boundary / "root")
     server = Server(data_dir=tmp_path / "data", cwd=folders["cwd"])
     if option:
         server.args = ["--workspace", str(folders["option"])]

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import configparser
-import importlib.util
 import re
 import shutil
 import subprocess
-import sys
 import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import yaml
+
+from tests.packaging.loader import load
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGING = ROOT / "packaging"
@@ -23,24 +22,8 @@ DESKTOP = LINUX / "deliverables.desktop"
 METAINFO = LINUX / "io.github.deliverables.deliverables.metainfo.xml"
 
 
-def _load(name: str) -> ModuleType:
-    sys.path.insert(0, str(PACKAGING))
-    try:
-        spec = importlib.util.spec_from_file_location(
-            f"packaging_{name}", PACKAGING / f"{name}.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        # The module may have put the folder on the path itself.
-        while str(PACKAGING) in sys.path:
-            sys.path.remove(str(PACKAGING))
-
-
-bundle_rules = _load("bundle_rules")
-build = _load("build")
+bundle_rules = load("bundle_rules")
+build = load("build")
 
 
 def _desktop_entry() -> configparser.SectionProxy:
@@ -126,9 +109,12 @@ def test_the_metainfo_validates():
 def test_every_file_the_packages_install_is_in_the_tree_or_built():
     # The bundle is frozen, the PNG sizes rendered, and the scalable icon
     # staged from the app's resources.
-    built = {"./bundle/deliverables", "./icons/deliverables.svg"} | {
-        f"./icons/{size}/deliverables.png" for size in build.ICON_SIZES
-    }
+    built = {
+        "./bundle/deliverables",
+        "./icons/deliverables.svg",
+        "./licenses",
+        "./licenses/NOTICE",
+    } | {f"./icons/{size}/deliverables.png" for size in build.ICON_SIZES}
     assert build.APP_ICON.is_file()
     for item in _nfpm()["contents"]:
         if item.get("type") == "symlink":
@@ -148,7 +134,8 @@ def test_icons_come_in_every_size_from_16_to_512():
 
 
 def test_the_command_is_on_the_path():
-    (link,) = [item for item in _nfpm()["contents"] if item.get("type") == "symlink"]
+    links = [item for item in _nfpm()["contents"] if item.get("type") == "symlink"]
+    (link,) = [item for item in links if item["dst"] == "/usr/bin/deliverables"]
     assert link == {
         "src": "/opt/deliverables/deliverables",
         "dst": "/usr/bin/deliverables",
@@ -349,3 +336,22 @@ def test_the_readme_says_how_to_build_and_install_the_packages():
     install = readme.split("## Install", 1)[1].split("\n## ", 1)[0]
     assert "python packaging/build.py" in install
     assert "apt-get install ./dist/deliverables_" in install
+
+
+# -- licences --------------------------------------------------------------------
+
+
+def test_the_metainfo_and_the_packages_state_the_same_licence():
+    root = ET.parse(METAINFO).getroot()
+    stated = " ".join(_nfpm()["license"].split())
+    assert root.findtext("project_license") == stated
+    # The project's code is MIT; MuPDF puts the whole under the AGPL's terms.
+    assert stated.startswith("MIT AND AGPL-3.0-only AND LGPL-3.0-only")
+
+
+def test_the_package_installs_the_licence_notice_where_users_look():
+    destinations = {item["dst"]: item for item in _nfpm()["contents"]}
+    assert destinations["/opt/deliverables/licenses"]["src"] == "./licenses"
+    assert destinations["/usr/share/doc/deliverables/copyright"]["src"] == (
+        "./licenses/NOTICE"
+    )

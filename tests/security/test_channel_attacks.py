@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import sqlite3
 import stat
 import struct
+import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
@@ -238,26 +240,101 @@ def test_a_peer_that_says_nothing_is_dropped(door: Door) -> None:
     assert door.request(kind="open", conversation=None)["ok"] is True
 
 
-def test_more_peers_than_allowed_at_once_are_turned_away(
+def test_more_peers_than_slots_drop_the_longest_silent_first(
     door: Door, qtbot: Any
 ) -> None:
-    from app.ui.channel_server import MAX_CONNECTIONS
+    from app.ui.channel_server import EVICTED, MAX_CONNECTIONS
 
-    waiting = []
-    for _ in range(MAX_CONNECTIONS + 4):
-        peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        peer.connect(os.fspath(door.path))
-        waiting.append(peer)
+    extra = 3
+    peers = []
+    reasons: list[str] = []
+    door.live.channel.refused.connect(reasons.append)
     try:
-        with qtbot.waitSignal(door.live.channel.refused, timeout=WAIT_MS) as signal:
-            pass
-        assert signal.args[0] == "too many connections"
+        for _ in range(MAX_CONNECTIONS + extra):
+            peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            peer.connect(os.fspath(door.path))
+            peers.append(peer)
+        qtbot.waitUntil(lambda: len(reasons) >= extra, timeout=WAIT_MS)
+        # The first to arrive have been silent longest: they went first.
+        for peer in peers[:extra]:
+            peer.settimeout(WAIT_MS / 1000)
+            with suppress(ConnectionResetError):
+                assert peer.recv(1) == b""
     finally:
-        for peer in waiting:
+        for peer in peers:
             peer.close()
-    qtbot.waitUntil(
-        lambda: door.request(kind="open", conversation=None)["ok"], timeout=WAIT_MS
-    )
+    assert reasons[:extra] == [EVICTED] * extra
+    assert door.request(kind="open", conversation=None)["ok"] is True
+
+
+class SilentFlood:
+    """Same-uid peers that hold every slot and say nothing, reopened when dropped."""
+
+    def __init__(self, path: Path, peers: int) -> None:
+        self.path = path
+        self.peers = peers
+        self.opened = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> SilentFlood:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join(WAIT_MS / 1000)
+
+    def _open(self) -> socket.socket:
+        peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        peer.connect(os.fspath(self.path))
+        self.opened += 1
+        return peer
+
+    def _run(self) -> None:
+        held = [self._open() for _ in range(self.peers)]
+        try:
+            while not self._stop.is_set():
+                ended, _, _ = select.select(held, [], [], 0.02)
+                for peer in ended:
+                    with suppress(OSError):
+                        if peer.recv(1):
+                            continue
+                    # The window hung up on this one: knock again at once.
+                    held.remove(peer)
+                    peer.close()
+                    held.append(self._open())
+        finally:
+            for peer in held:
+                peer.close()
+
+
+def test_silent_peers_holding_every_slot_do_not_keep_notices_out(
+    door: Door, qtbot: Any, data_dir: Path
+) -> None:
+    from app.ui.channel_server import EVICTED, MAX_CONNECTIONS
+
+    with Store(data_dir) as store:
+        conversation = store.create_conversation("Codex — ~/p", "/tmp")
+    reasons: list[str] = []
+    door.live.channel.refused.connect(reasons.append)
+    notices = 12
+
+    with SilentFlood(door.path, MAX_CONNECTIONS) as flood:
+        qtbot.waitUntil(lambda: flood.opened >= MAX_CONNECTIONS, timeout=WAIT_MS)
+        replies = []
+        for _ in range(notices):
+            future = door.pool.submit(
+                notify.send, data_dir, ChangedNotice(conversation.id)
+            )
+            qtbot.waitUntil(future.done, timeout=WAIT_MS)
+            replies.append(future.result())
+
+    # Every notice reached the window, none was reset at the door.
+    assert [reply and reply.error for reply in replies] == [""] * notices
+    assert all(reply is not None and reply.accepted for reply in replies)
+    # The flood was real: the slots were full when notices came.
+    assert EVICTED in reasons
 
 
 # -- what a message can make the window do -------------------------------------

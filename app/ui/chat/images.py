@@ -8,25 +8,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from PySide6.QtCore import (
-    QBuffer,
-    QByteArray,
-    QIODevice,
-    QObject,
-    QRunnable,
-    QSize,
-    Qt,
-    QThreadPool,
-    Signal,
-)
-from PySide6.QtGui import QImage, QImageReader
+from PySide6.QtCore import QObject, QRunnable, QSize, QThreadPool, Signal
+from PySide6.QtGui import QImage
 
 from app.core.filetype import HEAD_SIZE, detect
 from app.core.policy import Policy
 from app.core.public_files import PUBLIC_FOLDER, is_public_path
 from app.core.safeio import SafeOpenError, open_verified
-from app.formats.image_facts import format_for_mime
+from app.formats.image_facts import (
+    ImageDataError,
+    ImageFormat,
+    decode_scaled,
+    format_for_mime,
+)
 from app.remote.errors import RemoteError
+from previewers.image.qimage import to_qimage
 
 if TYPE_CHECKING:
     from app.remote.workspace import RemoteWorkspace
@@ -54,10 +50,10 @@ class ImageLoadError(Exception):
     """An image that is not shown; the message says why, in plain words."""
 
 
-def sniff_format(head: bytes) -> bytes | None:
-    """The decoder name for ``head``'s magic bytes, or ``None`` if not allowed."""
+def sniff_format(head: bytes) -> ImageFormat | None:
+    """The format of ``head``'s magic bytes, or ``None`` if not allowed."""
     found = format_for_mime(detect(head).mime)
-    return found.decoder if found is not None and found.mime in _FORMATS else None
+    return found if found is not None and found.mime in _FORMATS else None
 
 
 def load_public_image(path: str, workspace: str, policy: Policy) -> QImage:
@@ -83,33 +79,23 @@ def load_public_image(path: str, workspace: str, policy: Policy) -> QImage:
 
 
 def decode_image(data: bytes, box: QSize) -> QImage:
-    """Decode ``data`` by its magic bytes, scaled down to fit ``box`` if larger.
+    """Decode ``data`` by its magic bytes, no larger than ``box``.
 
-    Only the raster formats of ``_FORMATS``; more than ``MAX_PIXELS`` pixels is
-    refused before any pixel is decoded. Raises ``ImageLoadError``.
+    Only the raster formats of ``_FORMATS``. The size every header gives (each
+    image of an icon) is checked against ``MAX_PIXELS`` before any pixel is
+    decoded, and the decode is as small as the format allows: JPEG at a
+    fraction in the DCT, an icon's image nearest ``box``. Raises
+    ``ImageLoadError``.
     """
     image_format = sniff_format(data[:HEAD_SIZE])
     if image_format is None:
         raise ImageLoadError("Image not shown: not a supported image format")
-    buffer = QBuffer()
-    buffer.setData(QByteArray(data))
-    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
-    reader = QImageReader(buffer, QByteArray(image_format))
-    reader.setAutoDetectImageFormat(False)
-    reader.setDecideFormatFromContent(False)
-    size = reader.size()
-    if not size.isValid() or size.width() <= 0 or size.height() <= 0:
-        raise ImageLoadError("Image not shown: it cannot be decoded")
-    if size.width() * size.height() > MAX_PIXELS:
-        raise ImageLoadError("Image not shown: it has too many pixels")
-    if size.width() > box.width() or size.height() > box.height():
-        reader.setScaledSize(
-            size.scaled(box, Qt.AspectRatioMode.KeepAspectRatio).expandedTo(QSize(1, 1))
-        )
-    image = reader.read()
-    if image.isNull():
-        raise ImageLoadError(f"Image not shown: {reader.errorString()}")
-    return image
+    bound = (box.width(), box.height())
+    try:
+        decoded = decode_scaled(data, image_format, bound, limit=MAX_PIXELS)
+    except ImageDataError as error:
+        raise ImageLoadError(f"Image not shown: {error}") from error
+    return to_qimage(decoded)
 
 
 def load_remote_public_image(workspace: RemoteWorkspace, filename: str) -> QImage:

@@ -176,6 +176,8 @@ def tool_summary(block: ToolCallBlock) -> str:
         if block.name == PRESENT:
             return f"{block.name} — failed, nothing was presented"
         return f"{block.name} — failed"
+    if block.state == "ended":
+        return f"{block.name} — ended without a result"
     if block.name == PRESENT:
         # How many cards follow is the record's to say, not the tool's text.
         count = block.file_count
@@ -209,8 +211,12 @@ def paint_tool_card(
     if block.state == "running":
         _paint_spinner(painter, marker, colours, spinner_phase)
     else:
-        glyph = "✕" if block.state == "error" else "✓"
-        painter.setPen(colours.error if block.state == "error" else colours.accent)
+        glyph = {"error": "✕", "ended": "\u2013"}.get(block.state, "✓")
+        painter.setPen(
+            {"error": colours.error, "ended": colours.muted}.get(
+                block.state, colours.accent
+            )
+        )
         bold = QFont(font)
         bold.setBold(True)
         painter.setFont(bold)

@@ -3,9 +3,11 @@
 Each image card's file is checked and opened as an action would open it
 (``check_deliverable``: trusted record, same file, policy, no symlink), read
 through that verified descriptor up to the inline-image byte limit and decoded
-by its magic bytes within the inline-image pixel limit, scaled to the card's
-icon. A thumbnail is kept per card and file identity (device, inode, size,
-mtime), so a card shown again costs nothing and a changed file gets a new one.
+by its magic bytes within the inline-image pixel limit (every header checked
+before a pixel is decoded), at the card's icon size or the nearest the format
+can decode. A thumbnail is kept per card and file identity (device, inode,
+size, mtime), so a card shown again costs nothing and a changed file gets a
+new one; what is kept is bounded in bytes, least recently made first out.
 A card whose check finds anything but "ok" (changed included) gets no
 thumbnail: its badge says why.
 """
@@ -30,7 +32,8 @@ from app.ui.chat.images import MAX_BYTES, ImageLoadError, decode_image
 
 THUMBNAIL_SIZE: Final = 96
 """The box a thumbnail fits in, in pixels (the card draws it at icon size)."""
-CACHE_LIMIT: Final = 256
+CACHE_BYTES: Final = 8 * 1024 * 1024
+"""What the kept thumbnails hold together: over 200 at 96x96 RGBA (36 KiB)."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,9 @@ def make_thumbnail(
         return Thumbnail(ref, identity, None, str(error))
     except Exception as error:  # a decoder bug must not kill the worker
         return Thumbnail(ref, identity, None, str(error))
+    if max(image.width(), image.height()) > THUMBNAIL_SIZE:
+        # Never kept or drawn: a decoder that ignored the size asked for.
+        return Thumbnail(ref, identity, None, "the image did not decode small")
     return Thumbnail(ref, identity, image)
 
 
@@ -138,6 +144,7 @@ class ThumbnailMaker(QObject):
         self._cache: OrderedDict[tuple[DeliverableRef, Identity], QImage] = (
             OrderedDict()
         )
+        self._cache_bytes = 0
         self._relay = _Relay(self)
         self._relay.made.connect(self._on_relay_made)
 
@@ -168,12 +175,26 @@ class ThumbnailMaker(QObject):
     def cached(self) -> int:
         return len(self._cache)
 
+    def cached_bytes(self) -> int:
+        """The pixel bytes the kept thumbnails hold; at most ``CACHE_BYTES``."""
+        return self._cache_bytes
+
+    def _keep(self, key: tuple[DeliverableRef, Identity], image: QImage) -> None:
+        """Keep ``image``, dropping the least recently made past ``CACHE_BYTES``."""
+        size = image.sizeInBytes()
+        if size > CACHE_BYTES:
+            return
+        old = self._cache.pop(key, None)
+        if old is not None:
+            self._cache_bytes -= old.sizeInBytes()
+        self._cache[key] = image
+        self._cache_bytes += size
+        while self._cache_bytes > CACHE_BYTES:
+            _key, dropped = self._cache.popitem(last=False)
+            self._cache_bytes -= dropped.sizeInBytes()
+
     def _on_relay_made(self, generation: int, made: Thumbnail) -> None:
         if made.image is not None and made.identity is not None:
-            key = (made.ref, made.identity)
-            self._cache[key] = made.image
-            self._cache.move_to_end(key)
-            while len(self._cache) > CACHE_LIMIT:
-                self._cache.popitem(last=False)
+            self._keep((made.ref, made.identity), made.image)
         if generation == self._generation:
             self.made.emit(made.ref, made.image)

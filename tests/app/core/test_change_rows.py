@@ -168,7 +168,9 @@ def test_a_verification_is_macd_and_bound_to_its_entry(tmp_path: Path) -> None:
         cid = store.create_conversation("t", "/w").id
         with store.transaction(write=True) as conn:
             conn.execute(
-                "INSERT INTO imports VALUES (?, 'codex', 's', '/t', 'x', 1, 0, '{}')",
+                "INSERT INTO imports (conversation_id, source, session_id,"
+                " transcript, imported_at, complete, message_count, summary)"
+                " VALUES (?, 'codex', 's', '/t', 'x', 1, 0, '{}')",
                 (cid,),
             )
             for entry in ("e1", "e2"):

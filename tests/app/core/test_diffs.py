@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import difflib
+import threading
 
 import pytest
 
-from app.core.diffs import SideBySideRow, diff_texts
+from app.core.diffs import (
+    MAX_CHANGED_LINES,
+    NoDiff,
+    NoDiffReason,
+    SideBySideRow,
+    diff_texts,
+)
+from app.core.line_match import CompareBudget
 
 BEFORE = "".join(f"line {n}\n" for n in range(1, 21))
 AFTER = BEFORE.replace("line 3\n", "line three\n").replace(
@@ -76,3 +84,30 @@ def test_identical_texts_have_no_hunks() -> None:
 
 def test_windows_line_ends_do_not_count_as_changes() -> None:
     assert diff_texts("f.txt", "a\nb\n", "a\r\nb\r\n").identical
+
+
+def test_a_diff_past_its_budget_says_it_is_too_large_to_compare() -> None:
+    before = "".join(f"value {n % 7}\n" for n in range(3000))
+    after = "".join(f"value {n * 5 % 11}\n" for n in range(3000))
+    found = diff_texts("f.txt", before, after, budget=CompareBudget(work=1000))
+    assert isinstance(found, NoDiff) and found.reason is NoDiffReason.TOO_LARGE
+    assert found.message == (
+        "it is too large to compare "
+        "(the versions differ in too many places to work out)"
+    )
+
+
+def test_a_cancelled_diff_stops_with_no_diff() -> None:
+    cancelled = threading.Event()
+    cancelled.set()
+    found = diff_texts("f.txt", BEFORE, AFTER, cancelled=cancelled)
+    assert isinstance(found, NoDiff) and found.reason is NoDiffReason.CANCELLED
+
+
+def test_more_changed_lines_than_a_view_lays_out_are_refused() -> None:
+    lines = MAX_CHANGED_LINES // 2 + 1
+    before = "".join(f"a{n}\n" for n in range(lines))
+    after = "".join(f"b{n}\n" for n in range(lines))
+    found = diff_texts("f.txt", before, after)
+    assert isinstance(found, NoDiff) and found.reason is NoDiffReason.TOO_LARGE
+    assert f"{2 * lines:,} lines changed" in found.message

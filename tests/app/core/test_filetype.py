@@ -22,6 +22,7 @@ from app.core.filetype import (
 )
 from app.core.filetype.alphabets import implausible_share
 from tests.data.legacy_texts import CODE_PAGES, REPORTS
+from tests.data.udhr_texts import DECLARATIONS
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(32)
 
@@ -540,6 +541,28 @@ def test_a_sign_between_letters_and_letters_of_two_scripts_are_implausible() -> 
     assert implausible_share("Привет, wörld и мир") > 0
     assert implausible_share("«Цитата» — и всё.") == 0  # quotes and dashes are fine
     assert implausible_share("plain ASCII") == 0
+
+
+def test_a_letter_of_another_script_inside_a_latin_word_is_implausible() -> None:
+    assert implausible_share("Straße") == 0
+    assert implausible_share("Straße".encode("cp1252").decode("koi8_r")) > 0
+    assert implausible_share("Ångström".encode("latin-1").decode("cp1256")) > 0
+
+
+def test_words_no_language_writes_that_way_are_implausible() -> None:
+    russian = DECLARATIONS["ru"].article_1
+    hebrew = DECLARATIONS["he"].article_1
+    assert implausible_share(russian) == implausible_share(hebrew) == 0
+    # KOI8-R read as Windows-1251: capitals and small letters swap places.
+    assert implausible_share(russian.encode("koi8_r").decode("cp1251")) > 0
+    # Hebrew read as Greek puts the final sigma inside words.
+    assert implausible_share(hebrew.encode("cp1255").decode("cp1253")) > 0
+    # Hebrew read as Windows-1251 gives words with no vowel.
+    assert implausible_share(hebrew.encode("cp1255").decode("cp1251")) > 0
+    # A title in capitals, and an acronym, which needs no vowel.
+    title = DECLARATIONS["ru"].title.upper()
+    assert implausible_share(title) == 0
+    assert implausible_share(title.split()[-1][:1] * 3) == 0
 
 
 # Jupyter notebooks ------------------------------------------------------------

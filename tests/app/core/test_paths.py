@@ -5,7 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.core.paths import image_target, is_within, resolve_keep_leaf
+import pytest
+
+from app.core.paths import (
+    folder_path_problem,
+    image_target,
+    is_within,
+    resolve_keep_leaf,
+)
 
 
 def test_is_within_compares_whole_names() -> None:
@@ -60,3 +67,29 @@ def test_image_target_resolves_folder_links_before_the_root_check(
     outside.mkdir()
     (root / "escape").symlink_to(outside)
     assert image_target("escape/a.png", str(root), str(root)).path is None
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("/home/me/proj", None),
+        ("/home/me/proj/", None),  # how many clients write a folder
+        ("/", "is the root of the file system"),
+        ("//", "is the root of the file system"),
+        ("/home/me/../../etc", "is not in plain form"),
+        ("/home/./me", "is not in plain form"),
+        ("/home//me", "is not in plain form"),
+        ("/home/me/..", "is not in plain form"),
+        ("home/me", "is not a full path"),
+        ("", "is not a full path"),
+        ("/home/me\0/x", "holds a NUL character"),
+    ],
+)
+def test_a_workspace_folder_must_be_named_plainly_and_not_be_everything(
+    path: str, problem: str | None
+) -> None:
+    found = folder_path_problem(path)
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None and found.startswith(problem)

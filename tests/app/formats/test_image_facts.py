@@ -226,3 +226,101 @@ def test_a_decoder_failing_oddly_on_fuzzed_data_says_the_data_is_damaged(
     monkeypatch.setattr(ImageFile.ImageFile, "load", broken)
     with pytest.raises(ImageDataError, match=r"^The PNG data is damaged or truncated$"):
         decode_scaled(data, PNG, (40, 20))
+
+
+ICO = FORMATS["image/vnd.microsoft.icon"]
+
+
+@pytest.fixture
+def allocations(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The size of every image Pillow's decoders allocate."""
+    found: list[tuple[int, int]] = []
+    for name in ("new", "fill"):
+        real = getattr(Image.core, name)
+
+        def spy(mode, size, *args, _real=real):  # type: ignore[no-untyped-def]
+            found.append(tuple(size))
+            return _real(mode, size, *args)
+
+        monkeypatch.setattr(Image.core, name, spy)
+    return found
+
+
+def test_an_icon_is_measured_by_its_images_own_headers_decoding_nothing(
+    allocations: list[tuple[int, int]],
+) -> None:
+    from tests.security.hostile_images import icon_holding
+
+    # Listed as 16x16 in the directory; the PNG inside is 3000x2000.
+    data = icon_holding(encoded(Image.new("L", (3000, 2000)), "PNG"), 16)
+    allocations.clear()
+    facts = read_facts(io.BytesIO(data), ICO)
+    assert (facts.width, facts.height) == (3000, 2000)
+    assert allocations == []
+    with pytest.raises(ImageDataError, match="3000\u00d72000"):
+        decode_scaled(data, ICO, (96, 96), limit=5_000_000)
+    assert allocations == []
+
+
+def test_an_icon_bitmap_that_claims_a_huge_size_is_refused_unread(
+    allocations: list[tuple[int, int]],
+) -> None:
+    from tests.security.hostile_images import icon_with_huge_bitmap
+
+    data = icon_with_huge_bitmap(20000, 20000)
+    allocations.clear()
+    facts = read_facts(io.BytesIO(data), ICO)
+    assert pixel_refusal(facts) is not None
+    with pytest.raises(ImageDataError, match="20000\u00d720000"):
+        decode_scaled(data, ICO, (96, 96))
+    assert allocations == []
+
+
+@pytest.mark.parametrize(
+    ("bound", "decoded", "shown"),
+    [
+        ((96, 96), (128, 128), (96, 96)),
+        ((20, 20), (32, 32), (20, 20)),
+        (None, (256, 256), (256, 256)),
+    ],
+)
+def test_an_icon_decodes_only_its_image_nearest_the_bound(
+    allocations: list[tuple[int, int]],
+    bound: tuple[int, int] | None,
+    decoded: tuple[int, int],
+    shown: tuple[int, int],
+) -> None:
+    sizes = [(16, 16), (32, 32), (128, 128), (256, 256)]
+    data = encoded(Image.new("RGBA", (256, 256), (9, 8, 7, 255)), "ICO", sizes=sizes)
+    allocations.clear()
+    result = decode_scaled(data, ICO, bound)
+    assert (result.width, result.height) == shown
+    assert (result.full_width, result.full_height) == (256, 256)
+    assert max(w * h for w, h in allocations) == decoded[0] * decoded[1]
+
+
+def test_an_icon_of_bitmaps_decodes_its_best_bitmap() -> None:
+    data = encoded(
+        Image.new("RGBA", (48, 48), (200, 10, 10, 255)),
+        "ICO",
+        sizes=[(16, 16), (48, 48)],
+        bitmap_format="bmp",
+    )
+    result = decode_scaled(data, ICO, (16, 16))
+    assert (result.width, result.height) == (16, 16)
+    assert result.data[:4] == bytes((200, 10, 10, 255))
+
+
+@pytest.mark.parametrize("fmt", ["png", "gif", "bmp", "webp"])
+def test_every_format_is_held_to_the_callers_pixel_limit_before_decoding(
+    allocations: list[tuple[int, int]], fmt: str
+) -> None:
+    from tests.security import hostile_images
+
+    data = getattr(hostile_images, f"{fmt}_declaring")(7000, 7000)
+    mime = {"png": "image/png", "gif": "image/gif", "bmp": "image/bmp"}
+    image_format = FORMATS[mime.get(fmt, "image/webp")]
+    allocations.clear()
+    with pytest.raises(ImageDataError, match="more than the 40 MP"):
+        decode_scaled(data, image_format, (96, 96), limit=40_000_000)
+    assert allocations == []

@@ -10,6 +10,7 @@ import pytest
 
 from app.formats.pdf_doc import (
     MAX_BITMAP_PIXELS,
+    Bitmap,
     LinkAction,
     PageLayout,
     PdfDocument,
@@ -21,6 +22,7 @@ from app.formats.pdf_doc import (
     is_pdf,
     selected_text,
 )
+from tests.data.real_pdfs import PDF_DIR
 
 
 def _pdf(pages: int = 2, **links: Any) -> bytes:
@@ -191,3 +193,161 @@ def test_page_layout_finds_visible_pages() -> None:
     assert list(layout.visible(215, 500)) == [1, 2]
     assert list(layout.visible(5000, 6000)) == [9]
     assert layout.page_at(225) == 1
+
+
+# -- real PDFs, and the parts of a PDF that may fail to read ------------------------
+
+PDFTEX_OUTLINE = [
+    (1, "1 Introduction", 0),
+    (2, "1.1 Scope", 0),
+    (3, "1.1.1 Limits", 0),
+    (1, "2 Method", 0),
+    (1, "3 Results", 1),
+    (2, "3.1 First finding", 1),
+    (2, "3.2 Second finding", 1),
+]
+
+
+def _real(name: str) -> PdfDocument:
+    return PdfDocument.open((PDF_DIR / name).read_bytes())
+
+
+def _heading_top(name: str, page: int, text: str) -> float:
+    raw = pymupdf.open(PDF_DIR / name)
+    # The last match: the table of contents names the heading first.
+    top = float(raw[page].search_for(text)[-1].y0)
+    raw.close()
+    return top
+
+
+def test_a_pdftex_outline_that_names_its_destinations_is_read() -> None:
+    raw = pymupdf.open(PDF_DIR / "pdftex-hyperref.pdf")
+    # The structure PyMuPDF 1.28.2 fails on: each entry names its destination.
+    assert str(raw.outline.uri) == "#nameddest=section.1"
+    raw.close()
+    document = _real("pdftex-hyperref.pdf")
+    info = document.info()
+    assert [(e.level, e.title, e.page) for e in info.outline] == PDFTEX_OUTLINE
+    assert info.unreadable == ()
+    assert info.title == "Field notes on outlines"
+    # An entry leads to its heading, measured from the page's top.
+    method = info.outline[3]
+    assert method.y is not None
+    assert abs(method.y - _heading_top("pdftex-hyperref.pdf", 0, "2 Method")) < 12
+    document.close()
+
+
+def test_a_texinfo_outline_is_read() -> None:
+    document = _real("texinfo-manual.pdf")
+    info = document.info()
+    assert [(e.level, e.title, e.page) for e in info.outline] == [
+        (1, "1 Overview", 2),
+        (1, "2 Usage", 3),
+        (2, "Options", 3),
+    ]
+    assert info.unreadable == ()
+    document.close()
+
+
+def test_a_link_to_a_named_destination_leads_to_its_heading() -> None:
+    document = _real("pdftex-hyperref.pdf")
+    links = document.links(1)  # "Back to the introduction."
+    (back,) = [link for link in links if link.action is LinkAction.GOTO]
+    assert back.page == 0
+    assert back.y is not None
+    top = _heading_top("pdftex-hyperref.pdf", 0, "1 Introduction")
+    assert abs(back.y - top) < 12
+    document.close()
+
+
+def _broken(error: type[BaseException] = AssertionError) -> Any:
+    def fail(*args: object, **kwargs: object) -> object:
+        raise error("unreadable")
+
+    return property(fail)
+
+
+@pytest.mark.parametrize(
+    ("owner", "attribute", "part"),
+    [
+        (pymupdf.Document, "outline", "the outline"),
+        (pymupdf.Document, "metadata", "the title"),
+        (pymupdf.Document, "embfile_count", "the list of embedded files"),
+        (pymupdf.Outline, "uri", "the targets of 7 outline entries"),
+        (pymupdf.Outline, "next", "3 parts of the outline"),  # each level's first
+    ],
+)
+def test_a_part_that_cannot_be_read_is_left_out_and_named(
+    monkeypatch: pytest.MonkeyPatch, owner: type, attribute: str, part: str
+) -> None:
+    document = _real("pdftex-hyperref.pdf")
+    if attribute == "embfile_count":
+        monkeypatch.setattr(owner, attribute, _broken().fget)
+    else:  # a property wins over the instance's own attribute (metadata)
+        monkeypatch.setattr(owner, attribute, _broken(), raising=False)
+    info = document.info()
+    assert len(info.page_sizes) == 2
+    assert any(part in named for named in info.unreadable), info.unreadable
+    assert document.render(0, 0.5).width > 0
+    document.close()
+
+
+def test_an_outline_entry_without_a_readable_target_keeps_its_place() -> None:
+    document = _real("pdftex-hyperref.pdf")
+    real = pymupdf.Outline.uri
+
+    def uri(item: Any) -> object:
+        if item.title == "2 Method":
+            raise RuntimeError("unreadable")
+        return real.fget(item)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pymupdf.Outline, "uri", property(uri))
+        info = document.info()
+    assert [(e.level, e.title) for e in info.outline] == [
+        (level, title) for level, title, _ in PDFTEX_OUTLINE
+    ]
+    method = info.outline[3]
+    assert (method.page, method.readable) == (-1, False)
+    assert info.unreadable == ("the targets of 1 outline entry",)
+    document.close()
+
+
+def test_links_that_cannot_be_read_are_left_out_and_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    document = _real("pdftex-hyperref.pdf")
+    real = document._classify
+
+    def classify(raw: dict[str, Any], page: int, count: int) -> Any:
+        if raw.get("kind") == pymupdf.LINK_URI:
+            raise AssertionError("unreadable")
+        return real(raw, page, count)
+
+    monkeypatch.setattr(document, "_classify", classify)
+    links, left_out = document.read_links(0)
+    assert left_out == 1
+    assert len(links) == 9
+    assert all(link.action is LinkAction.GOTO for link in links)
+    monkeypatch.setattr(pymupdf.Page, "get_links", _broken().fget)
+    assert document.read_links(0) == ((), 1)
+    document.close()
+
+
+def test_annotations_that_cannot_be_drawn_leave_the_page_drawn_without_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    document = PdfDocument.open(_pdf())
+    real = pymupdf.Page.get_pixmap
+
+    def get_pixmap(page: Any, *args: Any, annots: bool = True, **kwargs: Any) -> Any:
+        if annots:
+            raise RuntimeError("cannot draw annotation")
+        return real(page, *args, annots=False, **kwargs)
+
+    monkeypatch.setattr(pymupdf.Page, "get_pixmap", get_pixmap)
+    bitmap = document.render(0, 1.0)
+    assert isinstance(bitmap, Bitmap)
+    assert bitmap.annotations_left_out
+    assert bitmap.samples.count(0) > 0  # the text is drawn
+    document.close()

@@ -65,7 +65,12 @@ def test_a_silent_or_closed_peer_ends_the_wait(pipe: tuple[int, int]) -> None:
 
 def test_what_the_worker_sends_comes_back_the_same() -> None:
     info = DocumentInfo(
-        ((595.0, 842.0),), (OutlineEntry(1, "Intro", 0, 36.0),), "Title", 1, 4
+        ((595.0, 842.0),),
+        (OutlineEntry(1, "Intro", 0, 36.0), OutlineEntry(2, "Gone", -1, None, False)),
+        "Title",
+        1,
+        4,
+        ("the title", "the targets of 1 outline entry"),
     )
     assert decode_info(encode_info(info)) == info
     links = (PdfLink((1.0, 2.0, 3.0, 4.0), LinkAction.WEB, -1, None, "https://x"),)

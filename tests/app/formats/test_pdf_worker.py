@@ -11,8 +11,9 @@ import pymupdf
 import pytest
 
 from app.formats import pdf_doc
-from app.formats.pdf_wire import decode_info, read_frame, write_frame
+from app.formats.pdf_wire import decode_info, decode_links, read_frame, write_frame
 from app.formats.pdf_worker import serve
+from tests.data.real_pdfs import PDF_DIR
 
 
 def _pdf(pages: int = 2) -> bytes:
@@ -132,3 +133,31 @@ def test_outline_entries_past_the_limit_are_counted_not_sent(
     info = decode_info(served.ask({"op": "info", "session": 1}))
     assert [e.title for e in info.outline] == ["E0", "E1", "E2", "E3", "E4"]
     assert info.outline_left_out == 7
+
+
+def test_a_pdftex_outline_is_answered_and_its_pages_drawn(served: _Served) -> None:
+    data = (PDF_DIR / "pdftex-hyperref.pdf").read_bytes()
+    served.ask({"op": "open", "session": 1}, data)
+    info = decode_info(served.ask({"op": "info", "session": 1}))
+    assert len(info.page_sizes) == 2
+    assert [e.title for e in info.outline][:2] == ["1 Introduction", "1.1 Scope"]
+    assert info.unreadable == ()
+    rendered = served.ask({"op": "render", "session": 1, "page": 0, "scale": 1.0})
+    assert "error" not in rendered
+    assert rendered["links_left_out"] == 0
+    assert rendered["annotations_left_out"] is False
+    assert len(decode_links(rendered["links"])) == 10
+
+
+def test_a_page_whose_links_cannot_be_read_is_drawn_and_says_so(
+    served: _Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(page: object) -> object:
+        raise AssertionError("unreadable")
+
+    monkeypatch.setattr(pymupdf.Page, "get_links", broken)
+    served.ask({"op": "open", "session": 1}, _pdf())
+    rendered = served.ask({"op": "render", "session": 1, "page": 0, "scale": 1.0})
+    assert "error" not in rendered
+    assert rendered["links"] == [] and rendered["links_left_out"] == 1
+    assert len(served.payload) >= rendered["stride"] * rendered["height"]

@@ -144,7 +144,12 @@ def test_a_session_becomes_turns_with_tool_cards(store: Store, repo: Path) -> No
 
     assert summary.turns == 2
     assert summary.title == "Add a README and fix the greeting"
-    assert store.conversation(summary.conversation_id).workspace == str(repo)
+    # The folder the transcript names is recorded as its claim, never taken
+    # as the workspace: that is the user's to confirm.
+    assert store.conversation(summary.conversation_id).workspace == ""
+    info = ImportStore(store).info(summary.conversation_id)
+    assert info is not None and info.claimed_workspace == str(repo)
+    assert summary.claimed_workspace == str(repo) and summary.workspace == ""
     users = [b.text for b in blocks if isinstance(b, UserBlock)]
     assert users == [
         "Add a README and fix the greeting",

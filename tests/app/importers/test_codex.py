@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
+
+from langchain_core.messages import messages_from_dict
 
 from app.core.change_index import turn_changes
 from app.core.changes import Operation
@@ -76,7 +79,12 @@ def test_a_rollout_becomes_turns_with_tool_cards(store: Store, repo: Path) -> No
         CODEX_SESSION,
         2,
     )
-    assert store.conversation(summary.conversation_id).workspace == str(repo)
+    # The folder the transcript names is recorded as its claim, never taken
+    # as the workspace: that is the user's to confirm.
+    assert store.conversation(summary.conversation_id).workspace == ""
+    info = ImportStore(store).info(summary.conversation_id)
+    assert info is not None and info.claimed_workspace == str(repo)
+    assert summary.claimed_workspace == str(repo) and summary.workspace == ""
     assert [b.text for b in blocks if isinstance(b, UserBlock)] == [
         "Add a util module",
         "Rename app.py to main.py and drop old.txt",
@@ -135,3 +143,75 @@ def test_a_patch_without_its_event_counts_once_its_output_succeeded(
     assert (
         util.sha256_after == hashlib.sha256(b"def util():\n    return 1\n").hexdigest()
     )
+
+
+def prompts_and_calls(
+    store: Store, path: Path
+) -> tuple[list[str], list[tuple[str, str, str]]]:
+    summary = import_transcript(store, str(path))
+    blocks = build_transcript(
+        summary.conversation_id, "", store.messages(summary.conversation_id)
+    )
+    users = [b.text for b in blocks if isinstance(b, UserBlock)]
+    calls = [
+        (b.name, b.state, b.result_text) for b in blocks if isinstance(b, ToolCallBlock)
+    ]
+    return users, calls
+
+
+def test_a_prompt_kept_twice_is_one_turn_in_either_order_and_a_repeat_is_two(
+    store: Store, repo: Path
+) -> None:
+    r = CodexRollout(str(repo))
+    r.user("Run the tests")
+    r.assistant("They pass.")
+    # The event first this time, then the item wrapping it in context.
+    r.line("event_msg", {"type": "user_message", "message": "Run the tests"})
+    wrapped = "# Context from my IDE setup:\n\n## My request:\nRun the tests"
+    content = [{"type": "input_text", "text": wrapped}]
+    r.line("response_item", {"type": "message", "role": "user", "content": content})
+    r.assistant("Still passing.")
+    r.line("event_msg", {"type": "user_message", "message": "Thanks", "kind": "plain"})
+    injected = {"message": "Follow AGENTS.md", "kind": "user_instructions"}
+    r.line("event_msg", {"type": "user_message", **injected})
+
+    users, _ = prompts_and_calls(store, r.write(repo.parent / "r.jsonl"))
+
+    assert users == ["Run the tests", "Run the tests", "Thanks"]
+
+
+def test_a_call_without_output_ends_with_its_commands_end_event_or_with_none(
+    store: Store, repo: Path
+) -> None:
+    r = CodexRollout(str(repo))
+    r.user("Build it")
+    for call_id, command in (("call_a", "make"), ("call_b", "make check")):
+        r.line(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": json.dumps({"cmd": command}),
+                "call_id": call_id,
+            },
+        )
+    r.line(
+        "event_msg",
+        {
+            "type": "exec_command_end",
+            "call_id": "call_a",
+            "exit_code": 2,
+            "aggregated_output": "make: *** [all] Error 2\n",
+        },
+    )
+    r.line("event_msg", {"type": "turn_aborted", "reason": "interrupted"})
+    path = r.write(repo.parent / "r.jsonl")
+
+    _, calls = prompts_and_calls(store, path)
+
+    assert calls == [
+        ("exec_command", "error", "make: *** [all] Error 2\n"),
+        ("exec_command", "ended", "The session ended without a result for this call."),
+    ]
+    messages = store.messages(import_transcript(store, str(path)).conversation_id)
+    assert len(messages_from_dict([m.message for m in messages])) == len(messages)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.core.store import Store
 
 from .transcripts import ClaudeSession, CodexRollout, text, tool_use
 
@@ -55,7 +56,8 @@ def test_import_json_reports_conversations_and_line_counts(
         ("Patch it", 1, 1),
     ]
     assert all(
-        set(c) == {"id", "title", "turns", "files"} for c in out["conversations"]
+        set(c) == {"id", "title", "turns", "files", "workspace", "claimed_workspace"}
+        for c in out["conversations"]
     )
     assert (out["skipped_lines"], out["malformed_lines"]) == (1, 1)
 
@@ -104,3 +106,59 @@ def test_nothing_importable_exits_1_and_says_why(
         "skipped_lines": 0,
         "malformed_lines": 0,
     }
+
+
+def test_without_workspace_the_claim_is_not_taken_and_stderr_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    claude, _ = sessions(tmp_path)
+    data = tmp_path / "data"
+    assert main(["import", "--data-dir", str(data), "--json", str(claude)]) == 0
+    captured = capsys.readouterr()
+    [conversation] = json.loads(captured.out)["conversations"]
+    assert conversation["workspace"] is None
+    assert conversation["claimed_workspace"] == str(tmp_path / "repo")
+    assert "no workspace is confirmed" in captured.err
+    assert f"the session says it worked in {tmp_path / 'repo'}" in captured.err
+    assert "--workspace DIR" in captured.err
+
+
+def test_workspace_confirms_the_folder_the_files_are_verified_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    claude, _ = sessions(tmp_path)
+    (tmp_path / "repo").mkdir()
+    data = tmp_path / "data"
+    code = main(
+        [
+            "import",
+            "--data-dir",
+            str(data),
+            "--json",
+            "--workspace",
+            str(tmp_path / "repo"),
+            str(claude),
+        ]
+    )
+    captured = capsys.readouterr()
+    assert code == 0 and captured.err == ""
+    [conversation] = json.loads(captured.out)["conversations"]
+    assert conversation["workspace"] == str(tmp_path / "repo")
+    with Store(data) as store:
+        found = store.conversation(conversation["id"]).workspace
+    assert found == str(tmp_path / "repo")
+
+
+@pytest.mark.parametrize("given", ["missing", "ssh://devbox/home/me"])
+def test_a_workspace_that_is_no_local_folder_is_a_bad_argument(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    claude, _ = sessions(tmp_path)
+    data = tmp_path / "data"
+    workspace = str(tmp_path / given) if given == "missing" else given
+    code = main(
+        ["import", "--data-dir", str(data), "--workspace", workspace, str(claude)]
+    )
+    assert code == 2
+    assert "--workspace" in capsys.readouterr().err
+    assert not data.exists()

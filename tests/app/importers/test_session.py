@@ -38,7 +38,7 @@ def test_importing_the_same_session_twice_updates_it_in_place(
     session = one_file_session(repo)
     path = session.write(repo.parent / "s.jsonl")
     (repo / "out.txt").write_text("v1\n")
-    first = import_transcript(store, str(path))
+    first = import_transcript(store, str(path), workspace=str(repo))
     ref = ImportedFileRef(
         first.conversation_id,
         ImportStore(store).files(first.conversation_id)[0].entry_id,
@@ -47,6 +47,8 @@ def test_importing_the_same_session_twice_updates_it_in_place(
 
     again = import_transcript(store, str(path))
     assert again.conversation_id == first.conversation_id
+    # Imported again without a workspace, it keeps the one confirmed before.
+    assert again.workspace == first.workspace == str(repo)
     assert len(store.conversations()) == 1
     assert len(store.messages(first.conversation_id)) == first.messages
     # The transcript says the same of the file, so its verification stands.

@@ -14,33 +14,58 @@ from app.mcp.clients import (
     CLIENTS,
     agent_name,
     client_config,
+    configured_label,
     installed_command,
     workspace_label,
 )
 
 
 @pytest.mark.parametrize(
-    ("name", "title", "shown"),
+    ("configured", "shown"),
     [
-        ("claude-code", None, "Claude Code"),
-        ("codex-mcp-client", None, "Codex"),
-        ("cursor-vscode", None, "Cursor"),
-        ("Visual Studio Code", None, "VS Code"),
-        ("claude-ai", None, "Claude Desktop"),
+        ("claude-code", "Claude Code"),
+        ("codex", "Codex"),
+        ("cursor", "Cursor"),
+        ("vscode", "VS Code"),
+        ("claude-desktop", "Claude Desktop"),
+        ("My Agent", "My Agent"),
+        ("", "An MCP client"),
+        (None, "An MCP client"),
+        ("<b>*x*</b>", "bxb"),
+    ],
+)
+def test_the_user_configured_name_labels_the_agent(
+    configured: str | None, shown: str
+) -> None:
+    assert configured_label(configured) == shown
+    # What the client says of itself changes nothing once the user named it.
+    if configured:
+        assert agent_name(configured, "claude-code", "Claude Code") == shown
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "claim"),
+    [
+        ("claude-code", None, "claude-code"),
+        ("codex-mcp-client", None, "codex-mcp-client"),
         ("my-agent", "My Agent", "My Agent"),
-        ("my-agent", None, "my-agent"),
         ("evil\u202egnp.exe\n", None, "evilgnp.exe"),
-        ("", None, "An MCP client"),
-        (None, None, "An MCP client"),
         ("x" * 500, None, "x" * 60),
         ("![a](file:///etc/passwd) <b>*x*</b> `y`", None, "a(fileetcpasswd) bxb y"),
         ("Zoë's agent (beta) 2.0", None, "Zoë's agent (beta) 2.0"),
     ],
 )
-def test_an_agent_is_shown_by_a_clean_name(
-    name: str | None, title: str | None, shown: str
+def test_an_unnamed_client_is_shown_by_its_claim_cleaned(
+    name: str, title: str | None, claim: str
 ) -> None:
-    assert agent_name(name, title) == shown
+    assert agent_name(None, name, title) == f"An MCP client (calls itself “{claim}”)"
+
+
+@pytest.mark.parametrize(("name", "title"), [("", None), (None, None), ("\u202e", "")])
+def test_a_client_that_claims_nothing_is_an_mcp_client(
+    name: str | None, title: str | None
+) -> None:
+    assert agent_name(None, name, title) == "An MCP client"
 
 
 def test_a_workspace_under_home_is_shown_from_home(tmp_path: Path) -> None:
@@ -56,20 +81,35 @@ def test_each_client_gets_its_documented_snippet_with_the_installed_command(
     command = installed_command()
     configs = {client: client_config(client, tmp_path) for client in CLIENTS}
 
+    registration = ["claude", "mcp", "add", "deliverables", "--", *command]
     assert configs["claude-code"] == shlex.join(
-        ["claude", "mcp", "add", "deliverables", "--", *command, "mcp"]
+        [*registration, "mcp", "--client", "claude-code"]
     )
     codex = tomllib.loads(configs["codex"])["mcp_servers"]["deliverables"]
-    assert [codex["command"], *codex["args"]] == [*command, "mcp"]
+    assert [codex["command"], *codex["args"]] == [*command, "mcp", "--client", "codex"]
     for client in ("cursor", "claude-desktop"):
         entry = json.loads(configs[client])["mcpServers"]["deliverables"]
         assert entry["command"] == command[0]
+    cursor = json.loads(configs["cursor"])["mcpServers"]["deliverables"]
+    # Each snippet names its client: the chat labels the agent by it.
+    assert cursor["args"][-3:] == ["mcp", "--client", "cursor"]
     vscode = json.loads(configs["vscode"])["servers"]["deliverables"]
     assert vscode["type"] == "stdio"
-    assert [vscode["command"], *vscode["args"]] == [*command, "mcp"]
+    assert [vscode["command"], *vscode["args"]] == [
+        *command,
+        "mcp",
+        "--client",
+        "vscode",
+    ]
     desktop = json.loads(configs["claude-desktop"])["mcpServers"]["deliverables"]
     # Claude Desktop has no project folder: the snippet names one.
-    assert desktop["args"][-3:] == ["mcp", "--workspace", str(tmp_path)]
+    assert desktop["args"][-5:] == [
+        "mcp",
+        "--client",
+        "claude-desktop",
+        "--workspace",
+        str(tmp_path),
+    ]
 
 
 def test_print_config_prints_the_snippet(

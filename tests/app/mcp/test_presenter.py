@@ -49,6 +49,7 @@ def presenter(
         tmp_path / "data",
         mode=PermissionMode.WORKSPACE_ONLY,
         fallback=Fallback(None, workspace),
+        client="codex",
         open_window=opened.append,
     )
     result.set_client("codex-mcp-client")
@@ -128,9 +129,9 @@ def test_roots_that_are_not_local_folders_refuse_every_call(
 
 
 def test_a_second_root_gets_a_conversation_of_its_own(
-    presenter: Presenter, store: Store, workspace: Path, tmp_path: Path
+    presenter: Presenter, store: Store, workspace: Path
 ) -> None:
-    other = tmp_path / "other"
+    other = workspace / "other"
     other.mkdir()
     (other / "plan.md").write_text("plan")
     presenter.set_roots([workspace.as_uri(), other.as_uri()])
@@ -139,7 +140,7 @@ def test_a_second_root_gets_a_conversation_of_its_own(
     presenter.present(files("plan.md"))
 
     titles = sorted(c.title for c in store.conversations())
-    assert titles == [f"Codex — {other}", f"Codex — {workspace}"]
+    assert titles == sorted([f"Codex — {other}", f"Codex — {workspace}"])
     for conversation in store.conversations():
         (message,) = [
             m for m in store.messages(conversation.id) if m.record is not None
@@ -192,3 +193,55 @@ def test_a_public_folder_that_cannot_be_listed_offers_no_image(
         assert not presenter.offers_show_image()
     finally:
         public.chmod(0o700)
+
+
+def test_a_root_beyond_the_boundary_refuses_calls_until_the_user_approves_it(
+    presenter: Presenter, store: Store, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "plan.md").write_text("plan")
+    presenter.set_roots([other.as_uri()])
+
+    refused = presenter.present(files("plan.md"))
+
+    assert refused.is_error
+    assert refused.text.startswith(
+        f"The client's workspace root {other} is outside {workspace}"
+    )
+    assert "approve the folder for Codex" in refused.text
+    assert not presenter.offers_show_image()
+    assert store.conversations() == []
+    # Approvals are read at each check: no new roots are needed.
+    store.approve_folder("Codex", str(other))
+    assert not presenter.present(files("plan.md")).is_error
+    (conversation,) = store.conversations()
+    assert conversation.workspace == str(other)
+
+
+def test_an_approval_for_another_client_does_not_count(
+    presenter: Presenter, store: Store, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "plan.md").write_text("plan")
+    # What the client calls itself is not whom the approval was given to.
+    presenter.set_client("claude-code")
+    store.approve_folder("Claude Code", str(other))
+    presenter.set_roots([other.as_uri()])
+
+    assert presenter.present(files("plan.md")).is_error
+
+
+def test_roots_inside_the_boundary_narrow_it_without_asking(
+    presenter: Presenter, store: Store, workspace: Path
+) -> None:
+    inner = workspace / "inner"
+    inner.mkdir()
+    (inner / "notes.md").write_text("inner notes")
+    presenter.set_roots([inner.as_uri()])
+
+    assert not presenter.present(files("notes.md")).is_error
+
+    (conversation,) = store.conversations()
+    assert conversation.workspace == str(inner)

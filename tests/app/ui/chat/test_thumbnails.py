@@ -110,3 +110,59 @@ def test_the_maker_works_off_the_gui_thread_and_caches(setup, qtbot: QtBot):
     maker.request(str(workspace), [refs["wide.png"]])
     qtbot.waitUntil(lambda: len(got) == 1, timeout=10_000)
     assert maker.cached() == 1  # the same file: the cached thumbnail
+
+
+def test_the_kept_thumbnails_are_bounded_in_bytes_least_recent_out(
+    tmp_path: Path, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+):
+    from app.ui.chat import thumbnails
+
+    one = THUMBNAIL_SIZE * THUMBNAIL_SIZE * 4  # a square RGBA thumbnail
+    monkeypatch.setattr(thumbnails, "CACHE_BYTES", 3 * one)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    names = [f"square-{n}.png" for n in range(6)]
+    for n, name in enumerate(names):
+        (workspace / name).write_bytes(_png(200, 200, ("red", "teal", "navy")[n % 3]))
+    policy = Policy(builtin_rules(), home=str(tmp_path / "home"))
+    store = Store(tmp_path / "data")
+    conversation = store.create_conversation("c", str(workspace))
+    record = declare(
+        {"files": [{"path": n, "description": n} for n in names]},
+        workspace=workspace,
+        mode=PermissionMode.WORKSPACE_ONLY,
+        policy=policy,
+    )
+    append_present(store, conversation.id, record.to_json())
+    refs = [DeliverableRef(conversation.id, "call_1", i) for i in range(len(names))]
+    maker = ThumbnailMaker(store, lambda _root: policy, lambda: None)
+    got: dict[DeliverableRef, object] = {}
+    maker.made.connect(lambda ref, image: got.__setitem__(ref, image))
+
+    maker.request(str(workspace), refs)
+    qtbot.waitUntil(lambda: len(got) == len(refs), timeout=10_000)
+    assert all(isinstance(image, QImage) for image in got.values())
+    assert maker.cached() == 3
+    assert maker.cached_bytes() == 3 * one
+
+    # The three made last are kept: asking for them reads no file again.
+    got.clear()
+    read: list[DeliverableRef] = []
+    real = thumbnails.make_thumbnail
+
+    def counting(store, ref, policy, mode, known):  # type: ignore[no-untyped-def]
+        made = real(store, ref, policy, mode, known)
+        if (
+            made is not None
+            and made.image is not None
+            and not known(ref, made.identity)
+        ):
+            read.append(ref)
+        return made
+
+    monkeypatch.setattr(thumbnails, "make_thumbnail", counting)
+    maker.request(str(workspace), refs)
+    qtbot.waitUntil(lambda: len(got) == len(refs), timeout=10_000)
+    assert read == refs[:3]
+    assert maker.cached_bytes() <= 3 * one
+    store.close()
