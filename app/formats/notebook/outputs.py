@@ -27,7 +27,7 @@ from app.formats.image_facts import (
     pixel_refusal,
     read_facts,
 )
-from app.formats.notebook.ansi import ansi_to_html, overwrite_lines
+from app.formats.notebook.ansi import ansi_to_html
 from app.formats.notebook.contain import contain_html
 from app.formats.notebook.model import Failure, Output, Rich, Stream
 
@@ -81,6 +81,13 @@ def cut_text(text: str, limit: int) -> tuple[str, str]:
     """``text`` cut to ``limit`` UTF-8 bytes, and the notice for it ("" if whole)."""
     if len(text) * 4 <= limit:
         return text, ""
+    if text.isascii():  # known without a scan: one byte a character
+        if len(text) <= limit:
+            return text, ""
+        return text[:limit], (
+            f"Output cut at {human_size(limit)} of {human_size(len(text))}; "
+            "the JSON view has all of it."
+        )
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= limit:
         return text, ""
@@ -205,6 +212,7 @@ def _as(
 def merge_streams(outputs: tuple[Output, ...]) -> list[Output]:
     """Outputs with each run of text to the same stream joined, as Jupyter shows it."""
     merged: list[Output] = []
+    run: list[str] = []  # the texts of the run being joined, joined once
     for output in outputs:
         last = merged[-1] if merged else None
         if (
@@ -212,20 +220,22 @@ def merge_streams(outputs: tuple[Output, ...]) -> list[Output]:
             and isinstance(last, Stream)
             and last.name == output.name
         ):
-            merged[-1] = Stream(output.name, last.text + output.text)
-        else:
-            merged.append(output)
+            run.append(output.text)
+            continue
+        if len(run) > 1 and isinstance(last, Stream):
+            merged[-1] = Stream(last.name, "".join(run))
+        run = [output.text] if isinstance(output, Stream) else []
+        merged.append(output)
+    last = merged[-1] if merged else None
+    if len(run) > 1 and isinstance(last, Stream):
+        merged[-1] = Stream(last.name, "".join(run))
     return merged
 
 
 def output_html(output: Output, limits: Limits, markdown: MarkdownRenderer) -> str:
     """One output as HTML, or a notice saying why it is not shown."""
     if isinstance(output, Stream):
-        return pre(
-            f"output-stream {output.name}",
-            overwrite_lines(output.text),
-            limits.text_bytes,
-        )
+        return pre(f"output-stream {output.name}", output.text, limits.text_bytes)
     if isinstance(output, Failure):
         lines = "\n".join(output.traceback) or f"{output.ename}: {output.evalue}"
         return pre("output-error", lines, limits.text_bytes)
