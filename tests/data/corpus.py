@@ -251,7 +251,7 @@ def _output_cell(v4: Any, *outputs: Any) -> Any:
 
 
 def _huge_output(v4: Any) -> list[Any]:
-    text = "0123456789abcdef" * (20 << 16)  # 20 MiB printed by one cell
+    text = "0123456789abcdef" * (8 << 16)  # 8 MiB printed by one cell
     return [_output_cell(v4, v4.new_output("stream", name="stdout", text=text))]
 
 

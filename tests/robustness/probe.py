@@ -55,6 +55,7 @@ def _import_families() -> None:
         "previewers.image.widget",
         "previewers.media.player",
         "previewers.pdf.widget",
+        "previewers.notebook.widget",
         "previewers.fallback.card",
         "pymupdf",
     ):
