@@ -2,9 +2,10 @@
 
 Every field is type-checked as it is read: a cell or an output whose shape is
 wrong is skipped and counted, never guessed at, so a hostile or damaged file
-shows what it can and says how much it left out. The JSON is parsed by the
-app's one JSON loader (``app.formats.json_load``), which catches deep nesting
-and takes ``NaN`` as Python's ``json`` writes it.
+shows what it can and says how much it left out. The JSON is parsed by
+orjson, and what orjson refuses by the app's JSON loader
+(``app.formats.json_load``), which catches deep nesting and takes ``NaN`` as
+Python's ``json`` writes it.
 """
 
 from __future__ import annotations

@@ -284,6 +284,17 @@ def test_what_is_no_notebook_fails_with_the_reason(data: bytes, words: str) -> N
         render_notebook(data, title="t")
 
 
+def test_what_orjson_refuses_is_read_by_the_json_loader() -> None:
+    # Python's json writes NaN; a byte order mark comes from some editors.
+    notebook = _notebook(nbformat.v4.new_markdown_cell("# Kept"))
+    text = nbformat.writes(notebook).replace(
+        '"metadata": {}', '"metadata": {"x": NaN}', 1
+    )
+    assert "NaN" in text
+    for data in (text.encode(), b"\xef\xbb\xbf" + _write(notebook)):
+        assert "<h1>Kept</h1>" in _page(data)
+
+
 def test_cells_and_outputs_of_the_wrong_shape_are_skipped_and_counted() -> None:
     good = nbformat.v4.new_output("stream", name="stdout", text="kept")
     data = {
