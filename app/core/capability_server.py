@@ -10,8 +10,11 @@ caches) but the path is matched exactly, with percent-escapes decoded only for
 characters a browser itself escapes; a multi-range request gets the whole
 resource (200); a token revoked recently gets 410, any other unknown one 404;
 the same Content-Security-Policy, sandbox included, goes on every response,
-so a bound file opened on its own is sandboxed too; requests in CORS mode get
-403, since no response ever carries CORS headers anyway.
+so a bound file opened on its own is sandboxed too. A request in CORS mode
+for one of the page's own files gets 403: a page's opaque origin may not read
+its files (and fetch is refused by the policy before it is sent). Only the
+app's public library copies answer it, with ``Access-Control-Allow-Origin: *``:
+fonts and module scripts are loaded in CORS mode, and those bytes are no secret.
 
 A body is never read: a request that announces one is answered and its
 connection closed, so the body cannot be taken for the next request; one whose
@@ -46,13 +49,21 @@ HOST = "127.0.0.1"
 PREFIX = "/cap/"
 # Inline styles are allowed: reports use them, and with every load limited to
 # 'self' a stylesheet can neither run code nor send data anywhere. Inline
-# scripts are not: only the bound script files run. data: images are inline
-# bytes, not requests.
+# scripts, event handler attributes and eval are allowed too: single-file
+# pages are written that way, and a script beside the page is exactly as
+# untrusted. What any script may do is fenced by the rest, unchanged: loads
+# only from 'self', no connections, forms or frames, and an opaque origin
+# (no storage, no reading of the server's responses). data: images are
+# inline bytes, not requests. Forms are allowed in the sandbox so a page's own
+# submit handlers run (a calculator, a validated contact form); where a
+# submission would go, form-action 'none' stops it, and so would the
+# navigation rules behind it.
 CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "default-src 'none'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
+    "style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; media-src 'self'; font-src 'self'; connect-src 'none'; "
     "form-action 'none'; base-uri 'none'; frame-src 'none'; object-src 'none'; "
-    "frame-ancestors 'none'; sandbox allow-scripts"
+    "frame-ancestors 'none'; sandbox allow-scripts allow-forms"
 )
 _SECURITY_HEADERS = (
     ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
@@ -203,9 +214,6 @@ class _Handler(BaseHTTPRequestHandler):
             allow = (("Allow", "GET, HEAD"),)
             self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, "method not allowed", allow)
             return False
-        if self.headers.get("Sec-Fetch-Mode", "").lower() == "cors":
-            self._refuse(HTTPStatus.FORBIDDEN, "cross-origin reads are not served")
-            return False
         return True
 
     def do_GET(self) -> None:
@@ -233,6 +241,10 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(found, HTTPStatus):
             self._refuse(found, found.phrase.lower())
             return
+        cors = self.headers.get("Sec-Fetch-Mode", "").lower() == "cors"
+        if cors and not found.public:
+            self._refuse(HTTPStatus.FORBIDDEN, "cross-origin reads are not served")
+            return
         size = len(found.data)
         try:
             span = _byte_range(self.headers.get("Range"), size)
@@ -247,6 +259,10 @@ class _Handler(BaseHTTPRequestHandler):
         )
         self.send_header("Content-Type", found.content_type)
         self.send_header("Accept-Ranges", "bytes")
+        if found.public:
+            # Bytes shipped with the app: any origin may read them, and an
+            # opaque one can be granted no other way than "*".
+            self.send_header("Access-Control-Allow-Origin", "*")
         if span is not None:
             self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
         self._finish_headers(last - first + 1)

@@ -1,20 +1,19 @@
 """Bind an HTML file's direct local dependencies into a frozen snapshot to serve.
 
-Parsing uses the stdlib ``html.parser.HTMLParser``: it is tolerant of malformed
-markup, decodes character references in attribute values as a browser does,
-and only start tags and their attributes matter here, so a tree-building
-library would add a dependency without changing what is collected. The
-``srcset`` splitter and the reference resolver are hand-written because no
-allowed library has them and they must follow the browser's own rules: a key
-is exactly the path the page will request below the capability prefix.
+The page is read for what it loads by ``app.core.html_scan``. A key is exactly
+the path the page will request below the capability prefix: the reference
+resolver here follows the browser's own rules.
 
 Keys are relative to the *bundle root*: the workspace root for a workspace
 file, the file's own folder for an external one. A page at
 ``report/index.html`` is served as ``report/index.html`` so that its
 ``../assets/logo.png`` still resolves inside the capability prefix.
 
-Not bound, and listed in ``Bundle.left_out`` with a reason: module scripts,
-frames, objects, embeds, ``<base>``, remote URLs and non-file schemes, root
+Libraries the page loads from a CDN are served from the app's own copies
+(``app.core.html_libraries``), with the page's references pointed at them; the
+page's own bytes are kept for "Source". Not bound, and listed in
+``Bundle.left_out`` with a reason: anything else on the web, the page's own
+module scripts, frames, objects, embeds, ``<base>``, non-file schemes, root
 paths, and everything CSS refers to (``@import`` and ``url()`` in bound
 stylesheets, ``<style>`` blocks and ``style`` attributes are reported, never
 bound). ``data:`` URLs in image positions are not files; the page shows them.
@@ -28,11 +27,11 @@ import os
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from html.parser import HTMLParser
 from urllib.parse import quote, unquote
 
 from app.core.filetype import find_bom
+from app.core.html_libraries import apply_edits, bind_libraries, web_url
+from app.core.html_scan import PageScan, Reference, css_urls
 from app.core.manifest import (
     MAX_BUNDLE_BYTES,
     MAX_DEPENDENCIES,
@@ -49,6 +48,7 @@ from app.core.safeio import SafeOpenError, VerifiedFile, open_verified
 
 # Enough for an info bar; past this the list ends with one summary entry.
 MAX_LISTED = 200
+_REWRITE_ROOM = 64 << 10
 
 
 class BindError(ValueError):
@@ -59,47 +59,11 @@ class BindCancelledError(BindError):
     """Binding stopped because nobody waits for it any more."""
 
 
-# Text the parser takes at a time, with a check for cancellation between: a
-# construct still open at a chunk's end is scanned again with the next one, so
-# chunks are few and large.
-SCAN_CHUNK = 1 << 20
-
-
-# Past this many references the rest of the page is not examined: binding
-# stops at 64 files anyway, and the listing must stay small.
-MAX_REFERENCES = 4096
 _C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _META_CHARSET = re.compile(
     rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:\-]+)", re.I
-)
-_CSS_URL = re.compile(
-    r"""@import\s+(?:url\(\s*)?["']?([^"'()\s;]+)|url\(\s*["']?([^"'()\s]+)""", re.I
-)
-# The JavaScript MIME types of the HTML standard; any other type is not run.
-_JS_TYPES = frozenset(
-    [
-        "application/ecmascript",
-        "application/javascript",
-        "application/x-ecmascript",
-        "application/x-javascript",
-        "text/ecmascript",
-        "text/javascript",
-        "text/javascript1.0",
-        "text/javascript1.1",
-        "text/javascript1.2",
-        "text/javascript1.3",
-        "text/javascript1.4",
-        "text/javascript1.5",
-        "text/jscript",
-        "text/livescript",
-        "text/x-ecmascript",
-        "text/x-javascript",
-    ]
-)
-_LOADING_RELS = frozenset(
-    ["icon", "apple-touch-icon", "preload", "prefetch", "modulepreload", "manifest"]
 )
 _OPEN_DETAILS = {
     "missing": "no such file",
@@ -108,7 +72,6 @@ _OPEN_DETAILS = {
     "not_regular": "it is not a regular file",
     "unreadable": "it cannot be read",
 }
-_NOT_LOADED = {"iframe": "src", "frame": "src", "object": "data", "embed": "src"}
 
 
 class Skip(Exception):  # noqa: N818 - a control-flow signal, not an error
@@ -118,174 +81,6 @@ class Skip(Exception):  # noqa: N818 - a control-flow signal, not an error
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
-
-
-@dataclass(frozen=True)
-class _Reference:
-    url: str
-    image: bool  # an image position, where a data: URL is fine as it is
-
-
-def _classic_script(type_attribute: str | None) -> bool:
-    if type_attribute is None or not type_attribute.strip():
-        return True
-    return type_attribute.split(";")[0].strip().lower() in _JS_TYPES
-
-
-def srcset_urls(value: str) -> list[str]:
-    """The candidate URLs of a ``srcset``, split as the HTML standard does."""
-    urls: list[str] = []
-    index, length = 0, len(value)
-    while index < length:
-        while index < length and (value[index].isspace() or value[index] == ","):
-            index += 1
-        start = index
-        while index < length and not value[index].isspace():
-            index += 1
-        url = value[start:index]
-        if url.endswith(","):
-            url = url.rstrip(",")
-        else:  # skip the descriptors, up to a comma outside parentheses
-            depth = 0
-            while index < length:
-                char = value[index]
-                index += 1
-                if char == "(":
-                    depth += 1
-                elif char == ")":
-                    depth = max(0, depth - 1)
-                elif char == "," and depth == 0:
-                    break
-        if url:
-            urls.append(url)
-    return urls
-
-
-def css_urls(css: str) -> list[str]:
-    """URLs named by ``@import`` and ``url()``, for listing only (never bound)."""
-    found = (first or second for first, second in _CSS_URL.findall(css))
-    return [url for url in dict.fromkeys(found) if not url.lower().startswith("data:")]
-
-
-class _Collector(HTMLParser):
-    """Collect direct dependencies, and notes on what will not load."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.references: list[_Reference] = []
-        self.notes: list[LeftOut] = []
-        self.skipped = 0
-        self._picture = 0
-        self._in_style = False
-        self._in_inline_script = False
-        self._noted_inline_script = False
-
-    def _refer(self, url: str | None, *, image: bool = False) -> None:
-        if url is None:
-            return
-        if len(self.references) >= MAX_REFERENCES:
-            self.skipped += 1
-            return
-        self.references.append(_Reference(url, image))
-
-    def _note(self, reference: str | None, reason: str, detail: str) -> None:
-        if reference is not None and len(self.notes) < MAX_REFERENCES:
-            self.notes.append(LeftOut(reference, reason, detail))
-
-    def _css(self, css: str) -> None:
-        for url in css_urls(css):
-            self._note(url, "css", "CSS @import and url() references are not bound")
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found: dict[str, str] = {}
-        for name, value in attrs:
-            found.setdefault(name, value or "")  # the first duplicate wins
-        self._in_style = tag == "style"
-        self._in_inline_script = False
-        if "style" in found:
-            self._css(found["style"])
-        if "crossorigin" in found and tag in (
-            "link",
-            "script",
-            "img",
-            "audio",
-            "video",
-        ):
-            url = found.get("href" if tag == "link" else "src")
-            detail = "crossorigin needs CORS headers, which a preview never sends"
-            self._note(url, "cors", detail)
-            return
-        if tag == "link":
-            rels = set(found.get("rel", "").lower().split())
-            if "stylesheet" in rels:
-                self._refer(found.get("href"))
-            elif rels & _LOADING_RELS:
-                detail = f"<link rel={' '.join(sorted(rels))}> is not bound"
-                self._note(found.get("href"), "not_bound", detail)
-        elif tag == "script":
-            type_attribute = found.get("type")
-            if _classic_script(type_attribute):
-                self._refer(found.get("src"))
-                self._in_inline_script = "src" not in found
-            elif (type_attribute or "").strip().lower() == "module":
-                self._note(found.get("src"), "module", "module scripts are not bound")
-            else:
-                detail = f"a script of type {type_attribute} is not run"
-                self._note(found.get("src"), "not_bound", detail)
-        elif tag == "img":
-            self._refer(found.get("src"), image=True)
-            for url in srcset_urls(found.get("srcset", "")):
-                self._refer(url, image=True)
-        elif tag in ("audio", "video", "source", "track"):
-            self._refer(found.get("src"))
-            if tag == "video":
-                self._refer(found.get("poster"), image=True)
-            if tag == "source" and self._picture:
-                for url in srcset_urls(found.get("srcset", "")):
-                    self._refer(url, image=True)
-        elif tag == "picture":
-            self._picture += 1
-        elif tag in _NOT_LOADED:
-            detail = f"<{tag}> content is not loaded in a preview"
-            self._note(found.get(_NOT_LOADED[tag]), "not_bound", detail)
-        elif tag == "base":
-            self._note(found.get("href"), "base", "<base> is ignored in a preview")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "picture":
-            self._picture = max(0, self._picture - 1)
-        self._in_style = self._in_inline_script = False
-
-    def handle_data(self, data: str) -> None:
-        if self._in_style:
-            self._css(data)
-        elif self._in_inline_script and data.strip() and not self._noted_inline_script:
-            self._noted_inline_script = True
-            detail = "inline scripts do not run; only script files next to the page"
-            self._note("inline <script>", "inline_script", detail)
-
-    def scan(self, text: str, cancelled: Callable[[], bool] = lambda: False) -> None:
-        """Collect from ``text``, a chunk at a time, until done or ``cancelled()``.
-
-        A start tag needs a ``>`` to end it, so nothing after the last one can
-        be a tag: that tail is left out, because the parser would otherwise
-        rescan it from every ``<`` in it (``<a `` 10,000 times took 17 s).
-        """
-        end = text.rfind(">") + 1
-        if "<" in text[end:]:
-            text = text[:end]
-        try:
-            for start in range(0, len(text), SCAN_CHUNK):
-                if cancelled():
-                    raise BindCancelledError("the preview was closed")
-                self.feed(text[start : start + SCAN_CHUNK])
-            self.close()
-        except AssertionError:
-            # WORKAROUND(CPython's _markupbase asserts on broken marked sections
-            # such as "<![ x"): keep what was collected before that point.
-            self._note("(rest of the page)", "unparsed", "the HTML stops parsing here")
-        if self.skipped:
-            self._note(f"{self.skipped} more", "too_many", "not examined")
 
 
 # The codecs that read the character sets of the Encoding standard. A label
@@ -496,15 +291,17 @@ class _Binder:
         self.unlisted = 0
         self._failed: dict[str, Skip] = {}
 
-    def leave_out(self, reference: str, reason: str, detail: str) -> None:
+    def leave_out(
+        self, reference: str, reason: str, detail: str, what: str = ""
+    ) -> None:
         if (reference, reason) in self.left_out:
             return
         if len(self.left_out) >= MAX_LISTED:
             self.unlisted += 1
             return
-        self.left_out[(reference, reason)] = LeftOut(reference, reason, detail)
+        self.left_out[(reference, reason)] = LeftOut(reference, reason, detail, what)
 
-    def add(self, reference: _Reference, base: tuple[str, ...]) -> None:
+    def add(self, reference: Reference, base: tuple[str, ...]) -> None:
         try:
             parts = resolve_reference(reference.url, base, image=reference.image)
             if parts is None:
@@ -619,8 +416,13 @@ def bind_document(
         raise BindError(f"the page is larger than {MAX_BUNDLE_BYTES >> 20} MiB")
     entry_key = _check_page(root, segments, policy)
     text, charset = decode_html(document)
-    collector = _Collector()
-    collector.scan(text, cancelled)
+
+    def checkpoint() -> None:
+        if cancelled():
+            raise BindCancelledError("the preview was closed")
+
+    scan = PageScan()
+    scan.scan(text, checkpoint)
     binder = _Binder(root, policy, MAX_BUNDLE_BYTES - len(document), fetch)
     unknown = unknown_charset(document)
     if unknown:
@@ -629,20 +431,42 @@ def bind_document(
         )
         binder.leave_out(f"<meta charset={unknown}>", "charset", detail)
     base = segments[:-1]
-    for reference in collector.references:
-        if cancelled():
-            raise BindCancelledError("the preview was closed")
-        binder.add(reference, base)
-    for note in collector.notes:
-        binder.leave_out(note.reference, note.reason, note.detail)
+    for reference in scan.references:
+        checkpoint()
+        if web_url(reference.url) is None:
+            binder.add(reference, base)
+    # The page served with its library references rewritten is a second copy
+    # of it; room for that is kept (the rewrites add a few hundred bytes).
+    budget = binder.budget - len(document) - _REWRITE_ROOM
+    libraries = bind_libraries(scan, text, entry_key, binder.resources, budget)
+    checkpoint()
+    for item in libraries.left_out:
+        binder.leave_out(item.reference, item.reason, item.detail, item.what)
+    for note in scan.notes:
+        binder.leave_out(note.reference, note.reason, note.detail, note.what)
     for resource in list(binder.resources.values()):
         if resource.content_type == "text/css":
             css = resource.data.decode("utf-8", "replace")
             for url in css_urls(css):
                 detail = f"named in {resource.key}: CSS references are not bound"
                 binder.leave_out(url, "css", detail)
-    entry = Resource.of(entry_key, f"text/html; charset={charset}", document)
-    return Bundle.of(entry_key, [entry, *binder.resources.values()], binder.finish())
+    resources = [*binder.resources.values(), *libraries.resources]
+    if not libraries.edits:
+        entry = Resource.of(entry_key, f"text/html; charset={charset}", document)
+        return Bundle.of(
+            entry_key, [entry, *resources], binder.finish(), libraries=libraries.copies
+        )
+    # Served as UTF-8 whatever the page was written in: the header's charset
+    # outranks the page's <meta>, and the text is what the browser would read.
+    served = apply_edits(text, libraries.edits).encode("utf-8", "replace")
+    entry = Resource.of(entry_key, "text/html; charset=utf-8", served)
+    return Bundle.of(
+        entry_key,
+        [entry, *resources],
+        binder.finish(),
+        libraries=libraries.copies,
+        page_source=document,
+    )
 
 
 def _single_key(path: str) -> str:

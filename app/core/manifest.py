@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -15,6 +15,10 @@ MAX_DEPENDENCIES = 64
 # The HTML document counts toward the bundle: the limit bounds what one preview
 # holds in memory, and the document is part of that.
 MAX_BUNDLE_BYTES = 32 * MIB
+# The app's own copies of CDN libraries (KaTeX alone is a stylesheet and 20
+# fonts) count apart from the page's files, whose limit they would use up;
+# their bytes count toward MAX_BUNDLE_BYTES like any others.
+MAX_LIBRARY_FILES = 128
 
 # The extensions a page may load, typed by the file-type service's fixed table.
 # The type never comes from the content or the referencing element; with
@@ -44,16 +48,26 @@ def is_canonical_key(key: str) -> bool:
 
 @dataclass(frozen=True)
 class Resource:
-    """One snapshotted file: the bytes served, their type and their hash."""
+    """One snapshotted file: the bytes served, their type and their hash.
+
+    ``public`` marks a file anyone may read, one of the app's bundled library
+    files: it is also served to cross-origin (CORS) requests, which fonts and
+    module scripts make from a page's opaque origin. A page's own files never
+    are.
+    """
 
     key: str
     content_type: str
     data: bytes = field(repr=False)
     sha256: str
+    public: bool = False
 
     @classmethod
-    def of(cls, key: str, content_type: str, data: bytes) -> Resource:
-        return cls(key, content_type, data, hashlib.sha256(data).hexdigest())
+    def of(
+        cls, key: str, content_type: str, data: bytes, *, public: bool = False
+    ) -> Resource:
+        digest = hashlib.sha256(data).hexdigest()
+        return cls(key, content_type, data, digest, public)
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,22 @@ class LeftOut:
     reference: str
     reason: str
     detail: str = ""
+    what: str = ""  # what the page loads there: "script", "stylesheet", ...
+
+
+@dataclass(frozen=True)
+class LibraryCopy:
+    """A library the page asks a CDN for, served from the app's own copy.
+
+    ``in_place_of`` is what the page named when the copy is another version
+    or another build ("4.4.0", "the Tailwind CSS Play CDN"), "" otherwise.
+    """
+
+    reference: str  # the URL as the page writes it
+    library: str
+    version: str
+    host: str
+    in_place_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,17 +104,27 @@ class Bundle:
     """Everything one preview may load, fixed at binding time.
 
     ``resources`` maps each key (the URL path below the capability prefix) to
-    its snapshot; ``entry_key`` names the document to open.
+    its snapshot; ``entry_key`` names the document to open. When the entry
+    served is the page with its library references pointed at the app's
+    copies, ``page_source`` holds the page's bytes as its file has them.
     """
 
     entry_key: str
     resources: Mapping[str, Resource]
     left_out: tuple[LeftOut, ...] = ()
     total_bytes: int = 0
+    libraries: tuple[LibraryCopy, ...] = ()
+    page_source: bytes | None = field(default=None, repr=False)
 
     @classmethod
     def of(
-        cls, entry_key: str, resources: list[Resource], left_out: list[LeftOut]
+        cls,
+        entry_key: str,
+        resources: list[Resource],
+        left_out: list[LeftOut],
+        *,
+        libraries: Sequence[LibraryCopy] = (),
+        page_source: bytes | None = None,
     ) -> Bundle:
         table = {resource.key: resource for resource in resources}
         if entry_key not in table:
@@ -93,8 +133,20 @@ class Bundle:
             if not is_canonical_key(key):
                 raise ValueError(f"not a canonical manifest key: {key!r}")
         total = sum(len(resource.data) for resource in table.values())
-        return cls(entry_key, MappingProxyType(table), tuple(left_out), total)
+        return cls(
+            entry_key,
+            MappingProxyType(table),
+            tuple(left_out),
+            total,
+            tuple(libraries),
+            page_source,
+        )
 
     @property
     def entry(self) -> Resource:
         return self.resources[self.entry_key]
+
+    @property
+    def source(self) -> bytes:
+        """The page's bytes as its file holds them (what "Source" shows)."""
+        return self.entry.data if self.page_source is None else self.page_source

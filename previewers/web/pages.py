@@ -202,7 +202,7 @@ class BoundPage:
 def source_of(bundle: Bundle, source_key: str | None) -> TextLoadResult:
     """The text "Source" shows for a bound page: the document, or the image."""
     if source_key is None:
-        data = bundle.entry.data
+        data = bundle.source  # as the file has it, not as it is served
         text, charset = decode_html(data)
     else:
         # An image page: the image is the one resource that is not the page.

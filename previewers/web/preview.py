@@ -13,7 +13,7 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal, Slot
@@ -31,11 +31,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.capability_server import Publication
-from app.core.manifest import LeftOut, is_canonical_key
+from app.core.manifest import is_canonical_key
 from app.core.paths import is_within
 from app.core.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
+from previewers.web.info_bar import PageInfoBarWidget
 from previewers.web.pages import BoundPage, PageSpec, shared_server, source_of
 from previewers.web.source_text import TextLoadResult, load_text
 from previewers.widget import PreviewWidget
@@ -73,112 +74,6 @@ def engine_refusal() -> str | None:
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         return "root"
     return None
-
-
-MAX_LISTED_LINES = 60
-"""Lines the details list shows; the rest is summed up in one line."""
-
-
-class PageInfoBarWidget(QWidget):
-    """What the preview does not show: left-out and blocked resources, notices.
-
-    Hidden while there is nothing to say. One summary line, and the full list
-    (plain text: references come from the page) behind a Details button.
-
-    Signals: none.
-    """
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setAccessibleName("Page information")
-        self.setAutoFillBackground(True)
-        self.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
-        self.setForegroundRole(QPalette.ColorRole.ToolTipText)
-        self._left_out: list[str] = []
-        self._blocked: list[str] = []
-        self._notices: list[str] = []
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 4, 8, 4)
-        layout.setSpacing(2)
-        row = QHBoxLayout()
-        self.summary = QLabel(self)
-        self.summary.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary.setWordWrap(True)
-        self.summary.setAccessibleName("Page information summary")
-        self.details_button = QToolButton(self)
-        self.details_button.setText("Details")
-        self.details_button.setCheckable(True)
-        self.details_button.setAutoRaise(True)
-        self.details_button.setAccessibleName("Show details")
-        self.details_button.toggled.connect(self._on_details_button_toggled)
-        row.addWidget(self.summary, 1)
-        row.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
-        self.details = QLabel(self)
-        self.details.setTextFormat(Qt.TextFormat.PlainText)
-        self.details.setWordWrap(True)
-        self.details.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse
-        )
-        self.details.setAccessibleName("Left-out and blocked resources")
-        self.details.hide()
-        layout.addLayout(row)
-        layout.addWidget(self.details)
-        self.hide()
-
-    def set_left_out(self, left_out: Sequence[LeftOut]) -> None:
-        self._left_out = [
-            f"Left out: {item.reference} — {item.detail or item.reason}"
-            for item in left_out
-        ]
-        self._refresh()
-
-    def add_blocked(self, url: str) -> None:
-        self._blocked.append(f"Blocked: {url} — outside this preview")
-        self._refresh()
-
-    def add_notice(self, text: str) -> None:
-        self._notices.append(text)
-        self._refresh()
-
-    def set_explanation(self, text: str) -> None:
-        """A sentence that stands above everything else (why no preview)."""
-        self._notices.insert(0, text)
-        self._refresh()
-
-    def lines(self) -> list[str]:
-        """Every line the details list holds, in order."""
-        return [*self._left_out, *self._blocked]
-
-    def summary_text(self) -> str:
-        return "" if self.isHidden() else self.summary.text()
-
-    def _refresh(self) -> None:
-        parts = list(self._notices)
-        counts = []
-        if self._left_out:
-            counts.append(_count(len(self._left_out), "resource left out"))
-        if self._blocked:
-            counts.append(_count(len(self._blocked), "request blocked"))
-        if counts:
-            parts.append(", ".join(counts).capitalize() + ".")
-        self.summary.setText(" ".join(parts))
-        lines = self.lines()
-        shown = lines[:MAX_LISTED_LINES]
-        if len(lines) > len(shown):
-            shown.append(f"… and {len(lines) - len(shown)} more")
-        self.details.setText("\n".join(shown))
-        self.details_button.setVisible(bool(lines))
-        self.details.setVisible(bool(lines) and self.details_button.isChecked())
-        self.setVisible(bool(parts))
-
-    @Slot(bool)
-    def _on_details_button_toggled(self, checked: bool) -> None:
-        self.details.setVisible(checked and bool(self.lines()))
-        self.details_button.setText("Hide details" if checked else "Details")
-
-
-def _count(number: int, noun: str) -> str:
-    return f"1 {noun}" if number == 1 else f"{number} {noun.replace(' ', 's ', 1)}"
 
 
 PAGE_SUFFIXES = (".html", ".htm", ".xhtml")
@@ -420,6 +315,7 @@ class WebPreviewWidget(PreviewWidget):
         if bound.source is not None:
             self._show_source(bound.source)
         self.info_bar.set_left_out(bound.bundle.left_out)
+        self.info_bar.set_libraries(bound.bundle.libraries)
         server = shared_server()
         self.publication = server.publish(bound.bundle)
         self._open_page(self.publication, server.port)

@@ -173,7 +173,18 @@ def test_the_publication_url_opens_the_document_with_its_full_policy(published, 
     ):
         assert directive in policy
     assert "allow-same-origin" not in policy
-    assert "unsafe-inline" not in policy.split("script-src")[1].split(";")[0]
+    directives = dict(
+        part.strip().split(" ", 1) for part in policy.split(";") if part.strip()
+    )
+    # Inline scripts, handlers and eval run (single-file pages need them);
+    # scripts still load from nowhere but the capability prefix itself.
+    assert directives["script-src"] == "'self' 'unsafe-inline' 'unsafe-eval'"
+    assert directives["connect-src"] == "'none'"
+    # Scripts and forms run in an opaque origin: no same-origin, popups,
+    # downloads, modals, top navigation or pointer lock. Where a form would
+    # send its data, form-action 'none' stops it.
+    assert directives["sandbox"] == "allow-scripts allow-forms"
+    assert "*" not in policy and "http" not in policy and "blob:" not in policy
 
 
 def test_a_query_string_is_ignored_for_lookup(published, server):
@@ -351,6 +362,70 @@ def test_a_cors_mode_read_gets_403(published, server):
     )
     assert answer.status == 403
     assert CSS not in answer.body
+
+
+LIBRARY_PAGE = (
+    b'<!DOCTYPE html><script src="https://cdn.jsdelivr.net/npm/chart.js"></script>'
+    b'<link rel="stylesheet" href="style.css">'
+)
+LIBRARY_KEY = "_libraries/cdn.jsdelivr.net/npm/chart.js"
+
+
+@pytest.fixture
+def with_library(server: CapabilityServer, workspace: Path) -> Publication:
+    (workspace / "index.html").write_bytes(LIBRARY_PAGE)
+    return server.publish(_bind(workspace))
+
+
+def test_a_library_copy_answers_cors_reads_with_any_origin(with_library, server):
+    from app.core.web_libraries import BundledFile, resolve
+
+    copy = resolve("https://cdn.jsdelivr.net/npm/chart.js")
+    assert isinstance(copy, BundledFile)
+    answer = request(
+        server.port,
+        key_path(with_library, LIBRARY_KEY),
+        headers={"Origin": "null", "Sec-Fetch-Mode": "cors"},
+    )
+    assert answer.status == 200
+    assert answer.body == copy.path.read_bytes()
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    assert answer.headers["Content-Type"] == "text/javascript"
+    assert "sandbox allow-scripts" in answer.headers["Content-Security-Policy"]
+
+
+def test_the_pages_own_files_beside_a_library_copy_stay_closed_to_cors(
+    with_library, server
+):
+    cors = {"Origin": "null", "Sec-Fetch-Mode": "cors"}
+    for key in ("style.css", "index.html"):
+        answer = request(server.port, key_path(with_library, key), headers=cors)
+        assert answer.status == 403
+        assert CSS not in answer.body
+        plain = request(server.port, key_path(with_library, key))
+        assert plain.status == 200
+        assert_safe_headers(plain)  # no Access-Control-* header at all
+
+
+def test_a_file_of_the_page_at_a_library_key_is_never_made_public(server, workspace):
+    # The page brings its own file where the copy of Chart.js would be served,
+    # and asks for both: its file keeps the key, and stays closed to CORS.
+    (workspace / "index.html").write_bytes(
+        LIBRARY_PAGE + f'<script src="{LIBRARY_KEY}"></script>'.encode()
+    )
+    planted = workspace.joinpath(*LIBRARY_KEY.split("/"))
+    planted.parent.mkdir(parents=True)
+    planted.write_bytes(SECRET)
+    bundle = _bind(workspace)
+    assert bundle.resources[LIBRARY_KEY].data == SECRET
+    assert not bundle.resources[LIBRARY_KEY].public
+    reasons = {item.reference: item.reason for item in bundle.left_out}
+    assert reasons["https://cdn.jsdelivr.net/npm/chart.js"] == "taken"
+    published = server.publish(bundle)
+    cors = {"Origin": "null", "Sec-Fetch-Mode": "cors"}
+    answer = request(server.port, key_path(published, LIBRARY_KEY), headers=cors)
+    assert answer.status == 403
+    assert SECRET not in answer.body
 
 
 def test_a_guessed_token_gets_404(published, server):

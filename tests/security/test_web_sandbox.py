@@ -1,9 +1,10 @@
 """Attacks from a previewed page, run in a real QtWebEngine page, must all fail.
 
-Each test writes a page and a bound ``probe.js`` (inline scripts never run)
-that tries one attack and records what happened in ``window.results``; the
-test reads that with ``runJavaScript`` (host side; the page cannot call back)
-and checks listeners on other loopback ports saw nothing.
+Each test writes a page and a bound ``probe.js`` (or the same probe inline,
+see ``test_web_inline_scripts``) that tries one attack and records what
+happened in ``window.results``; the test reads that with ``runJavaScript``
+(host side; the page cannot call back) and checks listeners on other loopback
+ports saw nothing.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ PAGE = """<!DOCTYPE html>
 <a id="dl" href="style.css" download="copy.css">download</a>
 <script src="probe.js"></script></body></html>
 """
+PROBE_TAG = '<script src="probe.js"></script>'
 PROBE = """
 window.results = {};
 function note(name, value) { window.results[name] = String(value); }
@@ -138,15 +140,29 @@ class Probe:
         (root / "secret.txt").write_text(SECRET)
         _png(root / "secret.png")
 
-    def open(self, body: str = "", name: str = "index.html") -> Any:
-        """Open the page whose probe runs ``body``; wait until it loaded."""
+    def open(
+        self,
+        body: str = "",
+        name: str = "index.html",
+        *,
+        inline: bool = False,
+        extra: str = "",
+    ) -> Any:
+        """Open the page whose probe runs ``body``; wait until it loaded.
+
+        The probe is the bound ``probe.js``, or with ``inline`` a ``<script>``
+        written in the page itself; ``extra`` is more markup for the body.
+        """
         body = body.replace("SECRET_TXT", str(self.root / "secret.txt"))
         body = body.replace("SECRET_PNG", str(self.root / "secret.png"))
         body = body.replace("LISTENER_PORT", str(self.listener.port))
         body = body.replace("LISTENER", self.listener.url)
         (self.root / "probe.js").write_text(PROBE % body)
         page = self.root / name
-        page.write_text(PAGE.format(listener=self.listener.url))
+        markup = PAGE.format(listener=self.listener.url)
+        script = f"<script>{PROBE % body}</script>" if inline else PROBE_TAG
+        extra = extra.replace("LISTENER", self.listener.url)
+        page.write_text(markup.replace(PROBE_TAG, extra + script))
         file = open_verified(str(page))
         source = PreviewSource.from_file(str(page), file)
         widget = html_previewer.HTML_PREVIEWER.create(
@@ -318,6 +334,26 @@ def test_form_submission_sends_nothing(probe, listener):
         'note("still_here", document.getElementById("p").textContent);'
     )
     results = probe.results(widget)
+    assert results["still_here"] == "hello"
+    assert listener.hits == []
+    assert widget.page.url().toString().endswith("/index.html")
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_a_form_submitted_as_a_person_would_sends_nothing(probe, listener):
+    # Forms may submit in the sandbox (a page's own submit handler runs), so a
+    # submission no handler stops is made here, in a new window and in place.
+    widget = probe.open(
+        'const form = document.getElementById("form");'
+        'form.addEventListener("submit", () => note("submit_event", "fired"));'
+        'form.target = "_blank"; form.requestSubmit(); await later(300);'
+        'form.target = "_top"; form.requestSubmit(); await later(300);'
+        'form.removeAttribute("target"); form.requestSubmit(); await later(500);'
+        'note("still_here", document.getElementById("p").textContent);'
+    )
+    results = probe.results(widget)
+    assert results["submit_event"] == "fired"
     assert results["still_here"] == "hello"
     assert listener.hits == []
     assert widget.page.url().toString().endswith("/index.html")

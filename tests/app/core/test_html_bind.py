@@ -12,19 +12,17 @@ import pytest
 
 from app.core.html_bind import (
     MAX_LISTED,
-    SCAN_CHUNK,
     BindCancelledError,
     BindError,
     bind_html,
     bind_image_page,
     bind_single,
-    css_urls,
     decode_html,
     resolve_reference,
-    srcset_urls,
     unknown_charset,
     wrap_image_page,
 )
+from app.core.html_scan import SCAN_CHUNK
 from app.core.manifest import Bundle, LeftOut, content_type_for, is_canonical_key
 from app.core.policy import Policy, Rule, builtin_rules
 from app.core.safeio import open_verified
@@ -256,7 +254,9 @@ def test_css_references_are_listed_never_bound(tmp_path):
     }
 
 
-def test_inline_scripts_and_crossorigin_loads_are_reported(tmp_path):
+def test_inline_scripts_run_and_crossorigin_loads_of_own_files_are_reported(
+    tmp_path,
+):
     (tmp_path / "a.js").write_text("x")
     _page(
         tmp_path,
@@ -265,7 +265,7 @@ def test_inline_scripts_and_crossorigin_loads_are_reported(tmp_path):
     )
     bundle = _bind(tmp_path)
     assert set(bundle.resources) == {"index.html"}
-    assert _reasons(bundle) == {"inline <script>": "inline_script", "a.js": "cors"}
+    assert _reasons(bundle) == {"a.js": "cors"}
 
 
 def test_the_listing_is_capped_with_a_summary_entry(tmp_path):
@@ -341,18 +341,6 @@ def test_random_bytes_never_crash_binding(tmp_path):
         markup = bytes(generator.choice(alphabet) for _ in range(size))
         (tmp_path / "index.html").write_bytes(markup)
         _bind(tmp_path)
-
-
-def test_srcset_candidates_follow_the_standard_splitting():
-    assert srcset_urls("a.png 1x, b.png 2x") == ["a.png", "b.png"]
-    assert srcset_urls("a,b.png 100w,c.png") == ["a,b.png", "c.png"]
-    assert srcset_urls("x.png (max-width: 1px, 2px) 1x, y.png") == ["x.png", "y.png"]
-    assert srcset_urls(" , ,") == []
-
-
-def test_css_urls_skip_data_urls():
-    css = "@import url('a.css'); b{background:url(data:x)} c{src:url( f.woff )}"
-    assert css_urls(css) == ["a.css", "f.woff"]
 
 
 def test_tabs_and_newlines_are_dropped_and_dots_resolved_once():

@@ -197,7 +197,8 @@ def test_html_preview_lists_left_out_resources_and_toggles_source(opened, qtbot)
     qtbot.waitUntil(lambda: len(widget.blocked_urls()) == 1)
     assert widget.blocked_urls()[0].endswith("/cap/outside.png")
     assert widget.info_bar.summary_text() == (
-        "3 resources left out, 1 request blocked."
+        "This page loads 1 thing from the web; previews are offline: example.com "
+        "(image). 2 resources left out, 1 request blocked."
     )
     assert widget.info_bar.details.isHidden()
     widget.info_bar.details_button.click()
