@@ -3,9 +3,10 @@
 ``executed(folder)`` writes ``analysis.ipynb`` and has nbclient run it in an
 IPython kernel (ipykernel), so its outputs are the ones Jupyter stores:
 pandas' HTML table, matplotlib's PNG and SVG figures, a stream with a
-carriage return, a warning on stderr, an HTML output with a script, and an
-error with its coloured traceback. The run happens in a child process (its
-event loop and warnings stay out of the tests), once per test session.
+carriage return, a warning on stderr, an HTML output whose inline script
+notes what it can reach, and an error with its coloured traceback. The run
+happens in a child process (its event loop and warnings stay out of the
+tests), once per test session.
 ``python -m tests.data.notebooks FOLDER`` does the same by hand.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 PROBE_ID = "output-probe"
-"""The element the HTML output's own script would fill, were inline scripts run."""
+"""The element the HTML output's own inline script fills with what it could reach."""
 
 CELLS: list[tuple[str, str]] = [
     (
@@ -67,9 +68,15 @@ CELLS: list[tuple[str, str]] = [
     (
         "code",
         "from IPython.display import HTML, display\n"
-        f"display(HTML('<p id=\"{PROBE_ID}\">not run</p>'\n"
-        f'  \'<script>document.getElementById("{PROBE_ID}").textContent = "ran";\'\n'
-        '  \'localStorage.setItem("k", "v");</script>\'))',
+        "display(HTML(\n"
+        f"    '<p id=\"{PROBE_ID}\">not run</p><script>{{'\n"
+        "    'const out = {origin: self.origin,'\n"
+        "    ' top: String(window.parent === window)};'\n"
+        '    \'try { localStorage.setItem("k", "v"); out.storage = "READ"; }\'\n'
+        "    'catch (e) { out.storage = \"blocked \" + e.name; }'\n"
+        f"    'document.getElementById(\"{PROBE_ID}\").textContent ='\n"
+        "    ' JSON.stringify(out);'\n"
+        "    '}</script>'))",
     ),
     ("code", "1 / 0"),
 ]
