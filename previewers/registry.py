@@ -19,6 +19,7 @@ from previewers.image import ImagePreviewer
 from previewers.json import JsonPreviewer
 from previewers.markdown import MarkdownPreviewer
 from previewers.media import MediaPreviewer
+from previewers.notebook import NotebookPreviewer
 from previewers.pdf import PDF_PREVIEWER
 from previewers.source import PreviewSource
 from previewers.text import CodePreviewer
@@ -29,6 +30,7 @@ from previewers.web import (
     ImagePagePreviewer,
     NotAPagePreviewer,
     SvgPreviewer,
+    made_page_widget,
 )
 from previewers.web.embedded import PAGE_VIEWS
 
@@ -108,6 +110,10 @@ REGISTRY = PreviewerRegistry(
         MediaPreviewer(),
         PDF_PREVIEWER,
         HTML_PREVIEWER,
+        # A notebook is JSON text whose page the web view shows: the registry,
+        # which knows every family, hands it the web family's page view and
+        # the JSON previewer for its JSON.
+        NotebookPreviewer(made_page_widget, JsonPreviewer()),
         # Diagrams and math are drawn in the web family's sandboxed page.
         MarkdownPreviewer(pages=PAGE_VIEWS),
         JsonPreviewer(),

@@ -79,6 +79,10 @@ _LEXERS: dict[str, tuple[str, str]] = {
     **dict.fromkeys(("java",), ("pygments.lexers.jvm", "JavaLexer")),
     **dict.fromkeys(("diff", "patch"), ("pygments.lexers.diff", "DiffLexer")),
     **dict.fromkeys(("markdown", "md"), ("pygments.lexers.markup", "MarkdownLexer")),
+    # Notebook kernels name their language so: IRkernel, IJulia, Almond.
+    **dict.fromkeys(("r",), ("pygments.lexers.r", "SLexer")),
+    **dict.fromkeys(("julia", "jl"), ("pygments.lexers.julia", "JuliaLexer")),
+    **dict.fromkeys(("scala",), ("pygments.lexers.jvm", "ScalaLexer")),
 }
 _LIGHT_STYLE, _DARK_STYLE = "default", "monokai"
 _TASK_DONE, _TASK_OPEN = "\u2611\u00a0", "\u2610\u00a0"

@@ -41,6 +41,7 @@ from previewers.web.info_bar import PageInfoBarWidget
 from previewers.web.pages import BoundPage, PageSpec, shared_server, source_of
 from previewers.web.source_text import TextLoadResult, load_text
 from previewers.widget import PreviewWidget
+from previewers.widgets import ISOLATED_LABEL
 
 if TYPE_CHECKING:
     from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEngineProfile
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-ISOLATED_LABEL = "Isolated preview — no access to your files or the network"
 SANDBOX_OFF_MESSAGE = "The preview's sandbox is not active, so the page was closed."
 ROOT_REASON = "need the browser sandbox, which cannot run as the administrator (root)."
 MIN_ZOOM, MAX_ZOOM, ZOOM_STEP = 0.25, 5.0, 1.2
@@ -322,11 +322,15 @@ class WebPreviewWidget(PreviewWidget):
 
     def _bind_job(self, file: VerifiedFile, cancelled: threading.Event) -> BoundPage:
         bundle = self._spec.bind(file, cancelled.is_set)
+        if not self._spec.offer_source:
+            # Nothing shows it: 2 MiB of text costs the GUI thread a second.
+            return BoundPage(bundle, None)
         return BoundPage(bundle, source_of(bundle, self._spec.source_key))
 
     @Slot(object)
     def _on_binder_finished(self, bound: BoundPage) -> None:
-        self._show_source(bound.source)
+        if bound.source is not None:
+            self._show_source(bound.source)
         self.info_bar.set_left_out(bound.bundle.left_out)
         self.info_bar.set_libraries(bound.bundle.libraries)
         server = shared_server()
