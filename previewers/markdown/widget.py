@@ -5,7 +5,7 @@ and goes to the system browser, anything else is not opened. Images come only
 from the workspace, vetted on a worker (``previewers.markdown.document``).
 
 A document with Mermaid diagrams or math is drawn in a page in the sandboxed
-web view, which the registry lends as ``pages`` (``previewers.embedding``).
+web view, which the registry lends as ``show_page``.
 The page is shown as soon as it exists, so it draws at the view's size; if it
 cannot finish, the rich-text view takes its place with a notice. "Show
 source" is one click away either way.
@@ -43,7 +43,6 @@ from app.core.safeio import VerifiedFile
 from app.formats.diagram_page import DRAWN_SCRIPT, PageColors
 from app.formats.markdown_html import HEADING_ID_PREFIX, RenderedMarkdown
 from previewers.context import STANDALONE, PreviewContext
-from previewers.embedding import PageViews
 from previewers.markdown.build import MarkdownJob, MarkdownLoad, adopt, build
 from previewers.markdown.document import (
     IMAGE_COUNT_LIMIT,
@@ -53,17 +52,24 @@ from previewers.markdown.document import (
 )
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
-
-if TYPE_CHECKING:
-    from app.core.manifest import Bundle
 from previewers.widgets import (
     ask_with_message_box,
     tell_with_message_box,
 )
 
+if TYPE_CHECKING:
+    from app.core.manifest import Bundle
+    from previewers.markdown import ShowBoundPage
+
 _WEB_SCHEMES = frozenset({"http", "https"})
-NO_PAGE_NOTICE = "Diagrams and math are shown as text: drawing them would {}"
+NO_PAGE_NOTICE = "Diagrams and math are shown as text: {}"
 PAGE_ENDED_NOTICE = "The diagrams and math could not be drawn ({}); shown as text."
+
+
+def _sentence(reason: str) -> str:
+    """``reason`` as the end of a sentence: lower-case start, a full stop."""
+    reason = reason.rstrip(".")
+    return f"{reason[:1].lower()}{reason[1:]}."
 
 
 def page_colors(palette: QPalette) -> PageColors:
@@ -101,10 +107,10 @@ class MarkdownPreviewWidget(PreviewWidget):
         parent: QWidget | None = None,
         *,
         context: PreviewContext = STANDALONE,
-        pages: PageViews | None = None,
+        show_page: ShowBoundPage | None = None,
     ) -> None:
         super().__init__(source, file, parent, context=context)
-        self._pages = pages
+        self._show_page = show_page
         self.page_view: PreviewWidget | None = None
         self.ask_open: Callable[[QWidget, str], bool] = ask_with_message_box
         self.tell: Callable[[QWidget, str], None] = tell_with_message_box
@@ -165,8 +171,6 @@ class MarkdownPreviewWidget(PreviewWidget):
         self.set_content(container)
         # Asked here, on the GUI thread; the worker only reads what it is given.
         remote = self.context.remote is not None
-        self._page_refusal = pages.refusal() if pages is not None else None
-        drawable = pages is not None and self._page_refusal is None
         job = MarkdownJob(
             folder="" if remote else os.path.dirname(os.path.abspath(source.path)),
             root=self.context.reading_root(source.path),
@@ -174,7 +178,7 @@ class MarkdownPreviewWidget(PreviewWidget):
             dark=self.is_dark(),
             palette=self.palette(),
             remote=remote,
-            page_colors=page_colors(self.palette()) if drawable else None,
+            page_colors=page_colors(self.palette()) if show_page is not None else None,
             title=source.name,
         )
 
@@ -215,8 +219,6 @@ class MarkdownPreviewWidget(PreviewWidget):
         )
         self.outline.setVisible(len(result.rendered.headings) > 1)
         notices.extend(result.page_notices)
-        if result.rendered.draws and self._page_refusal is not None:
-            notices.append(NO_PAGE_NOTICE.format(self._page_refusal))
         skipped = sum(1 for image in result.images if image.image is None)
         skipped += result.rendered.images_left_out
         if skipped and self.context.remote is not None:
@@ -231,28 +233,36 @@ class MarkdownPreviewWidget(PreviewWidget):
                 f"that the read policy allows are loaded, at most {IMAGE_COUNT_LIMIT}."
             )
         self.notice.setText(" ".join(notices))
-        if result.page is not None and self._pages is not None:
-            self._show_page(self._pages, result.page)
+        if result.page is not None and self._show_page is not None:
+            self._open_page_view(self._show_page, result.page)
             return
         self.mark_loaded()
 
-    def _show_page(self, pages: PageViews, bundle: Bundle) -> None:
+    def _open_page_view(self, show_page: ShowBoundPage, bundle: Bundle) -> None:
         """Show the page in place of the rich-text view; it draws from here on.
 
         Shown at once: a page drawn while hidden lays out at no real width.
+        Where no page can be shown (as root) it is refused at once, and the
+        rich-text view stays.
         """
         with self.borrow_file() as file:
             # A descriptor of its own for the page's preview, which closes it.
             own = VerifiedFile(os.dup(file.fd), file.identity, file.real_path)
-        view = pages.create(
+        view = show_page(
             self.source,
             own,
-            bundle,
             self.stack,
-            context=self.context,
+            bundle=bundle,
             ready_script=DRAWN_SCRIPT,
-            what="Markdown diagrams and math",
+            what="diagrams and math",
+            context=self.context,
         )
+        if view.is_settled() and not view.is_loaded():
+            view.release()
+            view.deleteLater()
+            self._tell(NO_PAGE_NOTICE.format(_sentence(view.reason())))
+            self.mark_loaded()
+            return
         view.setAccessibleName(f"Drawn {self.source.name}")
         view.loaded.connect(self._on_page_view_loaded)
         view.failed.connect(self._on_page_view_failed)
@@ -370,10 +380,12 @@ class MarkdownPreviewWidget(PreviewWidget):
             self.stack.removeWidget(view)
             view.release()
             view.deleteLater()
-        shown = self.notice.text()
-        ended = PAGE_ENDED_NOTICE.format(reason.rstrip("."))
-        self.notice.setText(f"{shown} {ended}".strip())
+        self._tell(PAGE_ENDED_NOTICE.format(reason.rstrip(".")))
         self.mark_loaded()
+
+    def _tell(self, notice: str) -> None:
+        """Add ``notice`` after what the notice line already says."""
+        self.notice.setText(f"{self.notice.text()} {notice}".strip())
 
     @Slot(QModelIndex)
     def _on_outline_activated(self, index: QModelIndex) -> None:

@@ -40,7 +40,7 @@ from app.core.safeio import open_verified
 from previewers.context import PreviewContext
 from previewers.markdown import MarkdownPreviewer
 from previewers.source import PreviewSource
-from previewers.web.embedded import PAGE_VIEWS
+from previewers.web.embedded import bound_page_widget
 from previewers.web import pages as web_pages
 
 report = Path(sys.argv[1])
@@ -86,7 +86,7 @@ def load(previewer):
     return (done - start) * 1000, max(gaps) * 1000, drawn
 
 rounds = int(sys.argv[2])
-page = MarkdownPreviewer(pages=PAGE_VIEWS)
+page = MarkdownPreviewer(bound_page_widget)
 text = MarkdownPreviewer()
 cold = load(page)
 warm = [load(page) for _ in range(rounds)]

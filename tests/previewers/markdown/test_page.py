@@ -353,8 +353,8 @@ def test_as_root_diagrams_and_math_are_shown_as_text_with_the_reason(
     preview = opened(report)
     assert preview.is_loaded() and preview.page_view is None
     assert preview.notice_text() == (
-        "Diagrams and math are shown as text: drawing them would need the browser "
-        "sandbox, which cannot run as the administrator (root)."
+        "Diagrams and math are shown as text: previews of diagrams and math need "
+        "the browser sandbox, which cannot run as the administrator (root)."
     )
     assert "$$\nE[L] = h" in preview.text()
 

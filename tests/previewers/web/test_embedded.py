@@ -1,4 +1,4 @@
-"""The page view lent to other previews: loaded when its page says so, bounded."""
+"""A page another preview bound: loaded when it says so, bounded, refused as root."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from app.core.safeio import open_verified
 from previewers.context import STANDALONE
 from previewers.source import PreviewSource
 from previewers.web import preview as web_preview
-from previewers.web.embedded import PAGE_VIEWS
+from previewers.web.embedded import bound_page_widget
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 READY = "document.documentElement.dataset.ready === 'yes'"
@@ -43,9 +43,9 @@ def shown(qtbot: Any, tmp_path: Path) -> Iterator[Callable[[Bundle, str], Any]]:
         path.write_text("# Notes\n")
         file = open_verified(str(path))
         source = PreviewSource.from_file(str(path), file)
-        widget = PAGE_VIEWS.create(
-            source, file, bundle, None, context=STANDALONE, ready_script=ready,
-            what="test pages",
+        widget = bound_page_widget(
+            source, file, None, bundle=bundle, ready_script=ready,
+            what="test pages", context=STANDALONE,
         )  # fmt: skip
         made.append(widget)
         widget.resize(640, 420)
@@ -68,13 +68,14 @@ def _run(qtbot: Any, widget: Any, script: str) -> Any:
     return box[0]
 
 
-def test_as_root_the_page_view_says_why_it_cannot_be_shown(
-    monkeypatch: pytest.MonkeyPatch,
+def test_as_root_the_page_is_refused_at_once_with_the_reason(
+    shown, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
-    assert PAGE_VIEWS.refusal() == web_preview.ROOT_REASON
-    monkeypatch.setattr(web_preview, "engine_refusal", lambda: None)
-    assert PAGE_VIEWS.refusal() is None
+    widget = shown(_bundle("<p>x</p>"), READY)
+    assert widget.is_settled() and not widget.is_loaded()
+    assert widget.reason() == f"Previews of test pages {web_preview.ROOT_REASON}"
+    assert widget.page is None
 
 
 @pytest.mark.webengine
