@@ -330,6 +330,23 @@ def test_pathological_formulas_are_bounded(qtbot, opened, tmp_path) -> None:
 
 
 @in_the_engine
+def test_diagrams_past_the_pages_drawing_time_show_their_source_with_a_notice(
+    qtbot, opened, report, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.formats import diagram_page
+
+    monkeypatch.setattr(diagram_page, "DRAWING_BUDGET_MS", 0)
+    preview = opened(report)
+    assert preview.is_loaded() and preview.showing_page()
+    figures = _in_page(qtbot, preview, FIGURES)
+    assert len(figures) == 4
+    for figure in figures:
+        assert figure["failed"] and figure["open"] and figure["text"] == ""
+        assert figure["notice"].startswith("This diagram is not drawn: the diagrams")
+    assert figures[0]["source"].startswith("flowchart LR")
+
+
+@in_the_engine
 def test_a_page_that_cannot_finish_drawing_leaves_the_text_with_a_notice(
     qtbot, opened, report, monkeypatch: pytest.MonkeyPatch
 ) -> None:
