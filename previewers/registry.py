@@ -32,6 +32,7 @@ from previewers.web import (
     SvgPreviewer,
     made_page_widget,
 )
+from previewers.web.embedded import bound_page_widget
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -113,7 +114,8 @@ REGISTRY = PreviewerRegistry(
         # which knows every family, hands it the web family's page view and
         # the JSON previewer for its JSON.
         NotebookPreviewer(made_page_widget, JsonPreviewer()),
-        MarkdownPreviewer(),
+        # Diagrams and math are drawn in a page, in the web family's view.
+        MarkdownPreviewer(bound_page_widget),
         JsonPreviewer(),
         CsvPreviewer(),
         # Text and code of any size, and "Show source" of every text kind.

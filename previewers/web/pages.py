@@ -88,6 +88,9 @@ class PageSpec:
     ``cancelled()`` turns true; ``what`` names the files in messages
     ("web pages"); ``source_key`` is the resource whose bytes "Source" shows
     (``None``: the entry document); ``offer_source`` is False for binary files.
+    ``ready_script``, for a page whose scripts go on drawing after it loads,
+    is an expression that turns true once they are done: the page counts as
+    loaded then, and its load budget covers the wait.
     """
 
     bind: Callable[[VerifiedFile, Callable[[], bool]], Bundle]
@@ -95,6 +98,7 @@ class PageSpec:
     javascript: bool
     source_key: str | None = None
     offer_source: bool = True
+    ready_script: str | None = None
 
 
 def html_spec(path: str, workspace_root: str, policy: Policy) -> PageSpec:
