@@ -372,6 +372,26 @@ def test_markdown_cells_draw_their_math_and_diagrams_as_a_markdown_page_does(
 
 @pytest.mark.webengine
 @needs_sandbox
+def test_the_page_counts_as_loaded_once_everything_is_drawn(
+    opened: Any, qtbot: Any, workspace: Path
+) -> None:
+    # Enough diagrams that drawing them takes far longer than loading the page.
+    cells = [
+        f"```mermaid\nsequenceDiagram\n  A{n}->>B{n}: ask\n  B{n}-->>A{n}: answer\n```"
+        for n in range(30)
+    ]
+    notebooks.with_drawings(workspace, cells, name="many.ipynb")
+    widget = opened("many.ipynb")
+    assert widget.is_loaded(), widget.message_text()
+    state = (
+        "JSON.stringify([document.documentElement.dataset.drawn,"
+        " document.querySelectorAll('figure.diagram svg').length])"
+    )
+    assert json.loads(_in_page(qtbot, widget, state)) == ["done", 30]
+
+
+@pytest.mark.webengine
+@needs_sandbox
 def test_a_latex_output_is_typeset_beside_the_cells_math(
     opened: Any, qtbot: Any
 ) -> None:
