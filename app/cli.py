@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.core.declare import DeclarationError, declare
-from app.core.policy import PermissionMode, current_policy
+from app.core.trust.declare import DeclarationError, declare
+from app.core.trust.policy import PermissionMode, current_policy
 from app.mcp.main import add_mcp_command
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def _handed_over(args: argparse.Namespace, data_dir: Path, request: object) -> b
 
 def _open(args: argparse.Namespace) -> int:
     """Open the window on the stored conversations, or raise the one that is open."""
-    from app.core.notify import OpenRequest
+    from app.core.channel.notify import OpenRequest
     from app.core.store import Store
 
     data_dir = _data_dir(args)
@@ -164,7 +164,7 @@ def _view(args: argparse.Namespace) -> int:
     With no file (the application menu starts ``view %F`` with none), open
     the window on the stored conversations instead.
     """
-    from app.core.notify import ViewRequest
+    from app.core.channel.notify import ViewRequest
     from app.core.store import Store
 
     if not args.paths:
@@ -191,7 +191,7 @@ def _view(args: argparse.Namespace) -> int:
 
 def view_refusals(paths: Sequence[str], workspace: Path) -> list[str]:
     """Why each of ``paths`` would not be shown by a viewer (none: all would)."""
-    from app.core.revalidate import check_path, open_refusal
+    from app.core.trust.revalidate import check_path, open_refusal
 
     policy = current_policy(workspace)
     refusals: list[str] = []

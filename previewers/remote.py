@@ -28,12 +28,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.filetype import HEAD_SIZE, Kind, detect
-from app.core.html_bind import Skip, check_dependency_size
-from app.core.manifest import MAX_BUNDLE_BYTES, MAX_DEPENDENCY_BYTES
-from app.core.names import display_name
-from app.core.policy import Policy
-from app.core.safeio import Identity, SafeOpenError, VerifiedFile
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
+from app.core.serve.html_bind import Skip, check_dependency_size
+from app.core.serve.manifest import MAX_BUNDLE_BYTES, MAX_DEPENDENCY_BYTES
+from app.core.trust.display_names import display_name
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
 from app.formats.json_load import JSON_SIZE_LIMIT
 from app.formats.pdf_doc import MAX_PDF_BYTES
 from app.formats.text_pages import (

@@ -17,19 +17,19 @@ from app.agent.specs import (
     PRESENT,
     PRESENT_FAILED_HINT,
 )
-from app.core.declare import DeclarationError, declare
-from app.core.policy import PermissionMode, Policy, PolicyError
-from app.core.public_files import (
+from app.core.trust.declare import DeclarationError, declare
+from app.core.trust.policy import PermissionMode, Policy, PolicyError
+from app.core.trust.public_files import (
     LinkRegistry,
     has_public_files,
     image_mime,
     public_folder,
     public_images,
 )
-from app.core.records import Record
+from app.core.trust.records import Record
 
 if TYPE_CHECKING:
-    from app.core.public_files import PublicFile
+    from app.core.trust.public_files import PublicFile
     from app.remote.workspace import RemoteWorkspace
 
 # The chat shows public images up to this size; a larger remote one is not fetched.
@@ -119,7 +119,7 @@ def _remote_image(
     Fetched now, within the chat's size limit: no local path exists that the
     chat could read later.
     """
-    from app.core.safeio import SafeOpenError
+    from app.core.trust.safeio import SafeOpenError
     from app.remote.errors import Failure, RemoteError
 
     path = str(found.path)

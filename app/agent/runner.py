@@ -33,10 +33,10 @@ from app.agent.events import (
 )
 from app.agent.middleware import make_middleware
 from app.agent.tools import SYSTEM_PROMPT, AgentSession, make_tools
-from app.core.change_rows import NewChange
-from app.core.changes import ChangeArtifact
+from app.core.changes.change import ChangeArtifact
+from app.core.chat.tool_names import PRESENT
 from app.core.store import Store
-from app.core.tool_names import PRESENT
+from app.core.store.change_rows import NewChange
 
 _LOG = logging.getLogger(__name__)
 

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 # The names live in the core: the store and the chat need them too.
-from app.core.tool_names import LIST_FILES, PRESENT, READ_FILE, SHOW_IMAGE, WRITE_FILE
+from app.core.chat.tool_names import (
+    LIST_FILES,
+    PRESENT,
+    READ_FILE,
+    SHOW_IMAGE,
+    WRITE_FILE,
+)
 
 __all__ = ["LIST_FILES", "PRESENT", "READ_FILE", "SHOW_IMAGE", "WRITE_FILE"]
 

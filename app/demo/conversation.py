@@ -12,9 +12,9 @@ from app.agent.events import RunEvent, RunFailed
 from app.agent.models import ScriptedChatModel
 from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
-from app.core.policy import Policy
-from app.core.public_files import LinkRegistry
 from app.core.store import Store
+from app.core.trust.policy import Policy
+from app.core.trust.public_files import LinkRegistry
 from app.demo.workspace import DemoWorkspace, build_demo_workspace
 
 DEMO_TITLE: Final = "Quarterly sales analysis (demo)"

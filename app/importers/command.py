@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from app.core.import_store import ImportConflictError
-from app.core.import_workspace import WorkspaceChoiceError, chosen_workspace
 from app.core.store import Store
+from app.core.store.import_store import ImportConflictError
+from app.core.trust.import_workspace import WorkspaceChoiceError, chosen_workspace
 from app.importers.discover import transcripts_in
 from app.importers.lines import Progress
 from app.importers.session import ImportSummary, NotImportableError, import_transcript

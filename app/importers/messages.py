@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from app.core.transcript import ENDED_WITHOUT_RESULT
+from app.core.chat.blocks import ENDED_WITHOUT_RESULT
 
 # Imported text is shown, not replayed in full: bounds keep the store and the
 # chat of a huge session about the size of one made here.

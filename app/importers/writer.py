@@ -9,10 +9,10 @@ from typing import Any, Final
 
 import orjson
 
-from app.core.change_rows import NewChange
-from app.core.changes import Operation
-from app.core.import_store import ImportedChange, ImportStore
-from app.core.imported import MAX_EVIDENCE_LINES, ImportedFile, entry_id_for
+from app.core.changes.change import Operation
+from app.core.store.change_rows import NewChange
+from app.core.store.import_store import ImportedChange, ImportStore
+from app.core.store.imported_files import MAX_EVIDENCE_LINES, ImportedFile, entry_id_for
 from app.importers.evidence import ChangeItem, Item
 
 # A batch is one transaction: small enough that the window's own writes never

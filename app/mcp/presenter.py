@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
@@ -14,10 +13,10 @@ from typing import Any, Final
 from app.agent.host_calls import ToolCallError, check_present, offers_show_image
 from app.agent.host_calls import show_image as run_show_image
 from app.agent.specs import IN_APP_WINDOW, PRESENT, SHOW_IMAGE, present_reply
-from app.core.notify import FolderRequest
-from app.core.policy import PermissionMode, current_policy
-from app.core.public_files import LinkRegistry
-from app.core.store import Store, StoreError
+from app.core.channel.notify import FolderRequest
+from app.core.store import STORE_FAILURES, Store
+from app.core.trust.policy import PermissionMode, current_policy
+from app.core.trust.public_files import LinkRegistry
 from app.mcp.clients import agent_name, configured_label, conversation_title
 from app.mcp.window import WindowNotifier
 from app.mcp.workspace import (
@@ -153,7 +152,7 @@ class Presenter:
             return []
         try:
             approved = self._store.approved_folders(self._client)
-        except (StoreError, sqlite3.Error):
+        except STORE_FAILURES:
             approved = []  # no approval can be read: none applies
         return beyond([Path(folder) for folder in outside], approved)
 

@@ -12,10 +12,10 @@ from typing import Final
 
 import asyncssh
 
-from app.core.beneath import OutsideRootError
-from app.core.policy import Policy, Rule
-from app.core.public_files import PUBLIC_FOLDER, PublicFile, image_mime
-from app.core.safeio import SafeOpenError
+from app.core.trust.beneath import OutsideRootError
+from app.core.trust.policy import Policy, Rule
+from app.core.trust.public_files import PUBLIC_FOLDER, PublicFile, image_mime
+from app.core.trust.safeio import SafeOpenError
 from app.remote.files import (
     LOST_SFTP,
     RemoteIdentity,

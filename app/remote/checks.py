@@ -8,16 +8,16 @@ from pathlib import Path
 
 import asyncssh
 
-from app.core.policy import (
+from app.core.trust.policy import (
     MAX_POLICY_FILE,
     WORKSPACE_POLICY_NAME,
     PermissionMode,
     Policy,
     current_policy,
 )
-from app.core.records import FileEntry
-from app.core.revalidate import Check, Verdict
-from app.core.safeio import SafeOpenError
+from app.core.trust.records import FileEntry
+from app.core.trust.revalidate import Check, Verdict
+from app.core.trust.safeio import SafeOpenError
 from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of, within
 from app.remote.place import Place
 from app.remote.snapshot import read_exactly, regular_identity

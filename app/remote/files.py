@@ -11,9 +11,9 @@ from typing import Final, cast
 
 import asyncssh
 
-from app.core.beneath import OutsideRootError
-from app.core.policy import Policy
-from app.core.safeio import SafeOpenError
+from app.core.trust.beneath import OutsideRootError
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import SafeOpenError
 from app.remote.errors import Failure, RemoteError
 
 # A tree node shows at most this many entries; the rest is counted as cut.
@@ -70,7 +70,7 @@ def identity_of(attrs: asyncssh.SFTPAttrs) -> RemoteIdentity:
 def within(path: str, root: str) -> bool:
     """Whether the POSIX ``path`` is ``root`` or below it (both normalised).
 
-    ``app.core.paths.is_within`` compares with this computer's separator;
+    ``app.core.trust.paths.is_within`` compares with this computer's separator;
     remote paths use "/" whatever the local system is.
     """
     root = root.rstrip("/") or "/"

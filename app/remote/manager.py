@@ -7,10 +7,11 @@ from concurrent.futures import Future
 
 import asyncssh
 
-from app.core.policy import PermissionMode
-from app.core.records import REMOTE_RECORD_VERSION, FileEntry, Record
-from app.core.revalidate import Check, DeliverableRef, Verdict, look_up
 from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef, look_up
+from app.core.trust.policy import PermissionMode
+from app.core.trust.records import REMOTE_RECORD_VERSION, FileEntry, Record
+from app.core.trust.revalidate import Check, Verdict
 from app.remote.address import AddressError, RemoteAddress, parse_address
 from app.remote.checks import RemoteCheck, check_remote_entry, remote_policy
 from app.remote.connect import SessionTrust, SshSettings

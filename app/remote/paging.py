@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
-from app.core.safeio import Identity
+from app.core.trust.safeio import Identity
 from app.formats.encoding import detect_encoding
 from app.formats.text_pages import PAGE_SIZE, FenceBrokenError, FencedReader, PagedText
 from app.remote.files import RemoteIdentity

@@ -11,14 +11,14 @@ from typing import Final
 
 import asyncssh
 
-from app.core.copying import (
+from app.core.trust.copying import (
     PRIVATE_MODE,
     CopyResult,
     copy_mode,
     create_part,
     current_umask,
 )
-from app.core.safeio import SafeOpenError
+from app.core.trust.safeio import SafeOpenError
 from app.remote.errors import Failure, RemoteError
 from app.remote.files import RemoteIdentity, lookup_error
 from app.remote.link import LOST_ERRORS, Link

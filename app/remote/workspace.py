@@ -9,8 +9,8 @@ from typing import TypeVar
 
 import asyncssh
 
-from app.core.policy import PermissionMode, Policy
-from app.core.records import FileEntry, Record
+from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.records import FileEntry, Record
 from app.remote.checks import RemoteCheck, check_remote_entry, remote_policy
 from app.remote.files import (
     LISTING_LIMIT,

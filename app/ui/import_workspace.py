@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.import_workspace import WorkspaceChoiceError, chosen_workspace
-from app.core.names import display_name
+from app.core.trust.display_names import display_name
+from app.core.trust.import_workspace import WorkspaceChoiceError, chosen_workspace
 from app.remote.address import is_remote_address
 
 SOURCES: Final = {"claude-code": "Claude Code", "codex": "Codex"}

@@ -1,6 +1,6 @@
 """How an opened file becomes a page: specs, bound snapshots, the shared server.
 
-A ``PageSpec`` says how one file is bound (``app.core.html_bind``) into the
+A ``PageSpec`` says how one file is bound (``app.core.serve.html_bind``) into the
 immutable bundle the loopback capability server publishes; the server is one
 per process, started when the first page is shown.
 """
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
 
-from app.core.capability_server import CapabilityServer
 from app.core.filetype import SVG_MIME
-from app.core.html_bind import (
+from app.core.serve.capability_server import CapabilityServer
+from app.core.serve.html_bind import (
     BindError,
     Fetch,
     bind_document,
@@ -28,9 +28,9 @@ from app.core.html_bind import (
     decode_html,
     made_page_segments,
 )
-from app.core.manifest import MAX_BUNDLE_BYTES, Bundle
-from app.core.policy import Policy
-from app.core.safeio import VerifiedFile
+from app.core.serve.manifest import MAX_BUNDLE_BYTES, Bundle
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import VerifiedFile
 from previewers.web.source_text import TEXT_LIMIT, TextLoadResult
 
 _server: CapabilityServer | None = None

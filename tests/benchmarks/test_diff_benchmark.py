@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from app.core.diffs import Diff, NoDiff, NoDiffReason, diff_texts
+from app.core.changes.diffs import Diff, NoDiff, NoDiffReason, diff_texts
 
 MIB = 1 << 20
 

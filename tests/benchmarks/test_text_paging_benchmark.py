@@ -13,7 +13,7 @@ import pytest
 from pygments import lex
 from pygments.lexers import PythonLexer
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.line_index import LineIndex
 from app.formats.text_pages import PagedText
 from tests.benchmarks.conftest import (

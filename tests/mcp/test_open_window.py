@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core.notify import OpenRequest, send
+from app.core.channel.notify import OpenRequest, send
 from app.core.store import Store
 
 from .conftest import REPO_ROOT, Server, connect, files

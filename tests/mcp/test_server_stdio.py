@@ -13,8 +13,8 @@ import pytest
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from app.agent.tools import AgentSession, make_tools
-from app.core.records import Record, parse_record
 from app.core.store import Store
+from app.core.trust.records import Record, parse_record
 
 from .conftest import Server, connect, files
 

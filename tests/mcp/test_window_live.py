@@ -16,9 +16,9 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from PySide6.QtCore import QEvent, QObject
 
-from app.core.records import Record, parse_record
+from app.core.chat.blocks import AssistantTextBlock, DeliverableBlock
 from app.core.store import Store
-from app.core.transcript import AssistantTextBlock, DeliverableBlock
+from app.core.trust.records import Record, parse_record
 from app.ui.live_updates import LiveUpdates
 from app.ui.main_window import MainWindow
 

@@ -9,8 +9,8 @@ from typing import Any
 import anyio
 import pytest
 
-from app.core.records import Record, parse_record
 from app.core.store import Store
+from app.core.trust.records import Record, parse_record
 
 from .conftest import Server, connect, files
 

@@ -13,8 +13,8 @@ import anyio
 import mcp_types as types
 import pytest
 
-from app.core.records import Record, parse_record
 from app.core.store import Store
+from app.core.trust.records import Record, parse_record
 
 from .conftest import Server, connect, files
 

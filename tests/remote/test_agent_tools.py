@@ -18,8 +18,8 @@ from app.agent.tools import (
     AgentSession,
     make_tools,
 )
-from app.core.policy import Policy, load_policy
-from app.core.records import REMOTE_RECORD_VERSION, Record, parse_record
+from app.core.trust.policy import Policy, load_policy
+from app.core.trust.records import REMOTE_RECORD_VERSION, Record, parse_record
 from app.remote.workspace import RemoteWorkspace
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
@@ -273,8 +273,9 @@ def test_an_agent_turn_on_a_remote_workspace_stores_a_trusted_remote_record(
 ) -> None:
     from app.agent.models import RecordingChatModel
     from app.agent.runner import AgentRunner
-    from app.core.revalidate import DeliverableRef, Verdict
     from app.core.store import Store
+    from app.core.store.deliverables import DeliverableRef
+    from app.core.trust.revalidate import Verdict
     from app.remote.manager import RemoteManager
 
     from ..app.agent.scripts import answer, present

@@ -8,7 +8,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from app.core.policy import PermissionMode, Policy
+from app.core.trust.policy import PermissionMode, Policy
 from app.remote.errors import Failure, RemoteError
 from app.remote.loop import LoopThread
 from app.remote.manager import RemoteManager

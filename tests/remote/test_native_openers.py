@@ -8,10 +8,10 @@ from typing import Any
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from app.core.policy import PermissionMode, current_policy
-from app.core.records import Record
-from app.core.revalidate import DeliverableRef
 from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.policy import PermissionMode, current_policy
+from app.core.trust.records import Record
 from app.remote.workspace import RemoteWorkspace
 from app.ui.actions import ACTIONS, FileActions
 

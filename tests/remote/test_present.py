@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.declare import DeclarationError
-from app.core.policy import PermissionMode, Policy, load_policy
-from app.core.records import REMOTE_RECORD_VERSION, Record, parse_record
+from app.core.trust.declare import DeclarationError
+from app.core.trust.policy import PermissionMode, Policy, load_policy
+from app.core.trust.records import REMOTE_RECORD_VERSION, Record, parse_record
 from app.remote.workspace import RemoteWorkspace
 
 from .fixtures import SshHome
@@ -237,7 +237,7 @@ def test_a_given_policy_is_used_as_is(
 def test_reasons_and_details_are_the_local_checks_word_for_word(
     workspace: RemoteWorkspace, remote_root: Path, tmp_path: Path
 ) -> None:
-    from app.core.declare import declare
+    from app.core.trust.declare import declare
 
     (remote_root / "folder").mkdir()
     (remote_root / ".env").write_text("KEY=1")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.core.safeio import SafeOpenError
+from app.core.trust.safeio import SafeOpenError
 from app.formats.text_pages import PAGE_SIZE, FenceBrokenError
 from app.remote.errors import Failure, RemoteError
 from app.remote.workspace import RemoteWorkspace

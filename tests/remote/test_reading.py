@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.safeio import SafeOpenError
+from app.core.trust.safeio import SafeOpenError
 from app.formats.text_pages import PAGE_SIZE, FenceBrokenError
 from app.remote.errors import Failure, RemoteError
 from app.remote.files import RemoteIdentity

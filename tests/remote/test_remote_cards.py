@@ -11,9 +11,9 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu, QProgressDialog, QPushButton
 from pytestqt.qtbot import QtBot
 
-from app.core.policy import PermissionMode
-from app.core.revalidate import DeliverableRef
 from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.policy import PermissionMode
 from app.ui.main_window import MainWindow
 from app.ui.remote_actions import REMOTE_ACTIONS, RemoteCardActions
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from app.core.policy import PermissionMode
-from app.core.records import FileEntry, Record
-from app.core.revalidate import DeliverableRef, Verdict
 from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.policy import PermissionMode
+from app.core.trust.records import FileEntry, Record
+from app.core.trust.revalidate import Verdict
 from app.remote.checks import RemoteCheck
 from app.remote.manager import RemoteManager
 from app.remote.workspace import RemoteWorkspace

@@ -24,12 +24,7 @@ from app.agent.events import (
     ToolCallStarted,
 )
 from app.agent.failures import failure_hint
-from app.core.change_rows import StoredChange
-from app.core.imported import ImportedFile, ImportedFileRef
-from app.core.names import display_name
-from app.core.revalidate import DeliverableRef
-from app.core.store import StoredMessage, StoredRecord
-from app.core.transcript import (
+from app.core.chat.blocks import (
     AssistantTextBlock,
     Block,
     ChangesBlock,
@@ -45,6 +40,11 @@ from app.core.transcript import (
     UserBlock,
     presented_count,
 )
+from app.core.store import StoredMessage, StoredRecord
+from app.core.store.change_rows import StoredChange
+from app.core.store.deliverables import DeliverableRef
+from app.core.store.imported_files import ImportedFile, ImportedFileRef
+from app.core.trust.display_names import display_name
 
 BlockRole: Final = Qt.ItemDataRole.UserRole + 1
 VerdictRole: Final = Qt.ItemDataRole.UserRole + 2

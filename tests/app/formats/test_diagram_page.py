@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.manifest import MAX_BUNDLE_BYTES, Resource
-from app.core.web_libraries import BundledFile, bundled
+from app.core.serve.manifest import MAX_BUNDLE_BYTES, Resource
+from app.core.serve.web_libraries import BundledFile, bundled
 from app.formats import diagram_page
 from app.formats.diagram_page import (
     ENTRY_KEY,

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from langchain_core.messages import messages_from_dict
 
-from app.core.change_index import turn_changes
-from app.core.changes import Operation
-from app.core.import_store import ImportStore
+from app.core.changes.change import Operation
+from app.core.changes.index import turn_changes
+from app.core.chat.blocks import ToolCallBlock, UserBlock, build_transcript, split_turns
 from app.core.store import Store
-from app.core.transcript import ToolCallBlock, UserBlock, build_transcript, split_turns
+from app.core.store.import_store import ImportStore
 from app.importers.session import import_transcript
 
 from .transcripts import CODEX_SESSION, CodexRollout

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.core.policy import PermissionMode
-from app.core.records import Record, parse_record
+from app.core.chat.blocks import DeliverableBlock, ImageBlock, build_transcript
 from app.core.store import Store
-from app.core.transcript import DeliverableBlock, ImageBlock, build_transcript
+from app.core.trust.policy import PermissionMode
+from app.core.trust.records import Record, parse_record
 from app.mcp.presenter import Presenter
 from app.mcp.workspace import Fallback
 
