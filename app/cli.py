@@ -32,7 +32,7 @@ def _validate(args: argparse.Namespace) -> int:
     or policy file (nothing was checked). An ``ssh://`` workspace is checked
     over SFTP, with the same codes and JSON.
     """
-    from app.remote.address import is_remote_address
+    from app.ssh.address import is_remote_address
 
     if is_remote_address(args.workspace):
         return _validate_remote(args)
@@ -67,8 +67,8 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _validate_remote(args: argparse.Namespace) -> int:
-    from app.remote.errors import RemoteError
     from app.remote.manager import RemoteManager
+    from app.ssh.errors import RemoteError
 
     # Headless: a host key must already be in known_hosts, and only keys and
     # the ssh agent log in; anything else is refused with what to do.
@@ -212,7 +212,7 @@ def _print_refusals(refusals: Sequence[str]) -> None:
 def _chat(args: argparse.Namespace) -> int:
     """Start a conversation with a live model in ``--workspace``."""
     from app.core.store import Store
-    from app.remote.address import is_remote_address
+    from app.ssh.address import is_remote_address
 
     if is_remote_address(args.workspace):
         return _chat_remote(args)
@@ -251,7 +251,7 @@ def _chat_remote(args: argparse.Namespace) -> int:
     can be cancelled; once connected, a new conversation starts there.
     """
     from app.core.store import Store
-    from app.remote.address import AddressError, parse_address
+    from app.ssh.address import AddressError, parse_address
 
     try:
         parse_address(args.workspace)

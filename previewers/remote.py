@@ -42,11 +42,11 @@ from app.formats.text_pages import (
     FencedReader,
     ReaderFile,
 )
-from app.remote.errors import Failure, RemoteError
 from app.remote.files import RemoteIdentity, within
 from app.remote.paging import RemoteFencedReader
 from app.remote.snapshot import changed
 from app.remote.workspace import RemoteWorkspace
+from app.ssh.errors import Failure, RemoteError
 from previewers.context import STANDALONE, PreviewContext
 from previewers.markdown.document import MARKDOWN_LIMIT
 from previewers.registry import REGISTRY, Previewer, PreviewerRegistry

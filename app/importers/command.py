@@ -15,7 +15,7 @@ from app.core.trust.import_workspace import WorkspaceChoiceError, chosen_workspa
 from app.importers.discover import transcripts_in
 from app.importers.lines import Progress
 from app.importers.session import ImportSummary, NotImportableError, import_transcript
-from app.remote.address import is_remote_address
+from app.ssh.address import is_remote_address
 
 
 def _progress(name: str, stream: TextIO) -> Progress | None:

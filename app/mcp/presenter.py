@@ -10,9 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from app.agent.host_calls import ToolCallError, check_present, offers_show_image
-from app.agent.host_calls import show_image as run_show_image
-from app.agent.specs import IN_APP_WINDOW, PRESENT, SHOW_IMAGE, present_reply
 from app.core.channel.notify import FolderRequest
 from app.core.store import STORE_FAILURES, Store
 from app.core.trust.policy import PermissionMode, current_policy
@@ -26,6 +23,9 @@ from app.mcp.workspace import (
     choose_workspace,
     usable_roots,
 )
+from app.tools.host_calls import ToolCallError, check_present, offers_show_image
+from app.tools.host_calls import show_image as run_show_image
+from app.tools.specs import IN_APP_WINDOW, PRESENT, SHOW_IMAGE, present_reply
 
 # The lines the app writes around each call, so a presentation reads as a
 # turn of its own: who it came from, the call, and who presented what.

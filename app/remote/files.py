@@ -14,7 +14,7 @@ import asyncssh
 from app.core.trust.beneath import OutsideRootError
 from app.core.trust.policy import Policy
 from app.core.trust.safeio import SafeOpenError
-from app.remote.errors import Failure, RemoteError
+from app.ssh.errors import Failure, RemoteError
 
 # A tree node shows at most this many entries; the rest is counted as cut.
 LISTING_LIMIT: Final = 20_000

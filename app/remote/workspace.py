@@ -20,13 +20,13 @@ from app.remote.files import (
     list_folder,
     lstat,
 )
-from app.remote.link import Link
-from app.remote.loop import LoopThread
 from app.remote.paging import RemoteFencedReader
 from app.remote.place import Place
 from app.remote.present import declare_remote
 from app.remote.save import Progress, RemoteCopyResult, save_to_local
 from app.remote.snapshot import FencedFile, Snapshot, take_snapshot
+from app.ssh.link import Link
+from app.ssh.loop import LoopThread
 
 _T = TypeVar("_T")
 

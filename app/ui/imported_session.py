@@ -17,7 +17,7 @@ from app.core.store import Store
 from app.core.store.import_store import ImportInfo, ImportStore
 from app.core.trust.display_names import display_name
 from app.core.trust.import_workspace import WorkspaceChoiceError
-from app.remote.address import is_remote_address
+from app.ssh.address import is_remote_address
 from app.ui.import_workspace import SOURCES, ask_workspace, claim_text
 
 UNCONFIRMED = (

@@ -35,9 +35,9 @@ from app.core.trust.native_open import sweep_private_copies
 from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.records import FileEntry, Record, parse_record
 from app.core.trust.safeio import VerifiedFile
-from app.remote.address import is_remote_address
-from app.remote.errors import RemoteError
 from app.remote.recognise import is_remote_identity, is_remote_workspace
+from app.ssh.address import is_remote_address
+from app.ssh.errors import RemoteError
 from app.ui.actions import FileActions
 from app.ui.application import app_icon, settings_for
 from app.ui.card_checks import CardChecker

@@ -25,8 +25,8 @@ from app.core.trust.display_names import display_name, plain_file_name
 from app.core.trust.policy import PermissionMode
 from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import Verdict
-from app.remote.errors import RemoteError
 from app.remote.recognise import is_remote_identity
+from app.ssh.errors import RemoteError
 
 if TYPE_CHECKING:
     # The SSH library loads when a remote action first runs, not at start-up.

@@ -190,7 +190,7 @@ def test_present_round_trip_of_eight_files(tmp_path: Path, report: list[str]) ->
 PARTS_PROBE = """
 import json, statistics, sys, time
 from pathlib import Path
-from app.agent.host_calls import check_present
+from app.tools.host_calls import check_present
 from app.core.trust.policy import PermissionMode, current_policy
 from app.core.store import Store
 from app.mcp.presenter import Presenter

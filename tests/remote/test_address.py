@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.remote.address import (
+from app.ssh.address import (
     AddressError,
     Coordinate,
     RemoteAddress,

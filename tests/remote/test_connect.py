@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.remote.connect import SshSettings
-from app.remote.errors import Failure, HostKeyChangedError, RemoteError
 from app.remote.manager import RemoteManager
-from app.remote.prompts import (
+from app.ssh.connect import SshSettings
+from app.ssh.errors import Failure, HostKeyChangedError, RemoteError
+from app.ssh.prompts import (
     HeadlessPrompter,
     HostKeyDecision,
     HostKeyQuestion,
@@ -337,7 +337,7 @@ def test_work_submitted_while_the_loop_closes_is_never_left_unawaited() -> None:
     import inspect
     import time as clock
 
-    from app.remote.loop import LoopThread
+    from app.ssh.loop import LoopThread
 
     loop = LoopThread("closing")
 

@@ -9,11 +9,11 @@ import asyncssh
 import pytest
 
 from app.core.trust.policy import PermissionMode, Policy
-from app.remote.errors import Failure, RemoteError
-from app.remote.loop import LoopThread
 from app.remote.manager import RemoteManager
-from app.remote.prompts import HeadlessPrompter, PasswordRequest, answered
 from app.remote.workspace import RemoteWorkspace
+from app.ssh.errors import Failure, RemoteError
+from app.ssh.loop import LoopThread
+from app.ssh.prompts import HeadlessPrompter, PasswordRequest, answered
 
 PASSWORD = "let me in"
 BAD_NAMES = (b"../../outside.txt", b"a/b", b"nul\0name", b"..", b".")

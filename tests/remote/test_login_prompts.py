@@ -11,12 +11,12 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from app.remote.connect import SshSettings
-from app.remote.errors import Failure, RemoteError
-from app.remote.link import Link
-from app.remote.loop import LoopThread
 from app.remote.manager import RemoteManager
-from app.remote.prompts import (
+from app.ssh.connect import SshSettings
+from app.ssh.errors import Failure, RemoteError
+from app.ssh.link import Link
+from app.ssh.loop import LoopThread
+from app.ssh.prompts import (
     HeadlessPrompter,
     KbdintRequest,
     PasswordRequest,

@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 
 from app.core.trust.safeio import SafeOpenError
 from app.formats.text_pages import PAGE_SIZE, FenceBrokenError
-from app.remote.errors import Failure, RemoteError
 from app.remote.workspace import RemoteWorkspace
+from app.ssh.errors import Failure, RemoteError
 from previewers import remote as remote_previews
 from previewers.remote import RemotePreview, SnapshotFile, open_remote_preview
 from previewers.widget import PreviewWidget

@@ -9,10 +9,10 @@ import pytest
 
 from app.core.trust.safeio import SafeOpenError
 from app.formats.text_pages import PAGE_SIZE, FenceBrokenError
-from app.remote.errors import Failure, RemoteError
 from app.remote.files import RemoteIdentity
 from app.remote.paging import RemotePagedText
 from app.remote.workspace import RemoteWorkspace
+from app.ssh.errors import Failure, RemoteError
 
 from .fixtures import SshHome
 from .watch import bytes_read

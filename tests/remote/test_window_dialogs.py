@@ -6,8 +6,8 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from app.remote.connect import SshSettings
 from app.remote.manager import RemoteManager
+from app.ssh.connect import SshSettings
 from app.ui.open_remote import OpenRemoteDialog
 from app.ui.remote_prompts import HostKeyDialog, SecretDialog, WindowPrompter
 

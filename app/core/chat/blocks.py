@@ -226,7 +226,7 @@ class _Turn:
     records: dict[str, Record | UnsupportedRecord] = field(default_factory=dict)
 
 
-class TranscriptBuilder:
+class BlockBuilder:
     """Builds blocks for one conversation, in bulk or one stored message at a time.
 
     Only the current (last) turn can change when a message arrives, so ``add``
@@ -465,10 +465,10 @@ class TranscriptBuilder:
         ]
 
 
-def build_transcript(
+def build_blocks(
     conversation_id: str, workspace: str, messages: Sequence[StoredMessage]
 ) -> list[Block]:
     """All blocks of a conversation, in display order."""
-    builder = TranscriptBuilder(conversation_id, workspace)
+    builder = BlockBuilder(conversation_id, workspace)
     builder.extend(messages)
     return builder.blocks

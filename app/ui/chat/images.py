@@ -21,7 +21,7 @@ from app.formats.image_facts import (
     decode_scaled,
     format_for_mime,
 )
-from app.remote.errors import RemoteError
+from app.ssh.errors import RemoteError
 from previewers.image.qimage import to_qimage
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The chat's list model: one row per transcript block, plus live rows of a run."""
+"""The chat's list model: one row per chat block, plus live rows of a run."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from app.agent.failures import failure_hint
 from app.core.chat.blocks import (
     AssistantTextBlock,
     Block,
+    BlockBuilder,
     ChangesBlock,
     DeliverableBlock,
     ImageBlock,
@@ -35,7 +36,6 @@ from app.core.chat.blocks import (
     Splice,
     ToolCallBlock,
     ToolState,
-    TranscriptBuilder,
     TurnActionsBlock,
     UserBlock,
     presented_count,
@@ -131,7 +131,7 @@ class ChatModel(QAbstractListModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._builder = TranscriptBuilder("", "")
+        self._builder = BlockBuilder("", "")
         self._rows: list[Block] = []
         self._live = 0  # rows at the end that are not (yet) stored
         self._streaming = False  # the last row is text being streamed
@@ -229,7 +229,7 @@ class ChatModel(QAbstractListModel):
         ``imported``: an imported session's files, each shown as a card.
         """
         self.beginResetModel()
-        self._builder = TranscriptBuilder(conversation_id, workspace)
+        self._builder = BlockBuilder(conversation_id, workspace)
         self._builder.set_imported(imported or ())
         self._imported.clear()
         self._builder.load(messages, newest_turns=NEWEST_TURNS)

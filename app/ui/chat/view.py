@@ -46,7 +46,7 @@ from app.core.store import StoredMessage
 from app.core.store.deliverables import DeliverableRef
 from app.core.store.imported_files import ImportedFile
 from app.core.trust.policy import Policy, current_policy
-from app.remote.address import is_remote_address
+from app.ssh.address import is_remote_address
 from app.ui.chat.delegate import ChatDelegate
 from app.ui.chat.empty_state import paint_empty_state
 from app.ui.chat.heights import RowHeights

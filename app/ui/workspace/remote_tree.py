@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QAbstractItemView, QWidget
 from app.core.trust.display_names import display_name
 from app.core.trust.policy import Policy
 from app.core.trust.safeio import SafeOpenError
-from app.remote.errors import RemoteError
 from app.remote.files import Listing, RemoteEntry
 from app.remote.workspace import RemoteWorkspace
+from app.ssh.errors import RemoteError
 from app.ui.workspace.tree import (
     NODE_ROLE,
     PATH_ROLE,

@@ -19,8 +19,8 @@ from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import check_path, open_refusal
 from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
-from app.remote.errors import RemoteError
 from app.remote.recognise import is_remote_workspace
+from app.ssh.errors import RemoteError
 from app.ui.workspace.tabs import (
     MAX_TABS,
     DiskState,

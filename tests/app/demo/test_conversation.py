@@ -85,7 +85,7 @@ def test_demo_is_deterministic_across_plays(tmp_path: Path) -> None:
 def test_playing_again_keeps_one_demo_conversation_and_its_cards_unchanged(
     tmp_path: Path,
 ) -> None:
-    from app.core.chat.blocks import DeliverableBlock, build_transcript
+    from app.core.chat.blocks import DeliverableBlock, build_blocks
     from app.core.store.deliverables import look_up
     from app.core.trust.revalidate import revalidate
 
@@ -97,7 +97,7 @@ def test_playing_again_keeps_one_demo_conversation_and_its_cards_unchanged(
 
     assert second_id == first_id
     assert [c.id for c in store.conversations()] == [first_id]
-    blocks = build_transcript(first_id, str(workspace), store.messages(first_id))
+    blocks = build_blocks(first_id, str(workspace), store.messages(first_id))
     cards = [b for b in blocks if isinstance(b, DeliverableBlock) and b.entry]
     assert len(cards) == 13
     for card in cards:

@@ -14,7 +14,7 @@ from app.core.chat.blocks import (
     AssistantTextBlock,
     ToolCallBlock,
     UserBlock,
-    build_transcript,
+    build_blocks,
     split_turns,
 )
 from app.core.store import Store
@@ -140,7 +140,7 @@ def test_a_session_becomes_turns_with_tool_cards(store: Store, repo: Path) -> No
     path = session_with_edits(repo).write(repo.parent / "s.jsonl")
     summary = import_transcript(store, str(path))
     messages = store.messages(summary.conversation_id)
-    blocks = build_transcript(summary.conversation_id, str(repo), messages)
+    blocks = build_blocks(summary.conversation_id, str(repo), messages)
 
     assert summary.turns == 2
     assert summary.title == "Add a README and fix the greeting"

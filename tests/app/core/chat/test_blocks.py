@@ -7,13 +7,13 @@ from typing import Any
 
 from app.core.chat.blocks import (
     AssistantTextBlock,
+    BlockBuilder,
     DeliverableBlock,
     ImageBlock,
     ToolCallBlock,
-    TranscriptBuilder,
     TurnActionsBlock,
     UserBlock,
-    build_transcript,
+    build_blocks,
 )
 from app.core.store import StoredMessage, StoredRecord
 from app.core.store.deliverables import DeliverableRef
@@ -113,7 +113,7 @@ def kinds(blocks: list[Any]) -> list[str]:
 
 
 def test_demo_like_turns_give_blocks_in_display_order() -> None:
-    blocks = build_transcript(CID, WS, demo_like().messages)
+    blocks = build_blocks(CID, WS, demo_like().messages)
 
     assert kinds(blocks) == (
         ["User", "ToolCall", "ToolCall", "ToolCall", "AssistantText"]
@@ -142,7 +142,7 @@ def test_demo_like_turns_give_blocks_in_display_order() -> None:
 
 
 def test_image_block_follows_its_call_with_public_path_and_texts() -> None:
-    blocks = build_transcript(CID, WS, demo_like().messages)
+    blocks = build_blocks(CID, WS, demo_like().messages)
     image = next(b for b in blocks if isinstance(b, ImageBlock))
     assert image == ImageBlock(
         "c4", "logo.png", "The logo", "Our logo", "image/png", "/ws/public/logo.png"
@@ -157,16 +157,14 @@ def test_image_with_a_path_in_its_filename_gives_no_image_block() -> None:
     c.result("c1", "show_image", json.dumps({"filename": "../secret.png"}))
     c.answer("done")
     assert not [
-        b for b in build_transcript(CID, WS, c.messages) if isinstance(b, ImageBlock)
+        b for b in build_blocks(CID, WS, c.messages) if isinstance(b, ImageBlock)
     ]
 
 
 def test_actions_carry_answer_and_fork_position_at_end_of_turn() -> None:
     messages = demo_like().messages
     actions = [
-        b
-        for b in build_transcript(CID, WS, messages)
-        if isinstance(b, TurnActionsBlock)
+        b for b in build_blocks(CID, WS, messages) if isinstance(b, TurnActionsBlock)
     ]
     assert [(a.turn_index, a.fork_position) for a in actions] == [
         (0, 8),
@@ -182,7 +180,7 @@ def test_failed_present_gives_error_card_and_no_deliverables() -> None:
     c.call("c1", "present", {"files": [{"path": "a"}]})
     c.result("c1", "present", "present failed: a is missing", status="error")
     c.answer("Sorry.")
-    blocks = build_transcript(CID, WS, c.messages)
+    blocks = build_blocks(CID, WS, c.messages)
     assert kinds(blocks) == ["User", "ToolCall", "AssistantText", "TurnActions"]
     assert blocks[1].state == "error"  # type: ignore[union-attr]
 
@@ -194,9 +192,7 @@ def test_unsupported_record_version_gives_one_unsupported_block() -> None:
     c.result("c1", "present", "Presented", raw=record(3, version=7))
     c.answer("ok")
     cards = [
-        b
-        for b in build_transcript(CID, WS, c.messages)
-        if isinstance(b, DeliverableBlock)
+        b for b in build_blocks(CID, WS, c.messages) if isinstance(b, DeliverableBlock)
     ]
     assert len(cards) == 1
     assert cards[0].entry is None
@@ -213,7 +209,7 @@ def test_the_card_count_comes_from_the_record_not_the_tool_text() -> None:
     c.result("c2", "present", "Presented 9 files", raw=record(3, version=7))
     c.answer("ok")
     tools = [
-        b for b in build_transcript(CID, WS, c.messages) if isinstance(b, ToolCallBlock)
+        b for b in build_blocks(CID, WS, c.messages) if isinstance(b, ToolCallBlock)
     ]
     assert [t.file_count for t in tools] == [3, None]
 
@@ -222,7 +218,7 @@ def test_turn_without_final_answer_has_running_call_and_no_actions() -> None:
     c = Conversation()
     c.human("x")
     c.call("c1", "present", {}, text="Let me present.")
-    blocks = build_transcript(CID, WS, c.messages)
+    blocks = build_blocks(CID, WS, c.messages)
     assert kinds(blocks) == ["User", "AssistantText", "ToolCall"]
     assert blocks[1] == AssistantTextBlock("Let me present.", False)
     assert blocks[2].state == "running"  # type: ignore[union-attr]
@@ -230,17 +226,17 @@ def test_turn_without_final_answer_has_running_call_and_no_actions() -> None:
 
 def test_incremental_add_gives_the_same_blocks_as_a_bulk_build() -> None:
     messages = demo_like().messages
-    builder = TranscriptBuilder(CID, WS)
+    builder = BlockBuilder(CID, WS)
     mirror: list[Any] = []
     for stored in messages:
         splice = builder.add(stored)
         mirror[splice.start : splice.start + splice.removed] = splice.blocks
-    assert mirror == builder.blocks == build_transcript(CID, WS, messages)
+    assert mirror == builder.blocks == build_blocks(CID, WS, messages)
 
 
 def test_incremental_add_reports_only_the_changed_tail() -> None:
     c = demo_like()
-    builder = TranscriptBuilder(CID, WS)
+    builder = BlockBuilder(CID, WS)
     builder.extend(c.messages[:-1])
     before = len(builder.blocks)
     splice = builder.add(c.messages[-1])  # the final answer of the last turn
@@ -253,13 +249,13 @@ def test_incremental_add_reports_only_the_changed_tail() -> None:
 
 def test_loading_newest_turns_first_then_older_ones_gives_all_blocks() -> None:
     messages = demo_like().messages
-    builder = TranscriptBuilder(CID, WS)
+    builder = BlockBuilder(CID, WS)
     builder.load(messages, newest_turns=1)
     assert isinstance(builder.blocks[0], UserBlock)
     assert builder.older_turns == 2
     while builder.older_turns:
         builder.prepend(builder.build_older(1))
-    assert builder.blocks == build_transcript(CID, WS, messages)
+    assert builder.blocks == build_blocks(CID, WS, messages)
     # The live turn keeps working after older turns were put in front.
     c = Conversation()
     c.messages = list(messages)

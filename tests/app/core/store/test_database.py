@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from app.core.chat.blocks import TranscriptBuilder
+from app.core.chat.blocks import BlockBuilder
 from app.core.store.database import DATABASE_NAME, KEY_NAME, Store, StoreError
 from app.core.store.migrations import MIGRATIONS
 
@@ -661,7 +661,7 @@ def test_a_fork_read_from_a_position_skips_the_inherited_part(store: Store) -> N
 def test_the_transcript_knows_where_its_history_ends(store: Store) -> None:
     cid = store.create_conversation("t", "/p").id
     store.append_messages(cid, turn("c1"))
-    builder = TranscriptBuilder(cid, "/p")
+    builder = BlockBuilder(cid, "/p")
     builder.load(store.messages(cid))
     assert builder.next_position == 4
 
@@ -670,6 +670,6 @@ def test_the_transcript_knows_where_its_history_ends(store: Store) -> None:
         builder.add(stored)
 
     assert builder.next_position == 8
-    empty = TranscriptBuilder("x", "/p")
+    empty = BlockBuilder("x", "/p")
     empty.load([])
     assert empty.next_position == 0

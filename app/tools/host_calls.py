@@ -11,12 +11,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from app.agent.specs import (
-    LIST_FILES,
-    MAX_IMAGE_TEXT,
-    PRESENT,
-    PRESENT_FAILED_HINT,
-)
 from app.core.trust.declare import DeclarationError, declare
 from app.core.trust.policy import PermissionMode, Policy, PolicyError
 from app.core.trust.public_files import (
@@ -27,6 +21,12 @@ from app.core.trust.public_files import (
     public_images,
 )
 from app.core.trust.records import Record
+from app.tools.specs import (
+    LIST_FILES,
+    MAX_IMAGE_TEXT,
+    PRESENT,
+    PRESENT_FAILED_HINT,
+)
 
 if TYPE_CHECKING:
     from app.core.trust.public_files import PublicFile
@@ -70,7 +70,7 @@ def check_present(
 def _remote_present(
     workspace: RemoteWorkspace, arguments: object, mode: PermissionMode, policy: Policy
 ) -> Record:
-    from app.remote.errors import RemoteError
+    from app.ssh.errors import RemoteError
 
     try:
         return workspace.present(arguments, mode=mode, policy=policy).result(
@@ -91,7 +91,7 @@ def _remote_public_files(
     workspace: RemoteWorkspace, policy: Policy
 ) -> list[PublicFile]:
     from app.remote import agent_files
-    from app.remote.errors import RemoteError
+    from app.ssh.errors import RemoteError
 
     place = workspace.place
     try:
@@ -120,7 +120,7 @@ def _remote_image(
     chat could read later.
     """
     from app.core.trust.safeio import SafeOpenError
-    from app.remote.errors import Failure, RemoteError
+    from app.ssh.errors import Failure, RemoteError
 
     path = str(found.path)
     try:

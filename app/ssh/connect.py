@@ -13,12 +13,12 @@ from typing import Final, TypeVar
 
 import asyncssh
 
-from app.remote.errors import Failure, RemoteError
-from app.remote.hostkeys import (
+from app.ssh.errors import Failure, RemoteError
+from app.ssh.hostkeys import (
     HostKeyGuard,
     known_hosts_files,
 )
-from app.remote.prompts import (
+from app.ssh.prompts import (
     KbdintPrompt,
     KbdintRequest,
     PasswordRequest,

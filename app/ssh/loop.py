@@ -9,7 +9,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from app.remote.errors import Failure, RemoteError
+from app.ssh.errors import Failure, RemoteError
 
 _T = TypeVar("_T")
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import asyncssh
 
-from app.remote.address import AddressError, parse_address
-from app.remote.connect import (
+from app.ssh.address import AddressError, parse_address
+from app.ssh.connect import (
     MAX_JUMPS,
     LoginClient,
     PromptClock,
@@ -24,9 +24,9 @@ from app.remote.connect import (
     translate,
     within,
 )
-from app.remote.errors import Failure, HostKeyChangedError, RemoteError
-from app.remote.hostkeys import HostKeyGuard, fingerprint, host_pattern, remember
-from app.remote.prompts import HostKeyDecision, HostKeyQuestion, Prompter
+from app.ssh.errors import Failure, HostKeyChangedError, RemoteError
+from app.ssh.hostkeys import HostKeyGuard, fingerprint, host_pattern, remember
+from app.ssh.prompts import HostKeyDecision, HostKeyQuestion, Prompter
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ from typing import Final, TypeVar
 
 import asyncssh
 
-from app.remote.chain import Chain, close_quietly, open_chain
-from app.remote.connect import SessionTrust, SshSettings, Target
-from app.remote.errors import Failure, RemoteError
-from app.remote.prompts import Prompter
+from app.ssh.chain import Chain, close_quietly, open_chain
+from app.ssh.connect import SessionTrust, SshSettings, Target
+from app.ssh.errors import Failure, RemoteError
+from app.ssh.prompts import Prompter
 
 _T = TypeVar("_T")
 

@@ -9,8 +9,8 @@ from typing import Final
 
 import asyncssh
 
-from app.remote.address import DEFAULT_PORT
-from app.remote.errors import Failure, RemoteError
+from app.ssh.address import DEFAULT_PORT
+from app.ssh.errors import Failure, RemoteError
 
 # A known_hosts file is the user's, but it is read on every connection: a
 # runaway file must not make connecting slow or the app large.
