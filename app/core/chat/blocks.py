@@ -6,22 +6,28 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from app.core.changes.index import TurnChanges, turn_changes
 from app.core.chat.tool_names import PRESENT, SHOW_IMAGE
 from app.core.store import StoredMessage
 from app.core.store.deliverables import DeliverableRef
 from app.core.store.imported_files import ImportedFile, ImportedFileRef
+from app.core.store.messages import (
+    AIMessage,
+    HumanMessage,
+    ToolCall,
+    ToolResult,
+    content_text,
+    kind_of,
+    read,
+)
 from app.core.trust.public_files import PUBLIC_FOLDER
 from app.core.trust.records import FileEntry, Record, UnsupportedRecord, parse_record
 
 # "ended": the call's session ended without a result for it (an imported
 # call that never finished); it is not running, and never will be.
 ToolState = Literal["running", "finished", "error", "ended"]
-# Set in a tool message's ``response_metadata`` by an import, for a call its
-# transcript holds no result of (LangChain keeps the field as it is).
-ENDED_WITHOUT_RESULT: Final = "ended_without_result"
 
 
 class UserBlock(NamedTuple):
@@ -124,30 +130,6 @@ class Splice:
     blocks: tuple[Block, ...]
 
 
-def content_text(content: object) -> str:
-    """The text of a message's content: a string or a list of content parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict) and part.get("type") == "text":
-                text = part.get("text")
-                if isinstance(text, str):
-                    parts.append(text)
-        return "".join(parts)
-    return ""
-
-
-def _tool_calls(data: dict[str, Any]) -> list[dict[str, Any]]:
-    calls = data.get("tool_calls")
-    if not isinstance(calls, list):
-        return []
-    return [call for call in calls if isinstance(call, dict)]
-
-
 def _args_text(args: object) -> str:
     try:
         return json.dumps(args, ensure_ascii=False, sort_keys=False)
@@ -205,7 +187,7 @@ def split_turns(messages: Iterable[StoredMessage]) -> list[list[StoredMessage]]:
     """Group messages into turns; each human message starts a new one."""
     turns: list[list[StoredMessage]] = []
     for stored in messages:
-        if stored.message.get("type") == "human" or not turns:
+        if kind_of(stored.message) == "human" or not turns:
             turns.append([stored])
         else:
             turns[-1].append(stored)
@@ -213,7 +195,7 @@ def split_turns(messages: Iterable[StoredMessage]) -> list[list[StoredMessage]]:
 
 
 def _is_human(stored: StoredMessage) -> bool:
-    return stored.message.get("type") == "human"
+    return kind_of(stored.message) == "human"
 
 
 @dataclass
@@ -331,7 +313,12 @@ class BlockBuilder:
             start = len(self.blocks)
             self._turn = _Turn(self._turn_count, start + 1, [stored], {})
             self._turn_count += 1
-            text = content_text(stored.message.get("data", {}).get("content"))
+            message = read(stored.message)
+            text = (
+                content_text(message.content)
+                if isinstance(message, HumanMessage)
+                else ""
+            )
             self.blocks.append(UserBlock(text))
             return Splice(start, 0, (self.blocks[start],))
         if self._turn is None:
@@ -368,28 +355,23 @@ class BlockBuilder:
     def _turn_blocks(self, turn: _Turn) -> list[Block]:
         """Every block of ``turn``, its user message included."""
         blocks: list[Block] = []
-        results: dict[str, StoredMessage] = {}
-        ais: list[dict[str, Any]] = []
+        results: dict[str, tuple[ToolResult, StoredMessage]] = {}
+        ais: list[AIMessage] = []
         for stored in turn.messages:
-            kind = stored.message.get("type")
-            data = stored.message.get("data")
-            if not isinstance(data, dict):
-                continue
-            if kind == "human":
-                blocks.append(UserBlock(content_text(data.get("content"))))
-            elif kind == "tool":
-                call_id = data.get("tool_call_id")
-                if isinstance(call_id, str):
-                    results[call_id] = stored
-            elif kind == "ai":
-                ais.append(data)
-        final = ais[-1] if ais and not _tool_calls(ais[-1]) else None
+            message = read(stored.message)
+            if isinstance(message, HumanMessage):
+                blocks.append(UserBlock(content_text(message.content)))
+            elif isinstance(message, ToolResult):
+                results[message.tool_call_id] = (message, stored)
+            elif isinstance(message, AIMessage):
+                ais.append(message)
+        final = ais[-1] if ais and not ais[-1].tool_calls else None
         presents: list[tuple[str, StoredMessage]] = []
-        for data in ais:
-            text = content_text(data.get("content"))
+        for ai in ais:
+            text = content_text(ai.content)
             if text.strip():
-                blocks.append(AssistantTextBlock(text, data is final))
-            for call in _tool_calls(data):
+                blocks.append(AssistantTextBlock(text, ai is final))
+            for call in ai.tool_calls:
                 presented = self._tool_blocks(turn, call, results, blocks)
                 if presented is not None:
                     presents.append(presented)
@@ -404,34 +386,31 @@ class BlockBuilder:
                 blocks.append(ChangesBlock(changes))
         blocks.extend(self._imported_blocks(turn))
         last = turn.messages[-1].position if turn.messages else 0
-        answer = content_text(final.get("content"))
+        answer = content_text(final.content)
         blocks.append(TurnActionsBlock(turn.index, answer, last + 1))
         return blocks
 
     def _tool_blocks(
         self,
         turn: _Turn,
-        call: dict[str, Any],
-        results: dict[str, StoredMessage],
+        call: ToolCall,
+        results: dict[str, tuple[ToolResult, StoredMessage]],
         blocks: list[Block],
     ) -> tuple[str, StoredMessage] | None:
         """Append a call's blocks; return it if it is a successful ``present``."""
-        call_id = call.get("id")
-        call_id = call_id if isinstance(call_id, str) else ""
-        name = call.get("name")
-        name = name if isinstance(name, str) else ""
+        call_id = call.id or ""
+        name = call.name
         self.tool_call_ids.add(call_id)
-        result = results.get(call_id)
+        answered = results.get(call_id)
+        result = answered[1] if answered is not None else None
         state: ToolState = "running"
         result_text = ""
-        if result is not None:
-            result_data = result.message["data"]
-            result_text = content_text(result_data.get("content"))
-            state = "error" if result_data.get("status") == "error" else "finished"
-            metadata = result_data.get("response_metadata")
-            if isinstance(metadata, dict) and metadata.get(ENDED_WITHOUT_RESULT):
+        if answered is not None:
+            result_text = content_text(answered[0].content)
+            state = "error" if answered[0].status == "error" else "finished"
+            if answered[0].ended_without_result:
                 state = "ended"
-        args = _args_text(call.get("args"))
+        args = _args_text(call.args)
         count = None
         if name == PRESENT and state == "finished" and result is not None:
             count = self._file_count(turn, result)

@@ -8,7 +8,9 @@ import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from app.core.store.messages import tool_call_id
 
 # Makes the MAC of one change row: (conversation, call, seq, raw, digest).
 ChangeMac = Callable[[str, str, int, str, str | None], str]
@@ -44,13 +46,6 @@ def text_digest(text: str | None) -> str | None:
     if text is None:
         return None
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def message_call_id(message: dict[str, Any]) -> str | None:
-    """The call a stored tool message answers, or ``None`` for other messages."""
-    data = message.get("data") if message.get("type") == "tool" else None
-    value = data.get("tool_call_id") if isinstance(data, dict) else None
-    return value if isinstance(value, str) else None
 
 
 def insert_host_changes(
@@ -152,6 +147,6 @@ def change_with_text(
     if row is None:
         return None
     before, text = row[7], row[8]
-    judged = _judged(mac, cid, row[:7], message_call_id(json.loads(text)))
+    judged = _judged(mac, cid, row[:7], tool_call_id(json.loads(text)))
     intact = text_digest(before) == row[5]
     return replace(judged, trusted=judged.trusted and intact, before=before)

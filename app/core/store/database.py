@@ -23,10 +23,10 @@ from app.core.store.change_rows import (
     change_with_text,
     changes_in,
     insert_host_changes,
-    message_call_id,
 )
 from app.core.store.conversation_delete import Macs, delete_rows
 from app.core.store.folder_approvals import load_approvals, save_approval
+from app.core.store.messages import tool_call_id as answered_call
 from app.core.store.migrations import migrate
 from app.core.store.verification_rows import (
     StoredVerification,
@@ -247,7 +247,7 @@ class Store:
         calls: list[str | None] = []
         for index, (message, record, tool_call_id) in enumerate(items):
             has_changes = bool(changes and changes.get(index))
-            call = message_call_id(message)
+            call = answered_call(message)
             if has_changes and call is None:
                 raise ValueError("File changes are stored beside a tool message.")
             if (record is None) != (tool_call_id is None):
@@ -344,7 +344,7 @@ class Store:
                         else self._stored_record(cid, tool_call_id, raw, mac)
                     )
                     level.append((position, json.loads(text), stored))
-                calls = {p: message_call_id(m) for p, m, _ in level}
+                calls = {p: answered_call(m) for p, m, _ in level}
                 changes = changes_in(conn, self._change_mac, cid, start, upper, calls)
                 history.extend(
                     StoredMessage(p, cid, m, r, changes.get(p, ())) for p, m, r in level

@@ -44,6 +44,7 @@ from app.core.store import StoredMessage, StoredRecord
 from app.core.store.change_rows import StoredChange
 from app.core.store.deliverables import DeliverableRef
 from app.core.store.imported_files import ImportedFile, ImportedFileRef
+from app.core.store.messages import kind_of, tool_call_id
 from app.core.trust.display_names import display_name
 
 BlockRole: Final = Qt.ItemDataRole.UserRole + 1
@@ -329,16 +330,14 @@ class ChatModel(QAbstractListModel):
         return len(self._rows) - 1
 
     def _on_message_stored(self, event: MessageStored) -> None:
-        data = event.message.get("data") or {}
-        if event.message.get("type") == "ai":
+        if kind_of(event.message) == "ai":
             self._end_streaming()
+        call_id = tool_call_id(event.message)
         record = None
         if event.record is not None:
-            call_id = data.get("tool_call_id")
             # The runner in this process just wrote this record: it is trusted.
             record = StoredRecord(str(call_id), event.record, True)
         # Its change rows too, as the runner in this process just wrote them.
-        call_id = data.get("tool_call_id")
         changes = tuple(
             StoredChange(event.position, seq, str(call_id), "host", raw, True, False)
             for seq, raw in enumerate(event.changes)
