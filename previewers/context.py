@@ -78,11 +78,9 @@ class PreviewContext:
         """The real workspace root holding ``path``, or "" when it lies outside."""
         if self.remote is not None:
             # Remote paths are the server's, resolved there: no local lookup.
-            from app.remote.files import within  # asyncssh loads only for remote
-
             root = self.remote.root
             folder = posixpath.dirname(posixpath.normpath(path))
-            return root if within(folder, root) else ""
+            return root if is_within(folder, root, sep="/") else ""
         if self.root is None:
             return ""
         real_root = os.path.realpath(self.root)

@@ -32,6 +32,7 @@ from app.core.filetype.sizes import human_size
 from app.core.serve.html_bind import Skip, check_dependency_size
 from app.core.serve.manifest import MAX_BUNDLE_BYTES, MAX_DEPENDENCY_BYTES
 from app.core.trust.display_names import display_name
+from app.core.trust.paths import is_within
 from app.core.trust.policy import Policy
 from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
 from app.formats.json_load import JSON_SIZE_LIMIT
@@ -42,7 +43,7 @@ from app.formats.text_pages import (
     FencedReader,
     ReaderFile,
 )
-from app.remote.files import RemoteIdentity, within
+from app.remote.files import RemoteIdentity
 from app.remote.paging import RemoteFencedReader
 from app.remote.snapshot import changed
 from app.remote.workspace import RemoteWorkspace
@@ -329,7 +330,7 @@ def _prepare(
     registry: PreviewerRegistry,
 ) -> RemotePreview:
     path = posixpath.normpath(path)
-    if not posixpath.isabs(path) or not within(path, workspace.root):
+    if not posixpath.isabs(path) or not is_within(path, workspace.root, sep="/"):
         raise SafeOpenError("outside", "the file is outside the remote workspace")
     policy = waits.wait(workspace.policy())
     rule = policy.denying_rule(path)

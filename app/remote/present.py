@@ -27,6 +27,7 @@ from app.core.trust.declare import (
     shown_path,
     utc_now,
 )
+from app.core.trust.paths import is_within
 from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.records import (
     REMOTE_RECORD_VERSION,
@@ -36,7 +37,7 @@ from app.core.trust.records import (
     RemoteOrigin,
 )
 from app.core.trust.safeio import SafeOpenError
-from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of, real_path, within
+from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of, real_path
 from app.remote.place import Place
 
 
@@ -97,7 +98,10 @@ async def _check_file(
     if resolved is None:
         assert failure is not None
         raise failure
-    if not within(resolved, place.root) and mode is PermissionMode.WORKSPACE_ONLY:
+    if (
+        not is_within(resolved, place.root, sep="/")
+        and mode is PermissionMode.WORKSPACE_ONLY
+    ):
         raise EntryRefusedError(
             FORBIDDEN,
             "outside the workspace, and the permission mode is workspace-only",

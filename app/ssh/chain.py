@@ -20,9 +20,9 @@ from app.ssh.connect import (
     ask,
     config_arg,
     encryption_preference,
+    in_network_time,
     resolve,
     translate,
-    within,
 )
 from app.ssh.errors import Failure, HostKeyChangedError, RemoteError
 from app.ssh.hostkeys import HostKeyGuard, fingerprint, host_pattern, remember
@@ -142,7 +142,7 @@ async def connect_verified(
             on_lost=on_lost,
         )
         try:
-            return await within(task, settings.connect_timeout, clock, where)
+            return await in_network_time(task, settings.connect_timeout, clock, where)
         except asyncssh.HostKeyNotVerifiable as error:
             await _decide(target, guard, error, attempt, settings, prompter, trust)
         except (asyncio.CancelledError, RemoteError):

@@ -266,7 +266,7 @@ def translate(
     )
 
 
-async def within(
+async def in_network_time(
     coroutine: asyncio.Future[_T] | asyncio.Task[_T],
     budget: float,
     clock: PromptClock,

@@ -29,6 +29,7 @@ from app.core.serve.html_bind import (
     made_page_segments,
 )
 from app.core.serve.manifest import MAX_BUNDLE_BYTES, Bundle
+from app.core.trust.paths import is_within
 from app.core.trust.policy import Policy
 from app.core.trust.safeio import VerifiedFile
 from previewers.web.source_text import TEXT_LIMIT, TextLoadResult
@@ -136,9 +137,11 @@ def remote_html_spec(
 
 def _remote_place(path: str, workspace_root: str) -> tuple[str, tuple[str, ...]]:
     """The bundle root of a remote page and the page's segments below it."""
-    from app.remote.files import within  # asyncssh loads only for remote pages
-
-    if workspace_root and path != workspace_root and within(path, workspace_root):
+    if (
+        workspace_root
+        and path != workspace_root
+        and is_within(path, workspace_root, sep="/")
+    ):
         return workspace_root, tuple(posixpath.relpath(path, workspace_root).split("/"))
     root, name = posixpath.split(path)
     return root, (name,)

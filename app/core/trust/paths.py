@@ -11,19 +11,23 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 
-def is_within(path: str, root: str, *, allow_root: bool = True) -> bool:
+def is_within(
+    path: str, root: str, *, allow_root: bool = True, sep: str = os.sep
+) -> bool:
     """Whether ``path`` is inside ``root`` (or is ``root``), compared as given.
 
     No I/O: both should be absolute and resolved the same way. ``/a/bc`` is not
     inside ``/a/b``. With ``allow_root=False`` the root itself does not count,
-    for callers that need a file below it.
+    for callers that need a file below it. ``sep`` is the separator of the
+    system the paths belong to: this computer's by default, ``"/"`` for the
+    POSIX paths of a remote host whatever this computer uses.
     """
     if not root:
         return False
-    root = root.rstrip(os.sep) or os.sep
+    root = root.rstrip(sep) or sep
     if path == root:
         return allow_root
-    return path.startswith(root if root.endswith(os.sep) else root + os.sep)
+    return path.startswith(root if root.endswith(sep) else root + sep)
 
 
 def folder_path_problem(path: str) -> str | None:

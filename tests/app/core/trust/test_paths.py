@@ -31,6 +31,16 @@ def test_is_within_can_leave_out_the_root_itself() -> None:
     assert is_within("/a/b/c", "/a/b", allow_root=False)
 
 
+def test_is_within_compares_with_the_separator_of_the_paths_system() -> None:
+    # A remote host's paths use "/" whatever this computer uses; another
+    # system's separator is not a name character of this one's paths.
+    assert is_within("/srv/app/log.txt", "/srv/app/", sep="/")
+    assert not is_within("/srv/application", "/srv/app", sep="/")
+    assert is_within("C:\\work\\out.txt", "C:\\work", sep="\\")
+    assert not is_within("C:\\work\\out.txt", "C:\\work", sep="/")
+    assert not is_within("/srv/app/log.txt", "", sep="/")
+
+
 def test_resolve_keep_leaf_resolves_folders_but_not_the_last_name(
     tmp_path: Path,
 ) -> None:
