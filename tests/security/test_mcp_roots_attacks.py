@@ -28,7 +28,7 @@ from app.core.store import Store
 from app.core.trust.records import Record, parse_record
 from app.ui.live_updates import LiveUpdates
 from app.ui.main_window import MainWindow
-from tests.mcp.conftest import Server, files
+from tests.app.mcp.conftest import Server, files
 
 WAIT_MS = 20_000
 

@@ -21,7 +21,7 @@ from app.core.chat.blocks import BlockBuilder
 from app.core.store.database import DATABASE_NAME, KEY_NAME, Store, StoreError
 from app.core.store.migrations import MIGRATIONS
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[4]
 
 
 def human(text: str) -> dict[str, Any]:

@@ -17,8 +17,7 @@ from app.core.trust.revalidate import Verdict
 from app.remote.checks import RemoteCheck
 from app.remote.manager import RemoteManager
 from app.remote.workspace import RemoteWorkspace
-
-from .fixtures import SshHome
+from tests.remote.fixtures import SshHome
 
 
 def declared(workspace: RemoteWorkspace, path: str = "notes.md") -> FileEntry:

@@ -10,12 +10,11 @@ from pytestqt.qtbot import QtBot
 from app.remote.workspace import RemoteWorkspace
 from app.ui.workspace.remote_tree import LOADING, RemoteTreeView
 from app.ui.workspace.tree import NODE_ROLE, RULE_ROLE, Node
-
-from .fixtures import manager as manager
-from .fixtures import remote_root as remote_root
-from .fixtures import ssh_home as ssh_home
-from .fixtures import sshd as sshd
-from .fixtures import workspace as workspace
+from tests.remote.fixtures import manager as manager
+from tests.remote.fixtures import remote_root as remote_root
+from tests.remote.fixtures import ssh_home as ssh_home
+from tests.remote.fixtures import sshd as sshd
+from tests.remote.fixtures import workspace as workspace
 
 
 def children(view: RemoteTreeView, path: str) -> dict[str, object]:

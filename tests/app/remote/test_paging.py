@@ -13,9 +13,8 @@ from app.remote.files import RemoteIdentity
 from app.remote.paging import RemotePagedText
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
-
-from .fixtures import SshHome
-from .watch import bytes_read
+from tests.remote.fixtures import SshHome
+from tests.remote.watch import bytes_read
 
 GIB = 1 << 30
 

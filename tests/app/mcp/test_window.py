@@ -1,10 +1,12 @@
-"""The open window shows what other agents present, live, and stays one window."""
+"""The window and the MCP server: opened on the first presentation, then live."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future
 from contextlib import ExitStack
@@ -16,13 +18,72 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from PySide6.QtCore import QEvent, QObject
 
+from app.core.channel.notify import OpenRequest, send
 from app.core.chat.blocks import AssistantTextBlock, DeliverableBlock
 from app.core.store import Store
 from app.core.trust.records import Record, parse_record
 from app.ui.live_updates import LiveUpdates
 from app.ui.main_window import MainWindow
 
-from .conftest import Server, connect, files, server_env
+from .conftest import REPO_ROOT, Server, connect, files, server_env
+
+
+def fake_installation(folder: Path, log: Path) -> None:
+    """A ``deliverables`` on PATH that notes its pid and runs this tree's app."""
+    folder.mkdir()
+    script = folder / "deliverables"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'echo "$$ $*" >> "{log}"\n'
+        f'PYTHONPATH="{REPO_ROOT}" QT_QPA_PLATFORM=offscreen '
+        f'exec "{sys.executable}" -m app "$@"\n'
+    )
+    script.chmod(0o755)
+
+
+def test_the_first_presentation_starts_the_window_on_its_conversation(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "started.txt"
+    fake_installation(tmp_path / "bin", log)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}/usr/bin:/bin")
+    server.args = ["--open"]
+
+    async def main() -> None:
+        async with connect(server) as client:
+            for name in ("notes.md", "data.csv"):
+                result = await client.call_tool("present", files((name, name)))
+                assert not result.is_error
+
+    anyio.run(main)
+    with Store(server.data_dir) as store:
+        (conversation,) = store.conversations()
+
+    deadline = time.monotonic() + 60
+    while not log.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (line,) = log.read_text().splitlines()  # started once, not per call
+    pid, *argv = line.split()
+    assert argv == [
+        "open",
+        "--conversation",
+        conversation.id,
+        "--data-dir",
+        str(server.data_dir),
+    ]
+    try:
+        # The window it started listens on the store's channel and knows the
+        # conversation (it refuses to open one it does not have).
+        reply = None
+        while time.monotonic() < deadline:
+            reply = send(server.data_dir, OpenRequest(conversation.id))
+            if reply is not None:
+                break
+            time.sleep(0.1)
+        assert reply is not None and reply.accepted, reply
+    finally:
+        os.kill(int(pid), signal.SIGTERM)
+
 
 WAIT_MS = 20_000  # generous: CI machines are shared; speed is a benchmark's job
 

@@ -19,9 +19,8 @@ from app.ssh.prompts import (
     HostKeyQuestion,
     answered,
 )
-
-from .fixtures import SshHome
-from .sshd import SshAgent, keygen, public_key
+from tests.remote.fixtures import SshHome
+from tests.remote.sshd import SshAgent, keygen, public_key
 
 
 class AnsweringPrompter(HeadlessPrompter):

@@ -20,9 +20,13 @@ from app.ssh.errors import Failure, RemoteError
 from previewers import remote as remote_previews
 from previewers.remote import RemotePreview, SnapshotFile, open_remote_preview
 from previewers.widget import PreviewWidget
-
-from .fixtures import SshHome
-from .watch import bytes_read
+from tests.remote.fixtures import SshHome
+from tests.remote.fixtures import manager as manager
+from tests.remote.fixtures import remote_root as remote_root
+from tests.remote.fixtures import ssh_home as ssh_home
+from tests.remote.fixtures import sshd as sshd
+from tests.remote.fixtures import workspace as workspace
+from tests.remote.watch import bytes_read
 
 GIB = 1 << 30
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -287,7 +291,7 @@ def test_a_remote_symlink_swapped_in_is_refused(
 def test_a_remote_env_file_is_denied_and_not_opened(
     workspace: RemoteWorkspace, remote_root: Path
 ) -> None:
-    from .watch import OpenWatch
+    from tests.remote.watch import OpenWatch
 
     (remote_root / ".env").write_text("API_KEY=secret\n")
     watch = OpenWatch(remote_root)

@@ -14,8 +14,12 @@ from app.core.trust.policy import PermissionMode, current_policy
 from app.core.trust.records import Record
 from app.remote.workspace import RemoteWorkspace
 from app.ui.actions import ACTIONS, FileActions
-
-from .fixtures import openers as openers
+from tests.remote.fixtures import manager as manager
+from tests.remote.fixtures import openers as openers
+from tests.remote.fixtures import remote_root as remote_root
+from tests.remote.fixtures import ssh_home as ssh_home
+from tests.remote.fixtures import sshd as sshd
+from tests.remote.fixtures import workspace as workspace
 
 
 def test_no_action_on_a_remote_card_reaches_a_native_opener(

@@ -14,8 +14,7 @@ import pytest
 from app.remote.files import RemoteIdentity
 from app.remote.save import RemoteCopyResult
 from app.remote.workspace import RemoteWorkspace
-
-from .fixtures import SshHome
+from tests.remote.fixtures import SshHome
 
 SIZE = 48 * 1024 * 1024
 

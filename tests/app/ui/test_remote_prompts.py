@@ -10,15 +10,14 @@ from app.remote.manager import RemoteManager
 from app.ssh.connect import SshSettings
 from app.ui.open_remote import OpenRemoteDialog
 from app.ui.remote_prompts import HostKeyDialog, SecretDialog, WindowPrompter
-
-from .fixtures import SshHome
-from .fixtures import remote_root as remote_root
-from .fixtures import ssh_home as ssh_home
-from .fixtures import sshd as sshd
-from .test_connect import keygen_fingerprint
-from .test_connect import silent_host as silent_host
-from .test_login_prompts import CODE, PASSWORD, InProcessServer
-from .test_login_prompts import server as server
+from tests.app.ssh.test_connect import keygen_fingerprint
+from tests.app.ssh.test_connect import silent_host as silent_host
+from tests.app.ssh.test_prompts import CODE, PASSWORD, InProcessServer
+from tests.app.ssh.test_prompts import server as server
+from tests.remote.fixtures import SshHome
+from tests.remote.fixtures import remote_root as remote_root
+from tests.remote.fixtures import ssh_home as ssh_home
+from tests.remote.fixtures import sshd as sshd
 
 
 def open_dialog(qtbot: QtBot, manager: RemoteManager, address: str) -> OpenRemoteDialog:

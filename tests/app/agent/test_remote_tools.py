@@ -21,6 +21,11 @@ from app.agent.tools import (
 from app.core.trust.policy import Policy, load_policy
 from app.core.trust.records import REMOTE_RECORD_VERSION, Record, parse_record
 from app.remote.workspace import RemoteWorkspace
+from tests.remote.fixtures import manager as manager
+from tests.remote.fixtures import remote_root as remote_root
+from tests.remote.fixtures import ssh_home as ssh_home
+from tests.remote.fixtures import sshd as sshd
+from tests.remote.fixtures import workspace as workspace
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
 
@@ -278,7 +283,7 @@ def test_an_agent_turn_on_a_remote_workspace_stores_a_trusted_remote_record(
     from app.core.trust.revalidate import Verdict
     from app.remote.manager import RemoteManager
 
-    from ..app.agent.scripts import answer, present
+    from .scripts import answer, present
 
     model = RecordingChatModel(
         replies=[present("call-1", "report/index.html"), answer("Done.")]

@@ -16,9 +16,11 @@ from app.core.store.deliverables import DeliverableRef
 from app.core.trust.policy import PermissionMode
 from app.ui.main_window import MainWindow
 from app.ui.remote_actions import REMOTE_ACTIONS, RemoteCardActions
-
-from .fixtures import SshHome
-from .fixtures import openers as openers
+from tests.remote.fixtures import SshHome
+from tests.remote.fixtures import openers as openers
+from tests.remote.fixtures import remote_root as remote_root
+from tests.remote.fixtures import ssh_home as ssh_home
+from tests.remote.fixtures import sshd as sshd
 
 HANG = 30_000  # a hang guard, not a speed figure
 LOCAL_ONLY = ("Open with system", "Show in file manager", "Save a copy", "Copy path")

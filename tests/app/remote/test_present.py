@@ -13,9 +13,8 @@ from app.core.trust.declare import DeclarationError
 from app.core.trust.policy import PermissionMode, Policy, load_policy
 from app.core.trust.records import REMOTE_RECORD_VERSION, Record, parse_record
 from app.remote.workspace import RemoteWorkspace
-
-from .fixtures import SshHome
-from .watch import OpenWatch
+from tests.remote.fixtures import SshHome
+from tests.remote.watch import OpenWatch
 
 WORKSPACE_ONLY = PermissionMode.WORKSPACE_ONLY
 
