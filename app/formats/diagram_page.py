@@ -7,8 +7,10 @@ Mermaid (ADR 12) and the app's ``resources/web/pages/draw.js``, which reads its
 limits from the root element. The page is served as every preview is (ADR 4):
 an opaque origin, no network, scripts only from the bundle; so KaTeX and
 Mermaid, which read text the document's author wrote, run in that sandbox
-only, never in the app. ``bind_page`` is Qt-free; any preview with Markdown to
-show (a notebook's cells) binds its HTML the same way.
+only, never in the app. ``bind_page`` is Qt-free. A page bound from a file
+(a notebook's, whose outputs name files of the workspace) asks on its root
+element for what it draws (``drawn_page_root``), and ``add_drawing`` brings the
+same files to its bundle, beside it.
 
 The library files are public resources (``Resource.public``): a sandboxed page
 fetches fonts in CORS mode, which the server answers only for the app's own
@@ -17,8 +19,10 @@ copies, so KaTeX's fonts are bound beside its stylesheet where it names them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +30,7 @@ from dataclasses import dataclass
 from app.core.serve.html_libraries import LibraryRefusedError, read_copy
 from app.core.serve.manifest import MAX_BUNDLE_BYTES, Bundle, LeftOut, Resource
 from app.core.serve.web_libraries import CatalogueError, bundled
-from app.formats.markdown_diagrams import MAX_DIAGRAM_CHARS
+from app.formats.markdown_diagrams import MAX_DIAGRAM_CHARS, MAX_DIAGRAMS, MAX_FORMULAS
 from app.resources import resource_path
 
 ENTRY_KEY = "index.html"
@@ -44,6 +48,8 @@ MATH_MAX_EXPAND = 1_000
 """KaTeX's limit on macro expansions in one formula."""
 MATH_MAX_SIZE_EM = 50
 """KaTeX's cap, in em, on any size a formula asks for (``\\rule``, ``\\kern``)."""
+DRAWING_FOLDER = "_drawing/"
+"""Where ``add_drawing`` serves the drawing files, beside the page."""
 
 _MERMAID = ("mermaid", "dist/mermaid.min.js")
 _KATEX = ("katex", "dist/katex.min.js")
@@ -51,6 +57,12 @@ _KATEX_CSS = ("katex", "dist/katex.min.css")
 # The first format each of KaTeX's @font-face rules names; a browser takes it.
 _FONT_FILE = re.compile(r"url\((fonts/[A-Za-z0-9_-]+\.woff2)\)")
 _COLOR = re.compile(r"#[0-9a-fA-F]{6}")
+# What a page bound from a file asks to draw with, on its root element: the
+# first tag of the page the app wrote.
+_ROOT = re.compile(rb"<html\b[^>]*>")
+_ROOT_BYTES = 1024
+_DRAWS = re.compile(rb'\s(data-draws="([a-z ]*)")')
+_DRAWN = 'data-drawn="done"'
 
 
 class PageError(ValueError):
@@ -126,6 +138,24 @@ def image_budget(*, diagrams: bool, math: bool) -> int:
     return max(0, MAX_BUNDLE_BYTES - taken - (1 << 20))
 
 
+def drawing_style(colors: PageColors) -> str:
+    """The style of what ``draw.js`` draws (formulas, figures, their notices)."""
+    c = colors
+    return f"""\
+.math-error {{ color: {c.muted}; }}
+.math.display {{ display: block; margin: 0.7em 0; overflow-x: auto;
+  overflow-y: hidden; }}
+figure.diagram {{ margin: 1em 0 1.2em; }}
+.diagram-drawing {{ overflow-x: auto; }}
+.diagram-drawing svg {{ max-width: 100%; height: auto; }}
+.diagram-notice {{ color: {c.muted}; white-space: pre-wrap; font-size: 0.9em;
+  margin: 0.3em 0; padding-left: 8px; border-left: 3px solid {c.border}; }}
+figure.failed .diagram-notice {{ color: {c.text}; font-family: monospace; }}
+.diagram-notice:empty {{ display: none; }}
+.diagram-source summary {{ color: {c.muted}; font-size: 0.85em; cursor: pointer; }}
+"""
+
+
 def page_style(colors: PageColors, *, dark: bool) -> str:
     """The page's stylesheet, in the preview's colours."""
     c = colors
@@ -150,18 +180,36 @@ table.md {{ border-collapse: collapse; margin: 0 0 1em; }}
 table.md th, table.md td {{ border: 1px solid {c.border}; padding: 4px 10px; }}
 table.md th {{ background: {c.code_background}; }}
 img {{ max-width: 100%; }}
-.missing-image, .math-error {{ color: {c.muted}; }}
-.math.display {{ display: block; margin: 0.7em 0; overflow-x: auto;
-  overflow-y: hidden; }}
-figure.diagram {{ margin: 1em 0 1.2em; }}
-.diagram-drawing {{ overflow-x: auto; }}
-.diagram-drawing svg {{ max-width: 100%; height: auto; }}
-.diagram-notice {{ color: {c.muted}; white-space: pre-wrap; font-size: 0.9em;
-  margin: 0.3em 0; padding-left: 8px; border-left: 3px solid {c.border}; }}
-figure.failed .diagram-notice {{ color: {c.text}; font-family: monospace; }}
-.diagram-notice:empty {{ display: none; }}
-.diagram-source summary {{ color: {c.muted}; font-size: 0.85em; cursor: pointer; }}
-"""
+.missing-image {{ color: {c.muted}; }}
+{drawing_style(colors)}"""
+
+
+def _limits(dark: bool) -> str:
+    """The root element's attributes ``draw.js`` reads: its theme and limits."""
+    limits = {
+        "theme": "dark" if dark else "light",
+        "diagram-budget-ms": DIAGRAM_BUDGET_MS,
+        "drawing-budget-ms": DRAWING_BUDGET_MS,
+        "diagram-max-count": MAX_DIAGRAMS,
+        "diagram-max-chars": MAX_DIAGRAM_CHARS,
+        "diagram-max-edges": MAX_EDGES,
+        "diagram-width": DIAGRAM_WIDTH_PX,
+        "math-max-expand": MATH_MAX_EXPAND,
+        "math-max-size": MATH_MAX_SIZE_EM,
+        "math-max-count": MAX_FORMULAS,
+    }
+    return "".join(f' data-{name}="{value}"' for name, value in limits.items())
+
+
+def _tags(*, diagrams: bool, math: bool, folder: str = "") -> tuple[str, str, str]:
+    """The tags naming the drawing files below ``folder`` (relative to the page):
+    KaTeX's stylesheet, the libraries' scripts and ``draw.js``, which comes last."""
+    sheet = f'<link rel="stylesheet" href="{folder}lib/katex.min.css">\n'
+    names = ["lib/katex.min.js"] if math else []
+    names += ["lib/mermaid.min.js"] if diagrams else []
+    libraries = "".join(f'<script src="{folder}{name}"></script>\n' for name in names)
+    draw = f'<script src="{folder}draw.js"></script>\n'
+    return sheet if math else "", libraries, draw
 
 
 def page_document(
@@ -172,26 +220,12 @@ def page_document(
     Only the libraries it needs are named; the limits go on the root element
     for ``draw.js``.
     """
-    limits = {
-        "theme": "dark" if dark else "light",
-        "diagram-budget-ms": DIAGRAM_BUDGET_MS,
-        "drawing-budget-ms": DRAWING_BUDGET_MS,
-        "diagram-max-chars": MAX_DIAGRAM_CHARS,
-        "diagram-max-edges": MAX_EDGES,
-        "diagram-width": DIAGRAM_WIDTH_PX,
-        "math-max-expand": MATH_MAX_EXPAND,
-        "math-max-size": MATH_MAX_SIZE_EM,
-    }
-    attributes = "".join(f' data-{name}="{value}"' for name, value in limits.items())
-    styles = '<link rel="stylesheet" href="lib/katex.min.css">\n' if math else ""
-    scripts = ["lib/katex.min.js"] if math else []
-    scripts += ["lib/mermaid.min.js"] if diagrams else []
-    tags = "".join(f'<script src="{src}"></script>\n' for src in [*scripts, "draw.js"])
+    styles, libraries, draw = _tags(diagrams=diagrams, math=math)
     return (
-        f'<!DOCTYPE html>\n<html lang="en"{attributes}>\n<head>\n'
+        f'<!DOCTYPE html>\n<html lang="en"{_limits(dark)}>\n<head>\n'
         f'<meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
         f'{styles}<link rel="stylesheet" href="page.css">\n</head>\n'
-        f"<body>\n<main>\n{body}</main>\n{tags}</body>\n</html>\n"
+        f"<body>\n<main>\n{body}</main>\n{libraries}{draw}</body>\n</html>\n"
     )
 
 
@@ -226,3 +260,88 @@ def bind_page(
         *images,
     ]
     return Bundle.of(ENTRY_KEY, resources, list(left_out))
+
+
+def drawn_page_root(*, dark: bool, diagrams: bool, math: bool) -> str:
+    """The root element's attributes of a page bound from a file that draws.
+
+    The limits ``draw.js`` reads, and what ``add_drawing`` is to bring; with
+    nothing to draw, the page says it is drawn already (``DRAWN_SCRIPT``).
+    """
+    needs = ["math"] if math else []
+    needs += ["diagrams"] if diagrams else []
+    asks = f' data-draws="{" ".join(needs)}"' if needs else f" {_DRAWN}"
+    return _limits(dark) + asks
+
+
+def add_drawing(bundle: Bundle) -> Bundle:
+    """``bundle``, a page bound from a file, with the drawing files it asks for.
+
+    The page asks on its root element (``drawn_page_root``); the files are
+    served beside it, under ``DRAWING_FOLDER``. The libraries are named at the
+    end of its head, so they run before anything of the file's (an output's
+    script, or element named ``exports`` or ``define``) can change what they
+    see, and ``draw.js`` at the end of its body; the app wrote both ends.
+    Where they cannot be added (the libraries cannot be read, the bundle would
+    be too large, the page's own files hold their keys), the page is marked
+    drawn, its diagrams and math stay text, and the bundle lists why.
+    """
+    entry = bundle.entry
+    root = _ROOT.search(entry.data, 0, _ROOT_BYTES)
+    asked = _DRAWS.search(entry.data, root.start(), root.end()) if root else None
+    if asked is None:
+        return bundle
+    needs = asked.group(2).decode("ascii").split()
+    diagrams, math = "diagrams" in needs, "math" in needs
+    left_out = list(bundle.left_out)
+    try:
+        files = _beside(bundle, diagrams=diagrams, math=math)
+        document = _named(entry.data, diagrams=diagrams, math=math)
+    except PageError as error:
+        files = []
+        start, end = asked.span(1)
+        document = entry.data[:start] + _DRAWN.encode() + entry.data[end:]
+        detail = f"diagrams and math are shown as text: {error}"
+        left_out.append(LeftOut("KaTeX and Mermaid", "drawing", detail, "script"))
+    served = Resource.of(entry.key, entry.content_type, document)
+    others = [r for key, r in bundle.resources.items() if key != bundle.entry_key]
+    return Bundle.of(
+        bundle.entry_key,
+        [served, *others, *files],
+        left_out,
+        libraries=bundle.libraries,
+        page_source=bundle.source,
+    )
+
+
+def _beside(bundle: Bundle, *, diagrams: bool, math: bool) -> list[Resource]:
+    """The drawing files under ``DRAWING_FOLDER`` beside the bundle's page."""
+    folder = posixpath.dirname(bundle.entry_key)
+    prefix = (folder + "/" if folder else "") + DRAWING_FOLDER
+    files = [
+        dataclasses.replace(resource, key=prefix + resource.key)
+        for resource in _libraries(diagrams, math)
+    ]
+    for resource in files:
+        if resource.key in bundle.resources:
+            raise PageError(f"the page has a file of its own at {resource.key}")
+    if bundle.total_bytes + sum(len(r.data) for r in files) > MAX_BUNDLE_BYTES:
+        raise PageError(f"the preview would exceed {MAX_BUNDLE_BYTES >> 20} MiB")
+    return files
+
+
+def _named(document: bytes, *, diagrams: bool, math: bool) -> bytes:
+    """``document`` with the drawing files named; ``PageError`` if it cannot be."""
+    head, body = document.find(b"</head>"), document.rfind(b"</body>")
+    if head < 0 or body < head:
+        raise PageError("the page has no head and body to name them in")
+    styles, libraries, draw = _tags(diagrams=diagrams, math=math, folder=DRAWING_FOLDER)
+    return b"".join(
+        [
+            document[:head],
+            (styles + libraries).encode(),
+            document[head:body],
+            draw.encode(),
+            document[body:],
+        ]
+    )

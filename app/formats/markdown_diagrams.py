@@ -77,6 +77,28 @@ class Drawing:
         )
 
 
+def drawing_notices(counts: DrawingCounts) -> tuple[str, ...]:
+    """What a page leaves as text, said once above it."""
+    notices: list[str] = []
+    if counts.diagrams_left_out:
+        notices.append(
+            f"Only the first {MAX_DIAGRAMS} diagrams are drawn; the other "
+            f"{counts.diagrams_left_out:,} are shown as their source."
+        )
+    if counts.diagrams_too_long:
+        notices.append(
+            f"{counts.diagrams_too_long:,} diagram(s) not drawn: over "
+            f"{MAX_DIAGRAM_CHARS:,} characters of source."
+        )
+    if counts.formulas_left_out:
+        notices.append(
+            f"{counts.formulas_left_out:,} formula(s) shown as written: a page "
+            f"draws at most {MAX_FORMULAS:,}, each at most "
+            f"{MAX_FORMULA_CHARS:,} characters."
+        )
+    return tuple(notices)
+
+
 def use_math(parser: Any) -> None:
     """Teach ``parser`` the math syntaxes; the render rules are this module's."""
     from mdit_py_plugins.amsmath import amsmath_plugin

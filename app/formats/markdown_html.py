@@ -400,6 +400,7 @@ def render_markdown(
     max_blocks: int | None = MAX_BLOCKS,
     page: bool = False,
     image_keys: Sequence[str | None] | None = None,
+    drawing: Drawing | None = None,
 ) -> RenderedMarkdown:
     """Render ``text``; ``dark`` picks code colours for a dark background.
 
@@ -407,7 +408,10 @@ def render_markdown(
     ``blocks_left_out`` counts the others. ``page`` writes diagrams and math
     for a page to draw; ``image_keys`` names, for each image N, the key a page
     serves it under (``None``: not shown, its alt text is written instead);
-    without it images are ``mdimg:N``.
+    without it images are ``mdimg:N``. A page made of several documents (a
+    notebook's cells) passes one ``drawing`` to each render instead of
+    ``page``: it counts across them, so the page keeps one page's bounds, and
+    ``RenderedMarkdown.drawing`` counts all of them so far.
 
     Raises ``RenderStoppedError`` past ``budget`` seconds (``None``: no limit)
     or once ``cancelled()`` says so.
@@ -425,7 +429,8 @@ def render_markdown(
     shown, left_out = tokens, 0
     if max_blocks is not None and len(ends) > max_blocks > 0:
         shown, left_out = tokens[: ends[max_blocks - 1]], len(ends) - max_blocks
-    drawing = Drawing(page=page)
+    if drawing is None:
+        drawing = Drawing(page=page)
     collector = _Collector(_outline(shown), dark, guard, drawing, image_keys)
     env["collector"] = collector
     env["drawing"] = drawing

@@ -14,13 +14,7 @@ from dataclasses import dataclass
 from app.core.serve.manifest import MAX_DEPENDENCY_BYTES, Bundle, LeftOut, Resource
 from app.formats import markdown_html
 from app.formats.diagram_page import PageColors, PageError, bind_page, image_budget
-from app.formats.markdown_diagrams import (
-    MAX_DIAGRAM_CHARS,
-    MAX_DIAGRAMS,
-    MAX_FORMULA_CHARS,
-    MAX_FORMULAS,
-    DrawingCounts,
-)
+from app.formats.markdown_diagrams import drawing_notices
 from app.formats.markdown_html import RenderedMarkdown, render_markdown
 from previewers.markdown.document import LoadedImage
 
@@ -33,28 +27,6 @@ class MarkdownPage:
 
     bundle: Bundle | None
     notices: tuple[str, ...]
-
-
-def drawing_notices(counts: DrawingCounts) -> tuple[str, ...]:
-    """What the page leaves as text, said once above it."""
-    notices: list[str] = []
-    if counts.diagrams_left_out:
-        notices.append(
-            f"Only the first {MAX_DIAGRAMS} diagrams are drawn; the other "
-            f"{counts.diagrams_left_out:,} are shown as their source."
-        )
-    if counts.diagrams_too_long:
-        notices.append(
-            f"{counts.diagrams_too_long:,} diagram(s) not drawn: over "
-            f"{MAX_DIAGRAM_CHARS:,} characters of source."
-        )
-    if counts.formulas_left_out:
-        notices.append(
-            f"{counts.formulas_left_out:,} formula(s) shown as written: a page "
-            f"draws at most {MAX_FORMULAS:,}, each at most "
-            f"{MAX_FORMULA_CHARS:,} characters."
-        )
-    return tuple(notices)
 
 
 def _page_images(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from app.core.serve.manifest import Bundle
 from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
@@ -27,9 +28,16 @@ NOTEBOOK_SIZE_LIMIT = 64 * 1024 * 1024
 Render = Callable[[VerifiedFile, Callable[[], bool]], bytes]
 """Writes the page's HTML from the opened file, on a worker."""
 
+Finish = Callable[[Bundle], Bundle]
+"""Adds the app's own files (those that draw math) to the bound page."""
+
 
 class ShowPage(Protocol):
-    """Shows a page written from a file in the sandboxed view, with no toolbar."""
+    """Shows a page written from a file in the sandboxed view, with no toolbar.
+
+    ``finish`` adds the app's own files to the page once it is bound; the page
+    counts as loaded once ``ready_script`` turns true in it.
+    """
 
     def __call__(
         self,
@@ -40,6 +48,8 @@ class ShowPage(Protocol):
         render: Render,
         what: str,
         context: PreviewContext = STANDALONE,
+        finish: Finish | None = None,
+        ready_script: str | None = None,
     ) -> PreviewWidget: ...
 
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.trust.safeio import VerifiedFile
+from app.formats.diagram_page import DRAWN_SCRIPT, add_drawing
 from previewers.context import STANDALONE, PreviewContext
 from previewers.notebook import ShowJson, ShowPage
 from previewers.notebook.render import notebook_renderer
@@ -102,6 +103,8 @@ class NotebookPreviewWidget(PreviewWidget):
             render=render,
             what="notebooks",
             context=context,
+            finish=add_drawing,
+            ready_script=DRAWN_SCRIPT,
         )
         self.stack.addWidget(self.web)
         self.web.loaded.connect(self._on_web_loaded)

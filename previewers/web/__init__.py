@@ -19,7 +19,7 @@ from previewers.widget import PreviewWidget
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from previewers.web.pages import Render
+    from previewers.web.pages import Finish, Render
     from previewers.web.preview import WebPreviewWidget
 
 HTML_SUFFIXES = (".html", ".htm")
@@ -189,14 +189,18 @@ def made_page_widget(
     render: Render,
     what: str,
     context: PreviewContext = STANDALONE,
+    finish: Finish | None = None,
+    ready_script: str | None = None,
 ) -> WebPreviewWidget:
     """A page the app writes from ``file`` (a notebook), shown as an HTML page is.
 
     ``render(file, cancelled)`` writes the page on a worker; it is bound beside
     the file (its links resolve from the file's folder, in the workspace, under
-    the policy in force now), published and shown in the sandboxed view, with
-    no toolbar: whoever shows it offers the file's own text. As root it is
-    refused (``what`` names the files in the reason). Another family gets this
+    the policy in force now), ``finish(bundle)`` adds the app's own files to
+    it, and it is published and shown in the sandboxed view, with no toolbar:
+    whoever shows it offers the file's own text. It counts as loaded once
+    ``ready_script`` turns true in it, if given. As root it is refused
+    (``what`` names the files in the reason). Another family gets this
     function from the registry, never by importing this one.
     """
     from previewers.web.pages import made_page_spec
@@ -205,7 +209,14 @@ def made_page_widget(
     root = context.workspace_root(source.path)
     fetch = context.remote.fetch_dependency if context.remote is not None else None
     spec = made_page_spec(
-        source.path, root, context.policy(), render, what=what, fetch=fetch
+        source.path,
+        root,
+        context.policy(),
+        render,
+        what=what,
+        fetch=fetch,
+        finish=finish,
+        ready_script=ready_script,
     )
     return WebPreviewWidget(
         source, file, spec, parent, show_toggle=False, context=context

@@ -150,6 +150,9 @@ def _remote_place(path: str, workspace_root: str) -> tuple[str, tuple[str, ...]]
 Render = Callable[[VerifiedFile, Callable[[], bool]], bytes]
 """Writes a page from an opened file, on a worker: ``render(file, cancelled)``."""
 
+Finish = Callable[[Bundle], Bundle]
+"""Adds the app's own files to a page it wrote, once bound (on the worker)."""
+
 
 def made_page_spec(
     path: str,
@@ -159,27 +162,35 @@ def made_page_spec(
     *,
     what: str,
     fetch: Fetch | None = None,
+    finish: Finish | None = None,
+    ready_script: str | None = None,
 ) -> PageSpec:
     """A page the app writes from a file (a notebook), bound as a page beside it.
 
     The files the page names are bound as an HTML page's would be, within
     ``workspace_root`` (``fetch`` reads them from a remote workspace); its
-    scripts run as any page's. It has no source of its own to offer: the
-    file's is shown by whoever shows the page.
+    scripts run as any page's. ``finish`` then adds the app's own files (the
+    scripts that draw its math), which no file of the workspace stands in
+    for; ``ready_script`` says when those are done. It has no source of its
+    own to offer: the file's is shown by whoever shows the page.
     """
     remote = _remote_place(path, workspace_root) if fetch is not None else None
 
     def bind(file: VerifiedFile, cancelled: Callable[[], bool]) -> Bundle:
         document = render(file, cancelled)
         if remote is None or fetch is None:
-            return bind_made_page(
+            bundle = bind_made_page(
                 document, file, path, workspace_root, policy, cancelled
             )
-        root, segments = remote
-        page = made_page_segments(segments)
-        return bind_document(document, root, page, policy, fetch, cancelled)
+        else:
+            root, segments = remote
+            page = made_page_segments(segments)
+            bundle = bind_document(document, root, page, policy, fetch, cancelled)
+        return bundle if finish is None else finish(bundle)
 
-    return PageSpec(bind, what, javascript=True, offer_source=False)
+    return PageSpec(
+        bind, what, javascript=True, offer_source=False, ready_script=ready_script
+    )
 
 
 def image_spec(path: str, mime: str) -> PageSpec:

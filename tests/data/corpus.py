@@ -270,6 +270,13 @@ def _hostile_outputs(v4: Any) -> list[Any]:
     ]
 
 
+def _drawings_everywhere(v4: Any) -> list[Any]:
+    """Twice the diagrams and fifty times the formulas a page draws, across cells."""
+    formulas = " ".join(f"$x_{{{n}}}^2$" for n in range(1_000))
+    diagram = "```mermaid\nflowchart LR\n  A[Load] --> B[Clean] --> C[Plot]\n```"
+    return [v4.new_markdown_cell(f"{formulas}\n\n{diagram}") for _ in range(100)]
+
+
 CASES: tuple[Case, ...] = (
     # JSON
     Case("wide-array.json", "json", _write_text(_wide_json), loads=True),
@@ -465,6 +472,13 @@ CASES: tuple[Case, ...] = (
         loads=True,
     ),
     Case("hostile-outputs.ipynb", "notebook", _notebook(_hostile_outputs), loads=True),
+    Case(
+        "drawings-everywhere.ipynb",
+        "notebook",
+        _notebook(_drawings_everywhere),
+        60.0,
+        loads=True,
+    ),
     Case(
         "deep.ipynb",
         "notebook",

@@ -4,10 +4,13 @@
 IPython kernel (ipykernel), so its outputs are the ones Jupyter stores:
 pandas' HTML table, matplotlib's PNG and SVG figures, a stream with a
 carriage return, a warning on stderr, an HTML output whose inline script
-notes what it can reach, and an error with its coloured traceback. The run
-happens in a child process (its event loop and warnings stay out of the
-tests), once per test session.
+notes what it can reach, an error with its coloured traceback and IPython's
+``Math`` (LaTeX). The run happens in a child process (its event loop and
+warnings stay out of the tests), once per test session.
 ``python -m tests.data.notebooks FOLDER`` does the same by hand.
+``with_drawings(folder)`` writes ``growth.ipynb``, whose Markdown cells hold
+math, amounts in dollars and a Mermaid diagram (``DRAWN_CELLS``); Markdown
+cells are stored as written, so it needs no kernel.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +30,8 @@ CELLS: list[tuple[str, str]] = [
     (
         "markdown",
         "# Quarterly sales\n\n"
-        "Sales by **month**, from `sales.csv`; growth is $g = s_t / s_{t-1}$.",
+        "Sales by **month**, from `sales.csv`; growth is $g = s_t / s_{t-1}$.\n\n"
+        "$$\\bar{g} = \\frac{1}{n} \\sum_{t=1}^{n} g_t$$",
     ),
     (
         "code",
@@ -79,7 +84,25 @@ CELLS: list[tuple[str, str]] = [
         "    '}</script>'))",
     ),
     ("code", "1 / 0"),
+    (
+        "code",
+        "from IPython.display import Math\n"
+        "Math(r'\\sigma^2 = \\frac{1}{n}\\sum_{i=1}^{n} (s_i - \\bar{s})^2')",
+    ),
 ]
+
+DRAWN_CELLS: tuple[str, ...] = (
+    "# Growth model\n\n"
+    "Each month grows by $g_t = s_t / s_{t-1}$, and over the year by\n\n"
+    "$$G = \\prod_{t=1}^{12} g_t = \\frac{s_{12}}{s_0}$$\n\n"
+    "The two plans cost $5 and $10 per day.",
+    "## Pipeline\n\n"
+    "```mermaid\n"
+    "flowchart LR\n"
+    "  Load[Load sales] --> Clean[Clean rows] --> Plot[Plot growth]\n"
+    "```",
+)
+"""The Markdown cells of ``growth.ipynb``: two formulas, two amounts, a diagram."""
 
 
 def write_and_execute(folder: Path) -> Path:
@@ -103,6 +126,19 @@ def write_and_execute(folder: Path) -> Path:
         notebook, timeout=300, kernel_name="python3", allow_errors=True
     ).execute()
     path = folder / "analysis.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+def with_drawings(
+    folder: Path, cells: Sequence[str] = DRAWN_CELLS, name: str = "growth.ipynb"
+) -> Path:
+    """A notebook of Markdown ``cells`` written in ``folder``; its path."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell(source) for source in cells]
+    path = folder / name
     nbformat.write(notebook, path)
     return path
 

@@ -324,6 +324,145 @@ def test_html_outputs_cannot_swallow_or_hide_the_cells_after_them(
     assert _in_page(qtbot, widget, shown) == "block"
 
 
+# -- math and diagrams -------------------------------------------------------------
+
+DRAWN = """JSON.stringify({
+  inline: document.querySelectorAll('span.math > .katex').length,
+  display: document.querySelectorAll('.math.display .katex-display').length,
+  errors: document.querySelectorAll('.katex-error, .math-error').length,
+  latex: document.querySelectorAll('.output-latex .katex').length,
+  fonts: [...document.fonts].filter(f => f.status === 'loaded').map(f => f.family),
+  fontErrors: [...document.fonts].filter(f => f.status === 'error').length,
+  dollars: [...document.querySelectorAll('p')]
+    .filter(p => p.textContent.includes('per day'))
+    .map(p => [p.textContent, p.querySelectorAll('.katex').length]),
+  diagrams: [...document.querySelectorAll('figure.diagram')].map(f => ({
+    labels: [...f.querySelectorAll('.diagram-drawing svg .nodeLabel')]
+      .map(e => e.textContent),
+    notice: f.querySelector('.diagram-notice').textContent,
+  })),
+})"""
+
+
+@pytest.fixture
+def growth(workspace: Path) -> str:
+    notebooks.with_drawings(workspace)
+    return "growth.ipynb"
+
+
+@pytest.mark.webengine
+@needs_sandbox
+def test_markdown_cells_draw_their_math_and_diagrams_as_a_markdown_page_does(
+    opened: Any, qtbot: Any, growth: str
+) -> None:
+    widget = opened(growth)
+    assert widget.is_loaded() and not widget.showing_json(), widget.message_text()
+    # Loaded means drawn: nothing is left to wait for.
+    drawn = json.loads(_in_page(qtbot, widget, DRAWN))
+    assert (drawn["inline"], drawn["display"], drawn["errors"]) == (1, 1, 0)
+    # KaTeX's own fonts, fetched in CORS mode from the sandbox, are loaded.
+    assert {"KaTeX_Main", "KaTeX_Math", "KaTeX_Size2"} <= set(drawn["fonts"])
+    assert drawn["fontErrors"] == 0
+    assert drawn["dollars"] == [["The two plans cost $5 and $10 per day.", 0]]
+    assert drawn["diagrams"] == [
+        {"labels": ["Load sales", "Clean rows", "Plot growth"], "notice": ""}
+    ]
+    assert widget.web.info_bar.summary_text() == ""  # nothing left out
+
+
+@pytest.mark.webengine
+@needs_sandbox
+def test_the_page_counts_as_loaded_once_everything_is_drawn(
+    opened: Any, qtbot: Any, workspace: Path
+) -> None:
+    # Enough diagrams that drawing them takes far longer than loading the page.
+    cells = [
+        f"```mermaid\nsequenceDiagram\n  A{n}->>B{n}: ask\n  B{n}-->>A{n}: answer\n```"
+        for n in range(30)
+    ]
+    notebooks.with_drawings(workspace, cells, name="many.ipynb")
+    widget = opened("many.ipynb")
+    assert widget.is_loaded(), widget.message_text()
+    state = (
+        "JSON.stringify([document.documentElement.dataset.drawn,"
+        " document.querySelectorAll('figure.diagram svg').length])"
+    )
+    assert json.loads(_in_page(qtbot, widget, state)) == ["done", 30]
+
+
+@pytest.mark.webengine
+@needs_sandbox
+def test_a_latex_output_is_typeset_beside_the_cells_math(
+    opened: Any, qtbot: Any
+) -> None:
+    widget = opened("analysis.ipynb")
+    assert widget.is_loaded(), widget.message_text()
+    drawn = json.loads(_in_page(qtbot, widget, DRAWN))
+    assert (drawn["inline"], drawn["display"], drawn["latex"]) == (2, 1, 1)
+    assert drawn["errors"] == 0 and drawn["diagrams"] == []
+
+
+@pytest.mark.webengine
+@needs_sandbox
+def test_in_the_dark_math_takes_the_text_colour_and_diagrams_the_dark_theme(
+    opened: Any, qtbot: Any, growth: str
+) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.application import dark_palette
+
+    application = QApplication.instance()
+    assert isinstance(application, QApplication)
+    light = application.palette()
+    application.setPalette(dark_palette())
+    try:
+        widget = opened(growth)
+    finally:
+        application.setPalette(light)
+    assert widget.is_loaded(), widget.message_text()
+    colours = json.loads(
+        _in_page(
+            qtbot,
+            widget,
+            """JSON.stringify({
+              text: getComputedStyle(document.body).color,
+              math: getComputedStyle(document.querySelector('.katex')).color,
+              node: getComputedStyle(document.querySelector('.node rect')).fill,
+            })""",
+        )
+    )
+    assert colours["math"] == colours["text"]
+    assert QColor(_hex(colours["text"])).lightness() > 180
+    assert QColor(_hex(colours["node"])).lightness() < 100  # Mermaid's dark theme
+
+
+def _hex(css: str) -> str:
+    numbers = css[css.index("(") + 1 : css.index(")")].split(",")[:3]
+    return "#" + "".join(f"{int(float(n)):02x}" for n in numbers)
+
+
+@pytest.mark.webengine
+@needs_sandbox
+def test_math_an_output_adds_counts_toward_the_pages_bound(
+    opened: Any, qtbot: Any, workspace: Path
+) -> None:
+    from app.formats.markdown_diagrams import MAX_FORMULAS
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("Drawn: $x$")]
+    cell = nbformat.v4.new_code_cell("show()", execution_count=1)
+    spans = '<span class="math">y</span>' * MAX_FORMULAS
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": spans})]
+    notebook.cells.append(cell)
+    nbformat.write(notebook, workspace / "crowded.ipynb")
+    widget = opened("crowded.ipynb")
+    assert widget.is_loaded(), widget.message_text()
+    typeset = "document.querySelectorAll('.math > .katex').length"
+    assert _in_page(qtbot, widget, typeset) == MAX_FORMULAS
+    last = "document.querySelector('.output-html .math:last-child').textContent"
+    assert _in_page(qtbot, widget, last) == "y"  # left as the text it is
+
+
 # -- the command line --------------------------------------------------------------
 
 

@@ -6,7 +6,8 @@ then written as ``data:`` URLs (the preview's Content-Security-Policy allows
 them for images, and an image context runs no script in an SVG). HTML output
 is written into the page (balanced by ``contain``, so that it cannot swallow
 what follows it): the whole page runs in the preview's sandbox, where its
-scripts are treated as any page's. Text too long is cut
+scripts are treated as any page's. Markdown and LaTeX are written by the page
+(``Texts``), so their math is drawn as a Markdown cell's. Text too long is cut
 with a notice that says how much there was.
 """
 
@@ -18,6 +19,7 @@ import html
 import io
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from app.core.filetype import HEAD_SIZE, detect
 from app.core.filetype.sizes import human_size
@@ -69,7 +71,16 @@ class Unshown(Exception):  # noqa: N818 - an outcome, shown as a notice
     """An output (or one of its types) that is not shown; the message says why."""
 
 
-MarkdownRenderer = Callable[[str], str]
+class Texts(Protocol):
+    """How the page writes an output's Markdown and LaTeX."""
+
+    def markdown(self, text: str) -> str:
+        """Markdown as HTML, its math and diagrams as a Markdown cell's."""
+        ...
+
+    def latex(self, text: str) -> str | None:
+        """Math alone as HTML, typeset; ``None`` for other LaTeX."""
+        ...
 
 
 def notice(text: str) -> str:
@@ -170,7 +181,7 @@ def _reader(data: bytes) -> Callable[[int, int], bytes]:
 
 
 def rich_html(
-    output: Rich, limits: Limits, markdown: MarkdownRenderer
+    output: Rich, limits: Limits, texts: Texts
 ) -> tuple[str, tuple[str, ...]]:
     """The richest type of ``output`` that can be shown, and why others were not.
 
@@ -182,7 +193,7 @@ def rich_html(
         if content is None:
             continue
         try:
-            return _as(mime, content, output, limits, markdown), tuple(reasons)
+            return _as(mime, content, output, limits, texts), tuple(reasons)
         except Unshown as unshown:
             reasons.append(f"The {mime} output is not shown: {unshown}.")
     if reasons:
@@ -193,9 +204,7 @@ def rich_html(
     )
 
 
-def _as(
-    mime: str, content: str, output: Rich, limits: Limits, markdown: MarkdownRenderer
-) -> str:
+def _as(mime: str, content: str, output: Rich, limits: Limits, texts: Texts) -> str:
     if mime.startswith("image/"):
         source = image_source(mime, content, limits.image_bytes)
         return _image_tag(source, output.sizes.get(mime), "output image")
@@ -204,7 +213,13 @@ def _as(
     if mime == "text/html":
         return f'<div class="output-html">{contain_html(kept)}</div>{after}'
     if mime == "text/markdown":
-        return f'<div class="output-markdown markdown">{markdown(kept)}</div>{after}'
+        return (
+            f'<div class="output-markdown markdown">{texts.markdown(kept)}</div>{after}'
+        )
+    if mime == "text/latex":
+        typeset = texts.latex(kept)
+        if typeset is not None:
+            return f'<div class="output-latex">{typeset}</div>{after}'
     css = "output-text latex" if mime == "text/latex" else "output-text"
     return f'<pre class="{css}">{ansi_to_html(kept)}</pre>{after}'
 
@@ -232,7 +247,7 @@ def merge_streams(outputs: tuple[Output, ...]) -> list[Output]:
     return merged
 
 
-def output_html(output: Output, limits: Limits, markdown: MarkdownRenderer) -> str:
+def output_html(output: Output, limits: Limits, texts: Texts) -> str:
     """One output as HTML, or a notice saying why it is not shown."""
     if isinstance(output, Stream):
         return pre(f"output-stream {output.name}", output.text, limits.text_bytes)
@@ -240,7 +255,7 @@ def output_html(output: Output, limits: Limits, markdown: MarkdownRenderer) -> s
         lines = "\n".join(output.traceback) or f"{output.ename}: {output.evalue}"
         return pre("output-error", lines, limits.text_bytes)
     try:
-        shown, reasons = rich_html(output, limits, markdown)
+        shown, reasons = rich_html(output, limits, texts)
     except Unshown as unshown:
         return notice(str(unshown))
     return "".join(notice(reason) for reason in reasons) + shown

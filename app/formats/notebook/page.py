@@ -2,10 +2,15 @@
 
 Markdown cells go through the app's one Markdown renderer
 (``app.formats.markdown_html``: raw HTML off, code coloured by pygments with
-inline styles); math is left as the text it is. Code cells show their prompt
-and coloured source, then their outputs (``app.formats.notebook.outputs``).
-The page needs no script of its own and names no file but the images a
-Markdown cell links to, which the preview binds as it binds any page's.
+inline styles), written for a page: math and ```` ```mermaid ```` diagrams
+become elements the bundled KaTeX and Mermaid draw, counted across the whole
+notebook so the page keeps one page's bounds, with the same notices as a
+Markdown document's page. Its root element asks for the drawing files
+(``diagram_page.drawn_page_root``), which the preview adds once the page is
+bound (``diagram_page.add_drawing``). Code cells show their prompt and
+coloured source, then their outputs (``app.formats.notebook.outputs``). The
+page names no file of its own but the images a Markdown cell links to, which
+the preview binds as it binds any page's.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ import html
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from app.formats.diagram_page import drawn_page_root
+from app.formats.markdown_diagrams import Drawing, DrawingCounts, drawing_notices
 from app.formats.markdown_html import (
     RenderStoppedError,
     highlight_code,
@@ -35,15 +42,21 @@ from app.formats.notebook.style import page_style
 
 _IMAGE = re.compile(r'<img src="(mdimg:[0-9]+)" alt="([^"]*)">')
 _ATTACHMENT = "attachment:"
+# How LaTeX that is math alone opens; other LaTeX (a table) is shown as written.
+_MATH_OPENINGS = ("$", "\\[", "\\(", "\\begin{")
 
 
 @dataclass(frozen=True)
 class NotebookPage:
-    """The page's HTML (UTF-8), how many cells it shows and the notices at its top."""
+    """The page's HTML (UTF-8), how many cells it shows and the notices at its top.
+
+    ``drawing`` counts the formulas and diagrams of the whole page.
+    """
 
     html: bytes
     cells_shown: int
     notices: tuple[str, ...]
+    drawing: DrawingCounts = field(default_factory=DrawingCounts)
 
 
 def render_notebook(
@@ -79,6 +92,7 @@ class _Writer:
         self.cancelled = cancelled
         self.deadline = time.perf_counter() + limits.seconds
         self.size = 0
+        self.drawing = Drawing(page=True)  # one for the page: its bounds are one
 
     def write(self, title: str) -> NotebookPage:
         notebook = self.notebook
@@ -115,13 +129,21 @@ class _Writer:
                 break
         notices = self.notices(len(cells) if not stopped else len(cells) - 1)
         body = "".join(notice(text) for text in notices) + "".join(cells)
+        drawing = self.drawing.counts()
+        root = drawn_page_root(
+            dark=self.dark,
+            diagrams=drawing.diagrams_drawn > 0,
+            math=drawing.formulas_drawn > 0,
+        )
         page = (
-            '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+            f'<!DOCTYPE html>\n<html{root}><head><meta charset="utf-8">'
             f"<title>{html.escape(title)}</title><style>{page_style(self.dark)}</style>"
             f'</head><body class="{"dark" if self.dark else "light"}">'
             f'<main class="notebook">{body}</main></body></html>\n'
         )
-        return NotebookPage(page.encode("utf-8", "surrogatepass"), len(cells), notices)
+        return NotebookPage(
+            page.encode("utf-8", "surrogatepass"), len(cells), notices, drawing
+        )
 
     def notices(self, shown: int) -> tuple[str, ...]:
         notebook = self.notebook
@@ -143,6 +165,7 @@ class _Writer:
                 f"{' and '.join(skipped).capitalize()} could not be read and "
                 "are not shown; the JSON view has them."
             )
+        found.extend(drawing_notices(self.drawing.counts()))
         return tuple(found)
 
     def cell(self, cell: Cell) -> str:
@@ -172,7 +195,7 @@ class _Writer:
                 raise RenderStoppedError("the preview was closed")
             number = getattr(output, "execution_count", None)
             prompt = f"Out[{number}]:" if number is not None else ""
-            shown = output_html(output, self.limits, self.markdown)
+            shown = output_html(output, self.limits, self)
             parts.append(
                 f'<div class="output"><div class="prompt">{prompt}</div>'
                 f'<div class="output-body">{shown}</div></div>'
@@ -194,7 +217,11 @@ class _Writer:
         kept, cut = cut_text(text, self.limits.text_bytes)
         budget = max(0.0, self.deadline - time.perf_counter())
         rendered = render_markdown(
-            kept, dark=self.dark, budget=budget, cancelled=self.cancelled
+            kept,
+            dark=self.dark,
+            budget=budget,
+            cancelled=self.cancelled,
+            drawing=self.drawing,
         )
         sources = attachment_sources(attachments or {}, self.limits.image_bytes)
 
@@ -219,6 +246,15 @@ class _Writer:
                 "are not shown."
             )
         return body + (notice(cut) if cut else "")
+
+    def latex(self, text: str) -> str | None:
+        """LaTeX that is math alone (as IPython's ``Math`` and SymPy write it),
+        typeset as in a Markdown cell; ``None`` for other LaTeX."""
+        if not text.lstrip().startswith(_MATH_OPENINGS):
+            return None
+        before = self.drawing.formulas
+        written = self.markdown(text)
+        return written if self.drawing.formulas > before else None
 
 
 def _count(number: int, noun: str) -> str:

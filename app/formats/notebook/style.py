@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from app.formats.diagram_page import PageColors, drawing_style
+
 _COLOURS = {
     False: {
         "text": "#1f2328",
@@ -83,5 +85,17 @@ padding:6px 10px;margin:6px 0;font-size:13px}}
 
 
 def page_style(dark: bool) -> str:
-    """The style sheet of a page drawn on a dark (or light) background."""
-    return _STYLE.format(**_COLOURS[dark]).replace("\n", "")
+    """The style sheet of a page drawn on a dark (or light) background.
+
+    Formulas and diagrams are styled as in a Markdown document's page.
+    """
+    colours = _COLOURS[dark]
+    drawn = PageColors(
+        text=colours["text"],
+        background=colours["page"],
+        muted=colours["muted"],
+        link=colours["link"],
+        code_background=colours["input"],
+        border=colours["border"],
+    )
+    return _STYLE.format(**colours).replace("\n", "") + drawing_style(drawn)

@@ -1,10 +1,13 @@
-// Draws the TeX math and Mermaid diagrams of a page the app wrote from Markdown.
+// Draws the TeX math and Mermaid diagrams of a page the app wrote from Markdown
+// (a document, or a notebook's cells).
 //
 // It runs in the preview's sandbox (an opaque origin with no network and no
 // storage) after the bundled KaTeX and Mermaid, reads its limits from the
 // root element's data attributes (set by app/formats/diagram_page.py), and
-// writes every message as text. When everything is drawn, or has given up,
-// it sets data-drawn="done" on the root element; the app waits for that.
+// writes every message as text. The app writes no more formulas and diagrams
+// than a page draws; the counts hold here too, for a page with other HTML in
+// it (a notebook's outputs). When everything is drawn, or has given up, it
+// sets data-drawn="done" on the root element; the app waits for that.
 "use strict";
 (function () {
   const root = document.documentElement;
@@ -33,7 +36,9 @@
       maxSize: number("mathMaxSize"),
       output: "htmlAndMathml",
     };
-    for (const element of document.querySelectorAll(".math")) {
+    const elements = document.querySelectorAll(".math");
+    const count = Math.min(elements.length, number("mathMaxCount"));
+    for (const element of Array.prototype.slice.call(elements, 0, count)) {
       const tex = element.textContent;
       try {
         options.displayMode = element.classList.contains("display");
@@ -85,9 +90,17 @@
       xyChart: { width: number("diagramWidth") },
     });
     const budget = number("drawingBudgetMs");
+    const most = number("diagramMaxCount");
     let count = 0;
     for (const figure of figures) {
       count += 1;
+      if (count > most) {
+        tellFigure(
+          figure,
+          "This diagram is not drawn: a page draws at most " + most + " diagrams.",
+        );
+        continue;
+      }
       if (performance.now() - started > budget) {
         tellFigure(
           figure,

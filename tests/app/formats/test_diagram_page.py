@@ -10,19 +10,26 @@ from pathlib import Path
 
 import pytest
 
-from app.core.serve.manifest import MAX_BUNDLE_BYTES, Resource
+from app.core.serve.html_bind import bind_made_page
+from app.core.serve.manifest import MAX_BUNDLE_BYTES, Bundle, Resource
 from app.core.serve.web_libraries import BundledFile, bundled
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import open_verified
 from app.formats import diagram_page
 from app.formats.diagram_page import (
+    DRAWING_FOLDER,
     ENTRY_KEY,
     PageColors,
     PageError,
+    add_drawing,
     bind_page,
     image_budget,
     page_document,
 )
 from app.formats.markdown_diagrams import MAX_DIAGRAM_CHARS
+from app.formats.notebook import render_notebook
 from app.resources import resource_path
+from tests.data.notebooks import DRAWN_CELLS, with_drawings
 
 COLORS = PageColors("#111111", "#fafafa", "#777777", "#0044cc", "#eeeeee", "#cccccc")
 
@@ -174,21 +181,117 @@ def test_images_are_served_beside_the_page_within_the_budget() -> None:
     assert not bundle.resources["images/0"].public
 
 
-def test_a_library_that_differs_from_its_record_fails_the_page_with_the_reason(
-    fresh_libraries: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def _change_libraries_on_disk(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Every bundled file is read from a copy with its last byte changed."""
     recorded = diagram_page.bundled
 
     def changed_on_disk(package: str, name: str = "") -> BundledFile:
         found = recorded(package, name)
-        copy = tmp_path / found.path.name
+        copy = folder / found.path.name
         data = found.path.read_bytes()
         copy.write_bytes(data[:-1] + b"!")  # the same size, other bytes
         return dataclasses.replace(found, path=copy)
 
     monkeypatch.setattr(diagram_page, "bundled", changed_on_disk)
+
+
+def test_a_library_that_differs_from_its_record_fails_the_page_with_the_reason(
+    fresh_libraries: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _change_libraries_on_disk(monkeypatch, tmp_path)
     with pytest.raises(PageError, match="is not the one it shipped with"):
         bind_page("", title="t", colors=COLORS, dark=False,
                   diagrams=True, math=False)  # fmt: skip
     with pytest.raises(PageError, match="is not the one it shipped with"):
         image_budget(diagrams=True, math=False)
+
+
+# -- a page bound from a file (a notebook's) ----------------------------------------
+
+
+def _bound_notebook(folder: Path, cells: tuple[str, ...] = DRAWN_CELLS) -> Bundle:
+    """``reports/growth.ipynb``'s page, bound beside it as the preview binds it."""
+    (folder / "reports").mkdir(exist_ok=True)
+    path = with_drawings(folder / "reports", cells)
+    document = render_notebook(path.read_bytes(), title=path.name).html
+    with open_verified(str(path)) as file:
+        return bind_made_page(document, file, str(path), str(folder), Policy([]))
+
+
+def test_a_bound_notebook_page_gets_the_drawing_files_it_asks_for(
+    tmp_path: Path,
+) -> None:
+    bound = _bound_notebook(tmp_path)
+    assert bound.entry_key == "reports/growth.ipynb.html"
+    drawn = add_drawing(bound)
+    served = drawn.entry.data.decode()
+    tags = _tags(served)
+    assert tags.scripts == [
+        ("_drawing/lib/katex.min.js", ""),
+        ("_drawing/lib/mermaid.min.js", ""),
+        ("_drawing/draw.js", ""),
+    ]
+    assert tags.styles == ["_drawing/lib/katex.min.css"]
+    # The libraries run before anything of the notebook's, draw.js after it.
+    head, main = served.index("</head>"), served.index("<main")
+    assert served.index("mermaid.min.js") < head < main < served.index("draw.js")
+    folder = "reports/" + DRAWING_FOLDER
+    for key, (package, name) in {
+        "lib/mermaid.min.js": ("mermaid", "dist/mermaid.min.js"),
+        "lib/katex.min.css": ("katex", "dist/katex.min.css"),
+        "lib/fonts/KaTeX_Main-Regular.woff2": (
+            "katex",
+            "dist/fonts/KaTeX_Main-Regular.woff2",
+        ),
+    }.items():
+        copy = drawn.resources[folder + key]
+        assert copy.public and copy.sha256 == bundled(package, name).sha256
+    draw = drawn.resources[folder + "draw.js"]
+    assert draw.data == resource_path("web", "pages", "draw.js").read_bytes()
+    assert not draw.public and not drawn.entry.public
+    assert drawn.source == bound.entry.data  # the page as the app wrote it
+    assert drawn.total_bytes < MAX_BUNDLE_BYTES
+    assert drawn.left_out == bound.left_out
+
+
+def test_a_page_bound_from_a_file_that_asks_for_nothing_is_left_as_it_is(
+    tmp_path: Path,
+) -> None:
+    bound = _bound_notebook(tmp_path, ("It costs $5 and $10.",))
+    assert add_drawing(bound) is bound
+
+
+@pytest.mark.parametrize(
+    ("crowd", "reason"),
+    [
+        ("full", "the preview would exceed 32 MiB"),
+        ("taken", "the page has a file of its own at reports/_drawing/draw.js"),
+        ("changed", "is not the one it shipped with"),
+    ],
+)
+def test_drawing_files_that_cannot_be_added_leave_math_as_text_and_say_why(
+    tmp_path: Path,
+    crowd: str,
+    reason: str,
+    fresh_libraries: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bound = _bound_notebook(tmp_path)
+    resources = list(bound.resources.values())
+    if crowd == "full":
+        room = MAX_BUNDLE_BYTES - bound.total_bytes - 1_000_000
+        resources.append(Resource.of("reports/big.png", "image/png", bytes(room)))
+    elif crowd == "taken":
+        resources.append(
+            Resource.of("reports/_drawing/draw.js", "text/javascript", b"")
+        )
+    else:
+        _change_libraries_on_disk(monkeypatch, tmp_path)
+    crowded = Bundle.of(bound.entry_key, resources, [])
+    drawn = add_drawing(crowded)
+    root = _tags(drawn.entry.data.decode()).root
+    assert root["data-drawn"] == "done" and "data-draws" not in root
+    assert not any(key.endswith(".min.js") for key in drawn.resources)
+    [left_out] = drawn.left_out
+    assert left_out.detail.startswith("diagrams and math are shown as text: ")
+    assert reason in left_out.detail

@@ -12,6 +12,7 @@ import nbformat
 import pytest
 from PIL import Image
 
+from app.formats.markdown_diagrams import MAX_DIAGRAMS, MAX_FORMULAS
 from app.formats.markdown_html import RenderStoppedError
 from app.formats.notebook import (
     MAX_CELLS,
@@ -65,9 +66,15 @@ def _data_urls(page: str, mime: str) -> list[bytes]:
 
 def test_an_executed_notebook_shows_as_jupyter_would(executed: Path) -> None:
     page = _page(executed.read_bytes())
-    assert "<h1>Quarterly sales</h1>" in page
-    # Math stays the text it is, for now.
-    assert "$g = s_t / s_{t-1}$" in page
+    assert '<h1 id="heading-quarterly-sales">Quarterly sales</h1>' in page
+    # Math is written for the page to draw, as a Markdown document's is.
+    assert '<span class="math">g = s_t / s_{t-1}</span>' in page
+    assert '<div class="math display">\\bar{g} = \\frac{1}{n}' in page
+    # IPython's Math output is LaTeX that is math alone: typeset too.
+    latex = page[page.index('<div class="output-latex">') :]
+    assert latex.startswith(
+        '<div class="output-latex"><p><span class="math">\\displaystyle \\sigma^2'
+    )
     # Code coloured by pygments, with its prompt.
     assert 'In [1]:</div><pre class="source"><span style="color: #' in page
     # The matplotlib figure is a PNG image, decoded and checked.
@@ -94,7 +101,7 @@ def test_an_executed_notebook_shows_as_jupyter_would(executed: Path) -> None:
 def test_a_version_3_notebook_shows_the_same_cells(executed: Path) -> None:
     modern = nbformat.read(executed, as_version=4)
     page = _page(_write(modern, version=3))
-    assert "<h1>Quarterly sales</h1>" in page
+    assert '<h1 id="heading-quarterly-sales">Quarterly sales</h1>' in page
     assert len(_data_urls(page, "image/png")) == 1
     assert 'class="dataframe"' in page
     assert "ZeroDivisionError" in page
@@ -265,6 +272,87 @@ def test_rendering_stops_once_nobody_waits_for_it() -> None:
         )
 
 
+# -- math and diagrams ---------------------------------------------------------------
+
+
+def _root(page: str) -> dict[str, str]:
+    tag = re.match(r"<!DOCTYPE html>\n<html([^>]*)>", page)
+    assert tag is not None
+    return dict(re.findall(r' ([a-z-]+)="([^"]*)"', tag.group(1)))
+
+
+def test_markdown_cells_write_math_and_diagrams_for_the_page_to_draw(
+    tmp_path: Path,
+) -> None:
+    notebook = render_notebook(
+        notebooks.with_drawings(tmp_path).read_bytes(), title="growth.ipynb"
+    )
+    page = notebook.html.decode()
+    assert '<span class="math">g_t = s_t / s_{t-1}</span>' in page
+    assert '<div class="math display">G = \\prod_{t=1}^{12} g_t' in page
+    assert "<p>The two plans cost $5 and $10 per day.</p>" in page
+    assert '<figure class="diagram" data-draw>' in page
+    assert "Load[Load sales] --&gt; Clean[Clean rows]" in page
+    assert (notebook.drawing.formulas_drawn, notebook.drawing.diagrams_drawn) == (2, 1)
+    # The root asks for both libraries and carries draw.js's limits.
+    root = _root(page)
+    assert root["data-draws"] == "math diagrams"
+    assert root["data-theme"] == "light" and "data-drawn" not in root
+    assert root["data-diagram-max-count"] == "50"
+    assert (
+        _root(_page(notebooks.with_drawings(tmp_path).read_bytes(), dark=True))[
+            "data-theme"
+        ]
+        == "dark"
+    )
+
+
+def test_a_notebook_with_nothing_to_draw_asks_for_no_library() -> None:
+    page = _page(_write(_notebook(nbformat.v4.new_markdown_cell("It costs $5."))))
+    root = _root(page)
+    assert "data-draws" not in root and root["data-drawn"] == "done"
+    assert "It costs $5." in page
+
+
+def test_the_drawing_bounds_hold_for_the_whole_notebook() -> None:
+    diagram = "```mermaid\nflowchart LR\n  A --> B\n```"
+    formulas = " ".join(f"$x_{{{n}}}$" for n in range(700))
+    cells = [nbformat.v4.new_markdown_cell(diagram) for _ in range(MAX_DIAGRAMS + 2)]
+    cells += [nbformat.v4.new_markdown_cell(formulas) for _ in range(3)]
+    output = nbformat.v4.new_output(
+        "display_data", data={"text/markdown": diagram + "\n\n$y$"}
+    )
+    cells.append(_code_cell(output))
+    notebook = render_notebook(_write(_notebook(*cells)), title="t")
+    counts = notebook.drawing
+    assert counts.diagrams_drawn == MAX_DIAGRAMS and counts.diagrams_left_out == 3
+    assert counts.formulas_drawn == MAX_FORMULAS and counts.formulas_left_out == 101
+    page = notebook.html.decode()
+    assert page.count('<figure class="diagram" data-draw>') == MAX_DIAGRAMS
+    assert page.count('<span class="math">') == MAX_FORMULAS
+    assert notebook.notices == (
+        f"Only the first {MAX_DIAGRAMS} diagrams are drawn; the other 3 are shown "
+        "as their source.",
+        f"101 formula(s) shown as written: a page draws at most {MAX_FORMULAS:,}, "
+        "each at most 4,000 characters.",
+    )
+    assert page.index(notebook.notices[0]) < page.index("<section")
+
+
+def test_latex_that_is_not_math_alone_is_shown_as_written() -> None:
+    table = "\\begin{tabular}{lr}\na & 1 \\\\\n\\end{tabular}"
+    prose = "Results for $n$ runs"
+    page = _page(_write(_notebook(_code_cell(*(_latex(t) for t in (table, prose))))))
+    assert page.count('<pre class="output-text latex">') == 2
+    assert "output-latex" not in page and "data-draws" not in page
+
+
+def _latex(text: str) -> Any:
+    return nbformat.v4.new_output(
+        "display_data", data={"text/latex": text, "text/plain": "x"}
+    )
+
+
 # -- hostile and damaged files -----------------------------------------------------
 
 
@@ -292,7 +380,7 @@ def test_what_orjson_refuses_is_read_by_the_json_loader() -> None:
     )
     assert "NaN" in text
     for data in (text.encode(), b"\xef\xbb\xbf" + _write(notebook)):
-        assert "<h1>Kept</h1>" in _page(data)
+        assert '<h1 id="heading-kept">Kept</h1>' in _page(data)
 
 
 def test_cells_and_outputs_of_the_wrong_shape_are_skipped_and_counted() -> None:

@@ -1,4 +1,5 @@
-"""A page another preview bound: loaded when it says so, bounded, refused as root."""
+"""A page another preview bound or wrote: loaded when it says so, bounded, refused
+as root."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from app.core.serve.manifest import Bundle, Resource
 from app.core.trust.safeio import open_verified
 from previewers.context import STANDALONE
 from previewers.source import PreviewSource
+from previewers.web import made_page_widget
 from previewers.web import preview as web_preview
 from previewers.web.embedded import bound_page_widget
 
@@ -110,3 +112,44 @@ def test_scrolling_to_an_anchor_brings_its_element_into_view(qtbot, shown) -> No
     assert _run(qtbot, widget, "window.scrollY") == 0
     widget.scroll_to_anchor("heading-end")
     qtbot.waitUntil(lambda: _run(qtbot, widget, "window.scrollY") > 4000)
+
+
+@pytest.mark.webengine
+@pytest.mark.skipif(ROOT, reason="QtWebEngine cannot sandbox as root")
+def test_a_written_page_is_finished_once_bound_and_loaded_once_ready(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.ipynb"
+    path.write_text("{}")
+    file = open_verified(str(path))
+    source = PreviewSource.from_file(str(path), file)
+
+    def render(_file: Any, _cancelled: Callable[[], bool]) -> bytes:
+        late = LATE_READY.decode()
+        return f"<!DOCTYPE html><body><p>written</p><script>{late}</script>".encode()
+
+    def finish(bundle: Bundle) -> Bundle:
+        entry = bundle.entry
+        data = entry.data.replace(b"written", b"finished")
+        served = Resource.of(entry.key, entry.content_type, data)
+        return Bundle.of(bundle.entry_key, [served], list(bundle.left_out))
+
+    widget = made_page_widget(
+        source, file, None, render=render, what="test pages",
+        finish=finish, ready_script=READY,
+    )  # fmt: skip
+    seen: list[Any] = []
+    widget.loaded.connect(lambda: widget.page.runJavaScript(READY, 0, seen.append))
+    widget.show()
+    try:
+        qtbot.waitUntil(widget.is_settled, timeout=20000)
+        qtbot.waitUntil(lambda: bool(seen))
+        assert widget.is_loaded() and seen == [True]
+        assert _run(qtbot, widget, "document.querySelector('p').textContent") == (
+            "finished"
+        )
+    finally:
+        widget.release()
+        widget.deleteLater()
+        retiring = sys.modules["previewers.web.sandbox"].retiring_count
+        qtbot.waitUntil(lambda: retiring() == 0)
