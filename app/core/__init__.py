@@ -1,1 +1,2 @@
-"""Host core: records, checks, policy, safe file access, store; no Qt or LangChain."""
+"""Host core, no Qt, LangChain or SSH, in layers: chat > changes > imported > store >
+serve | channel > trust > filetype (each imports only those below it)."""
