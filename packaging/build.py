@@ -137,7 +137,11 @@ def check_bundle(app: Path, modules: Iterable[str]) -> None:
 
 def check_web_libraries(folder: Path) -> None:
     """Fail unless the bundled browser libraries are there, each as recorded."""
-    from app.core.web_libraries import CatalogueError, load_catalogue, verify_catalogue
+    from app.core.serve.web_libraries import (
+        CatalogueError,
+        load_catalogue,
+        verify_catalogue,
+    )
 
     try:
         problems = verify_catalogue(load_catalogue(folder))

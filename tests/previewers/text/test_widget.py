@@ -15,7 +15,7 @@ from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers import registry
 from previewers.source import PreviewSource
 from previewers.text import CodePreviewer
