@@ -28,6 +28,10 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "ruff",
     "importlinter",
     "readline",
+    # Terminal screens: the app draws none, and the module links ncurses.
+    "curses",
+    "_curses",
+    "_curses_panel",
     # Font tools reach the bundle only through PyMuPDF's font subsetting,
     # which the app never asks for (it reads PDFs, never writes them); the
     # test-time generators install the package (matplotlib, fpdf2).
