@@ -6,7 +6,7 @@ The packaged app is one executable, so it also runs the PDF worker process
 
 import sys
 
-from app.formats.pdf_worker import WORKER_ARGUMENT
+from app.formats.pdf_role import WORKER_ARGUMENT
 
 if sys.argv[1:2] == [WORKER_ARGUMENT]:
     from app.formats.pdf_worker import main as worker_main

@@ -19,6 +19,7 @@ from previewers.image import ImagePreviewer
 from previewers.json import JsonPreviewer
 from previewers.markdown import MarkdownPreviewer
 from previewers.media import MediaPreviewer
+from previewers.notebook import NotebookPreviewer
 from previewers.pdf import PDF_PREVIEWER
 from previewers.source import PreviewSource
 from previewers.text import CodePreviewer
@@ -29,7 +30,9 @@ from previewers.web import (
     ImagePagePreviewer,
     NotAPagePreviewer,
     SvgPreviewer,
+    made_page_widget,
 )
+from previewers.web.embedded import bound_page_widget
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -107,7 +110,12 @@ REGISTRY = PreviewerRegistry(
         MediaPreviewer(),
         PDF_PREVIEWER,
         HTML_PREVIEWER,
-        MarkdownPreviewer(),
+        # A notebook is JSON text whose page the web view shows: the registry,
+        # which knows every family, hands it the web family's page view and
+        # the JSON previewer for its JSON.
+        NotebookPreviewer(made_page_widget, JsonPreviewer()),
+        # Diagrams and math are drawn in a page, in the web family's view.
+        MarkdownPreviewer(bound_page_widget),
         JsonPreviewer(),
         CsvPreviewer(),
         # Text and code of any size, and "Show source" of every text kind.

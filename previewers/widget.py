@@ -272,6 +272,7 @@ class PreviewWidget(QWidget):
         self._released = False
         self._loaded = False
         self._settled = False
+        self._reason = ""
         self._callbacks: dict[int, Callable[[Any], None]] = {}
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
@@ -338,6 +339,9 @@ class PreviewWidget(QWidget):
     def reload(self) -> None:
         """Show the content again from what was loaded, if the preview can."""
 
+    def scroll_to_anchor(self, anchor: str) -> None:
+        """Show the part of the content ``anchor`` names, if the preview can."""
+
     # -- for subclasses -------------------------------------------------------------
 
     def set_content(self, widget: QWidget) -> None:
@@ -381,6 +385,7 @@ class PreviewWidget(QWidget):
         if self._released or self._settled:
             return
         self._settled = True
+        self._reason = reason
         self._show_message(f"Could not load {self._source.name}: {reason}")
         self.failed.emit(reason)
 
@@ -388,8 +393,13 @@ class PreviewWidget(QWidget):
         if self._released or self._settled:
             return
         self._settled = True
+        self._reason = reason
         self._show_message(f"{self._source.name} is not previewed here: {reason}")
         self.refused.emit(reason)
+
+    def reason(self) -> str:
+        """Why the preview failed or refused, as its signal said ("" if neither)."""
+        return self._reason
 
     def message_text(self) -> str:
         """The failure or refusal shown instead of the content ("" if none)."""

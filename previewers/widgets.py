@@ -51,6 +51,10 @@ def ask_plain_question(
     return box.exec() == accept
 
 
+ISOLATED_LABEL = "Isolated preview — no access to your files or the network"
+"""Said beside every page a sandboxed web view shows."""
+
+
 def notice_label(parent: QWidget, accessible_name: str) -> QLabel:
     """A hidden, plain-text notice strip in the tooltip colours, for a preview's top."""
     label = QLabel(parent)

@@ -529,3 +529,27 @@ def bind_image_page(
         page_key, "text/html; charset=utf-8", wrap_image_page(image.entry_key, text)
     )
     return Bundle.of(page_key, [page, image.entry], [])
+
+
+def made_page_segments(segments: tuple[str, ...]) -> tuple[str, ...]:
+    """Where a page made from a file lies: beside it, its name with ``.html`` added."""
+    return (*segments[:-1], segments[-1] + ".html")
+
+
+def bind_made_page(
+    document: bytes,
+    source_file: VerifiedFile,
+    source_path: str,
+    workspace_root: str,
+    policy: Policy,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Bundle:
+    """Bind a page the app wrote from another file (a notebook) as a page beside it.
+
+    The files the page names resolve from that file's folder, within the same
+    root, limits and policy as a page of its own would; the page is served as
+    ``made_page_segments`` places it.
+    """
+    root, segments = _locate(source_file, source_path, workspace_root)
+    page = made_page_segments(segments)
+    return bind_document(document, root, page, policy, fetch_local, cancelled)

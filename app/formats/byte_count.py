@@ -1,12 +1,11 @@
-"""Counting one byte value through a whole file, in C and on both cores.
+"""Counting one byte value through a whole file, in vector C loops.
 
-``bytes.count`` holds the interpreter lock while it runs, so a second thread
-gains nothing, and on some CPython builds it steps at about 0.5 GB/s through
-text (about 2 s for a 1 GiB log). Pillow's histogram of an 8-bit image is one
-C loop that counts every byte value and releases the lock while it runs. Read
-as a one-row grayscale image, with no copy, a 1 MiB block is counted in about
-0.8 ms, and two threads count two blocks at once: that 1 GiB log in about
-0.5 s on two cores.
+On Debian's CPython 3.11 ``bytes.count`` steps through text at about 0.5 GB/s
+(about 2 s for a 1 GiB log). stringzilla counts with vector instructions: a
+1 MiB block's line feeds in about 0.1 ms, some 10 GB/s, as fast as ``wc -l``.
+Its call holds the interpreter lock, but only for that 0.1 ms; the 1 MiB reads
+around it release the lock, so two threads keep the disk cache and the counter
+busy at once.
 """
 
 from __future__ import annotations
@@ -16,32 +15,21 @@ from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-_SMALL = 16 * 1024
-"""Below this a histogram's own cost (an image, a 256-entry list) outweighs a count."""
+import stringzilla
+
 _AHEAD = 4
 """Blocks handed to the threads ahead of the one being consumed: bounds memory."""
+_SINGLE = tuple(bytes((value,)) for value in range(256))
 
 T = TypeVar("T")
-
-
-def byte_histogram(data: bytes) -> list[int]:
-    """How many times each byte value, 0 to 255, occurs in ``data``."""
-    if not data:
-        return [0] * 256
-    from PIL import Image
-
-    # "raw" "L" with stride 0 and orientation 1 maps ``data`` as it is.
-    image = Image.frombuffer("L", (len(data), 1), data, "raw", "L", 0, 1)
-    return image.histogram()
 
 
 def count_byte(data: bytes, value: int, start: int = 0, end: int | None = None) -> int:
     """How many times the byte ``value`` occurs in ``data[start:end]``."""
     end = len(data) if end is None else min(end, len(data))
-    if end - start < _SMALL:
-        return data.count(value, start, end)
-    whole = start == 0 and end == len(data)
-    return byte_histogram(data if whole else data[start:end])[value]
+    if end <= start:
+        return 0
+    return int(stringzilla.count(data, _SINGLE[value], start, end))
 
 
 def in_order(

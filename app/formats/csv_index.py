@@ -30,6 +30,7 @@ from contextlib import closing
 from dataclasses import dataclass
 
 from app.core.safeio import VerifiedFile
+from app.formats import byte_find
 from app.formats.byte_count import count_byte, in_order
 from app.formats.csv_header import plainly_header
 from app.formats.encoding import UTF8, detect_encoding
@@ -519,7 +520,7 @@ class CsvIndex:
         ``needle`` (the last row before it when ``backward``), as (row, column).
 
         An ASCII needle is searched in the raw bytes a block at a time (on
-        ``bytes.lower()`` of the block when case does not matter), and only a
+        the block's ASCII lower-casing when case does not matter), and only a
         row the bytes match in is parsed, to find the cell; any other needle is
         matched row by row on parsed cells, which is slower; so is a needle with
         a quote, which the file writes doubled (``""``) inside a quoted cell.
@@ -602,12 +603,14 @@ class _CellSearch:
         self.extra = len(raw) - 1
         self.progress = progress
         self.cancelled = cancelled
+        self._folder = byte_find.Folder()
 
-    def _read(self, size: int, offset: int) -> bytes:
+    def _read(self, size: int, offset: int) -> byte_find.Buffer:
+        """The bytes, ASCII-folded when case does not matter (valid until the next)."""
         if self.cancelled is not None and self.cancelled():
             raise BuildCancelledError
         data = self.index.table.reader.read(size, offset)
-        return data.lower() if self.fold else data
+        return self._folder.fold(data) if self.fold else data
 
     def column(self, row: int) -> int | None:
         """The first cell of data row ``row`` that holds the needle."""
@@ -630,7 +633,7 @@ class _CellSearch:
             while hit < 0 and position < size:
                 hay = self._read(BLOCK_BYTES + self.extra, position)
                 used = min(len(hay), BLOCK_BYTES)
-                at = hay.find(self.key, 0, used + self.extra)
+                at = byte_find.find(hay, self.key, 0, used + self.extra)
                 hit = position + at if at >= 0 else -1
                 position += used
                 if self.progress is not None:
@@ -655,7 +658,7 @@ class _CellSearch:
             while hit < 0 and end > start:
                 begin = max(start, end - BLOCK_BYTES)
                 hay = self._read(end - begin + self.extra, begin)
-                at = hay.rfind(self.key, 0, end - begin + self.extra)
+                at = byte_find.rfind(hay, self.key, 0, end - begin + self.extra)
                 hit = begin + at if 0 <= at < end - begin else -1
                 end = begin
                 if self.progress is not None:

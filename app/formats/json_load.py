@@ -9,6 +9,12 @@ digits), ``NaN``/``Infinity`` and numbers such as ``1e400`` (shown as Infinity,
 with a notice). Duplicate keys are found by ``check_json``, a second pass a
 view runs in the background once the tree is shown.
 
+A document over ``RAW_LIMIT`` that orjson would accept is first read by
+msgspec with its top container's children left as raw JSON
+(``load_json_raw``): the whole text is validated in one pass that builds
+nothing below the top, about a sixth of a full parse, and a child is parsed
+when the tree shows it. Big children are read the same way in turn.
+
 Documents over ``LAZY_LIMIT`` are never built whole (a 60 MB array of small
 objects is about 900 MB of Python objects): ``load_json_lazy`` indexes where
 each child of the top container starts and ends, and children are parsed when
@@ -29,13 +35,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import orjson
 
 from app.core.filetype import find_bom
+from app.formats import byte_find
 from app.formats.collection import collector_paused
 
 JSON_SIZE_LIMIT = 64 * 1024 * 1024
 """Above this many bytes a JSON file is shown as paged text instead."""
+RAW_LIMIT = 1024 * 1024
+"""Above this many bytes a document's top container is read with raw children."""
+_RAW_NESTED = 256 * 1024
+"""A raw child over this many bytes that is a container is read the same way."""
 LAZY_LIMIT = 16 * 1024 * 1024
 """Above this many bytes a document (or a line, or a child) is indexed, not built."""
 _BIG_LINE = 1024 * 1024
@@ -62,10 +74,12 @@ def _long_numbers(data: bytes | str, exponents: bool = False) -> bool:
     """
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
-    zeroed = data.translate(_DIGITS_AS_ZERO)
-    if _LONG_INTEGER in zeroed:
+    zeroed = byte_find.translated(data, _DIGITS_AS_ZERO)
+    if byte_find.find(zeroed, _LONG_INTEGER) != -1:
         return True
-    return exponents and any(run in zeroed for run in _LONG_EXPONENTS)
+    return exponents and any(
+        byte_find.find(zeroed, run) != -1 for run in _LONG_EXPONENTS
+    )
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -501,6 +515,84 @@ class LazyContainer:
         start, end = self.span(n)
         result = load_json_fast(self._text[start:end])
         return result.value if isinstance(result, JsonDocument) else None
+
+
+class RawContainer(LazyContainer):
+    """A container whose children msgspec kept as raw JSON: parsed when asked.
+
+    The text was validated whole when it was read, and it holds no number
+    orjson would refuse or round (``load_json_raw`` checks), so a child parses.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, kind: str, keys: list[str] | None, raw: list[msgspec.Raw]):
+        super().__init__(kind, "")
+        self._keys = keys
+        self._raw = raw
+
+    @property
+    def size(self) -> int:
+        return len(self._raw)
+
+    def span(self, n: int) -> tuple[int, int]:
+        raise TypeError("a raw child has no span in a text")
+
+    def value(self, n: int) -> Any:
+        found = self.nested.get(n)
+        if found is not None:
+            return found
+        return orjson.loads(memoryview(self._raw[n]))
+
+
+def _raw_container(data: bytes | msgspec.Raw, depth: int) -> RawContainer | None:
+    """``data``'s top container with raw children, or None if it is no container.
+
+    Children over ``_RAW_NESTED`` bytes that are containers are read the same
+    way, down to ``_NESTED_LAZY_DEPTH``: a 10 MB array under the top object is
+    never built whole either. Raises ``msgspec.DecodeError`` on invalid JSON.
+    """
+    opener = bytes(memoryview(data)[:64]).lstrip()[:1]
+    container: RawContainer
+    if opener == b"{":
+        pairs = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
+        container = RawContainer("object", list(pairs), list(pairs.values()))
+    elif opener == b"[":
+        items = msgspec.json.decode(data, type=list[msgspec.Raw])
+        container = RawContainer("array", None, items)
+    else:
+        return None
+    children = container._raw
+    # max over the sizes is one C loop; the Python loop runs only if it finds one.
+    if depth < _NESTED_LAZY_DEPTH and max(map(len, children), default=0) > _RAW_NESTED:
+        for n, raw in enumerate(children):
+            if len(raw) > _RAW_NESTED:
+                nested = _raw_container(raw, depth + 1)
+                if nested is not None:
+                    container.nested[n] = nested
+    return container
+
+
+def load_json_raw(data: bytes) -> JsonDocument | None:
+    """The document with raw children (``RawContainer``), or None for another path.
+
+    Only for what orjson would parse the same way: UTF-8 without numbers it
+    would round or refuse (long integers, three-digit exponents). Anything
+    msgspec refuses goes to ``load_json_fast``, which says why. Duplicate
+    keys keep their last value, as orjson keeps it; ``check_json`` notes them.
+    """
+    bom = find_bom(data)
+    if bom is not None and bom.codec != "utf-8":
+        return None
+    fast = data[len(bom.mark) :] if bom is not None else data
+    if b"\x00" in fast[:4] or _long_numbers(fast, exponents=True):
+        return None
+    try:
+        with collector_paused():
+            top = _raw_container(fast, 0)
+    except msgspec.DecodeError:
+        return None
+    return None if top is None else JsonDocument(top, (), checked=False)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 
 from app.core.safeio import VerifiedFile
+from app.formats import byte_find
 from app.formats.byte_count import count_byte, in_order
 from app.formats.encoding import (
     TextEncoding,
@@ -356,10 +357,11 @@ class LineIndex:
 class _ByteSearch:
     """``LineIndex.find`` and ``count`` for an ASCII needle in a UTF-8 file.
 
-    Blocks are searched as read, with ``bytes.find`` or ``bytes.count`` (on
-    ``bytes.lower()`` of the block to ignore case), all in C: a match starts at
-    an ASCII byte, so no character is ever cut and nothing needs decoding
-    until a match's column is asked for.
+    Blocks are searched as read, with ``byte_find`` (on the block's ASCII
+    lower-casing to ignore case), all in vector C loops: a match starts at an
+    ASCII byte, so no character is ever cut and nothing needs decoding until a
+    match's column is asked for. The folded block lives in one buffer that the
+    next read overwrites, so a block's ``hay`` is used before the next one.
     """
 
     def __init__(
@@ -377,14 +379,15 @@ class _ByteSearch:
         self.term = index.encoding.char_bytes(index.terminator)
         self.progress = progress
         self.cancelled = cancelled
+        self._folder = byte_find.Folder()
 
-    def _read(self, start: int, size: int) -> tuple[bytes, bytes]:
+    def _read(self, start: int, size: int) -> tuple[bytes, byte_find.Buffer]:
         if self.cancelled is not None and self.cancelled():
             raise BuildCancelledError
         data = self.index.reader.read(size, start)
-        return data, data.lower() if self.fold else data
+        return data, self._folder.fold(data) if self.fold else data
 
-    def _blocks(self, start: int) -> Iterator[tuple[int, bytes, bytes, int]]:
+    def _blocks(self, start: int) -> Iterator[tuple[int, bytes, byte_find.Buffer, int]]:
         """(offset, bytes, bytes to search, used) from ``start`` to the end.
 
         A block ends after its last line end; in a line longer than a block, at
@@ -434,13 +437,13 @@ class _ByteSearch:
         start = self.index.offset_of_line(after[0])
         for offset, data, hay, used in self._blocks(start):
             end = used + self.extra
-            at = hay.find(self.needle, 0, end)
+            at = byte_find.find(hay, self.needle, 0, end)
             while at != -1:
                 # Lines are counted only at a match, through the index's checkpoints.
                 found = self._position(data, at, offset, None)
                 if found >= after:
                     return found
-                at = hay.find(self.needle, at + 1, end)
+                at = byte_find.find(hay, self.needle, at + 1, end)
         return None
 
     def backward(self, before: tuple[int, int]) -> tuple[int, int] | None:
@@ -453,12 +456,12 @@ class _ByteSearch:
             start += skip
             data, hay = data[skip:], hay[skip:]
             line = index.line_at_offset(start)
-            at = hay.rfind(self.needle, 0, end - start + self.extra)
+            at = byte_find.rfind(hay, self.needle, 0, end - start + self.extra)
             while at != -1:
                 found = self._position(data, at, start, line)
                 if found < before:
                     return found
-                at = hay.rfind(self.needle, 0, at + self.extra)
+                at = byte_find.rfind(hay, self.needle, 0, at + self.extra)
             end = start
             if self.progress is not None:
                 self.progress(index.reader.size - end, index.reader.size)
@@ -467,7 +470,7 @@ class _ByteSearch:
     def count(self) -> int:
         total = 0
         for _, _, hay, used in self._blocks(self.index._start):
-            total += hay.count(self.needle, 0, used + self.extra)
+            total += byte_find.count(hay, self.needle, 0, used + self.extra)
         return total
 
 

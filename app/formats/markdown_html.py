@@ -1,12 +1,15 @@
-"""Markdown to safe HTML for a rich-text view: outline, links, images, highlighting.
+"""Markdown to safe HTML for a rich-text view or a page: outline, links, images, code.
 
 Parsing uses markdown-it's ``js-default`` preset, so raw HTML in the text stays
-literal, plus tables, strikethrough and task lists. The HTML never names a file:
-each image becomes ``<img src="mdimg:N">`` and the caller decides, for image N,
-what to serve (``app.core.paths.image_target`` says where a source points and
-whether it may be read at all). Fenced code is coloured by pygments through a
-lexer table of our own; looking a lexer up by name scans plugins and costs far
-more than a render.
+literal, plus tables, strikethrough, task lists and math
+(``app.formats.markdown_diagrams``, with Mermaid fences). The HTML never names
+a file: each image becomes ``<img src="mdimg:N">`` and the caller decides, for
+image N, what to serve (``app.core.paths.image_target`` says where a source
+points and whether it may be read at all); a page names the key it binds
+image N under instead. For a page (``page=True``), diagrams and math become
+elements its script draws, and headings carry ids for the links to them.
+Fenced code is coloured by pygments through a lexer table of our own; looking a
+lexer up by name scans plugins and costs far more than a render.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import html
 import importlib
 import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+
+from app.formats.markdown_diagrams import Drawing, DrawingCounts, fence, use_math
 
 IMAGE_SCHEME = "mdimg"
 """The scheme of image sources in the HTML: ``mdimg:<index into images>``."""
@@ -37,6 +42,9 @@ headings into a rich-text document holds the interpreter for a quarter second
 in one call, so the window would wait for it however the work is threaded."""
 RENDER_BUDGET_S = 10.0
 """A render that takes longer stops; the caller shows the text instead."""
+HEADING_ID_PREFIX = "heading-"
+"""A page's heading ids start with this, so that no heading named like a
+global a script looks for ("exports", "define") stands in for it."""
 
 # Fence language -> (pygments module, lexer class).
 _LEXERS: dict[str, tuple[str, str]] = {
@@ -71,6 +79,10 @@ _LEXERS: dict[str, tuple[str, str]] = {
     **dict.fromkeys(("java",), ("pygments.lexers.jvm", "JavaLexer")),
     **dict.fromkeys(("diff", "patch"), ("pygments.lexers.diff", "DiffLexer")),
     **dict.fromkeys(("markdown", "md"), ("pygments.lexers.markup", "MarkdownLexer")),
+    # Notebook kernels name their language so: IRkernel, IJulia, Almond.
+    **dict.fromkeys(("r",), ("pygments.lexers.r", "SLexer")),
+    **dict.fromkeys(("julia", "jl"), ("pygments.lexers.julia", "JuliaLexer")),
+    **dict.fromkeys(("scala",), ("pygments.lexers.jvm", "ScalaLexer")),
 }
 _LIGHT_STYLE, _DARK_STYLE = "default", "monokai"
 _TASK_DONE, _TASK_OPEN = "\u2611\u00a0", "\u2610\u00a0"
@@ -107,6 +119,13 @@ class RenderedMarkdown:
     """Images past ``MAX_IMAGES``, written as text."""
     blocks_left_out: int = 0
     """Top-level blocks past ``MAX_BLOCKS``, not rendered."""
+    drawing: DrawingCounts = field(default_factory=DrawingCounts)
+    """The diagrams and formulas met, and (for a page) those left as text."""
+
+    @property
+    def draws(self) -> bool:
+        """Whether the document has anything only a page can draw."""
+        return self.drawing.diagrams > 0 or self.drawing.formulas > 0
 
 
 def slugify(
@@ -166,10 +185,19 @@ def highlight_code(code: str, language: str, *, dark: bool = False) -> str:
 class _Collector:
     """What one render saw: headings, links and images, filled by render rules."""
 
-    def __init__(self, headings: list[Heading], dark: bool, guard: _Guard) -> None:
+    def __init__(
+        self,
+        headings: list[Heading],
+        dark: bool,
+        guard: _Guard,
+        drawing: Drawing,
+        image_keys: Sequence[str | None] | None,
+    ) -> None:
         self.headings = headings
         self.dark = dark
         self.guard = guard
+        self.drawing = drawing
+        self.image_keys = image_keys
         self.links: list[str] = []
         self.images: list[str] = []
         self.alts: list[str] = []
@@ -217,10 +245,17 @@ def _guard_inline(state: Any, silent: bool) -> bool:
 def _render_heading_open(
     self: Any, tokens: Any, idx: int, options: Any, env: Any
 ) -> str:
-    # No named anchor: a rich-text view's HTML import is quadratic in their
-    # number (20,000 took it 13 s). The outline and "#anchor" links find a
-    # heading by its place among the headings instead.
-    return f"<{tokens[idx].tag}>"
+    # No named anchor in a view: a rich-text view's HTML import is quadratic
+    # in their number (20,000 took it 13 s). The outline and "#anchor" links
+    # find a heading by its place among the headings instead. A page's
+    # headings carry ids, which its "#anchor" links name.
+    collector: _Collector = env["collector"]
+    token = tokens[idx]
+    number = (token.meta or {}).get("heading")
+    if not collector.drawing.page or number is None:
+        return f"<{token.tag}>"
+    anchor = collector.headings[number].anchor
+    return f'<{token.tag} id="{html.escape(HEADING_ID_PREFIX + anchor)}">'
 
 
 def _render_inline_open(
@@ -252,6 +287,8 @@ def _render_link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) 
     collector: _Collector = env["collector"]
     href = str(tokens[idx].attrGet("href") or "")
     collector.links.append(href)
+    if collector.drawing.page and href.startswith("#"):
+        return f'<a href="#{html.escape(HEADING_ID_PREFIX + href[1:])}">'
     return f'<a href="{html.escape(href)}">'
 
 
@@ -265,7 +302,13 @@ def _render_image(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> s
         return html.escape(f"[{alt or 'image'}]")
     collector.images.append(str(token.attrGet("src") or ""))
     collector.alts.append(alt)
-    return f'<img src="{IMAGE_SCHEME}:{number}" alt="{html.escape(alt)}">'
+    if collector.image_keys is None:
+        return f'<img src="{IMAGE_SCHEME}:{number}" alt="{html.escape(alt)}">'
+    key = collector.image_keys[number] if number < len(collector.image_keys) else None
+    if key is None:
+        shown = html.escape(f"[{alt or 'image'}]")
+        return f'<span class="missing-image">{shown}</span>'
+    return f'<img src="{html.escape(key)}" alt="{html.escape(alt)}">'
 
 
 def _render_fence(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
@@ -273,6 +316,9 @@ def _render_fence(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> s
     token = tokens[idx]
     language = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
     collector.guard.check()
+    drawn = fence(collector.drawing, language, token.content)
+    if drawn is not None:
+        return drawn
     code = highlight_code(token.content, language, dark=collector.dark)
     return f"<pre>{code}</pre>\n"
 
@@ -300,6 +346,7 @@ def _parser() -> Any:
 
     parser = MarkdownIt("js-default").use(tasklists_plugin)
     parser.enable(["table", "strikethrough"])
+    use_math(parser)
     parser.add_render_rule("heading_open", _render_heading_open)
     parser.add_render_rule("link_open", _render_link_open)
     parser.add_render_rule("image", _render_image)
@@ -351,11 +398,20 @@ def render_markdown(
     budget: float | None = RENDER_BUDGET_S,
     cancelled: Callable[[], bool] = lambda: False,
     max_blocks: int | None = MAX_BLOCKS,
+    page: bool = False,
+    image_keys: Sequence[str | None] | None = None,
+    drawing: Drawing | None = None,
 ) -> RenderedMarkdown:
     """Render ``text``; ``dark`` picks code colours for a dark background.
 
     Only the first ``max_blocks`` top-level blocks are rendered (``None``: all);
-    ``blocks_left_out`` counts the others.
+    ``blocks_left_out`` counts the others. ``page`` writes diagrams and math
+    for a page to draw; ``image_keys`` names, for each image N, the key a page
+    serves it under (``None``: not shown, its alt text is written instead);
+    without it images are ``mdimg:N``. A page made of several documents (a
+    notebook's cells) passes one ``drawing`` to each render instead of
+    ``page``: it counts across them, so the page keeps one page's bounds, and
+    ``RenderedMarkdown.drawing`` counts all of them so far.
 
     Raises ``RenderStoppedError`` past ``budget`` seconds (``None``: no limit)
     or once ``cancelled()`` says so.
@@ -373,8 +429,11 @@ def render_markdown(
     shown, left_out = tokens, 0
     if max_blocks is not None and len(ends) > max_blocks > 0:
         shown, left_out = tokens[: ends[max_blocks - 1]], len(ends) - max_blocks
-    collector = _Collector(_outline(shown), dark, guard)
+    if drawing is None:
+        drawing = Drawing(page=page)
+    collector = _Collector(_outline(shown), dark, guard, drawing, image_keys)
     env["collector"] = collector
+    env["drawing"] = drawing
     body = parser.renderer.render(shown, parser.options, env)
     return RenderedMarkdown(
         str(body),
@@ -384,6 +443,7 @@ def render_markdown(
         tuple(collector.alts),
         collector.images_left_out,
         left_out,
+        drawing.counts(),
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import app
 from app.formats.pdf_doc import MAX_PDF_BYTES
+from app.formats.pdf_role import MEMORY_ENV, WORKER_ARGUMENT
 from app.formats.pdf_wire import (
     WireClosedError,
     WireError,
@@ -28,7 +29,6 @@ from app.formats.pdf_wire import (
     read_frame,
     write_frame,
 )
-from app.formats.pdf_worker import MEMORY_ENV, WORKER_ARGUMENT
 
 WORKER_MEMORY_BYTES = (1 << 30) + 2 * MAX_PDF_BYTES
 """The worker's address space: the interpreter, PyMuPDF, one document's bytes

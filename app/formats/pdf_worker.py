@@ -25,6 +25,7 @@ from app.formats.pdf_doc import (
     PdfError,
     is_out_of_memory,
 )
+from app.formats.pdf_role import MEMORY_ENV
 from app.formats.pdf_wire import (
     WireClosedError,
     WireError,
@@ -34,11 +35,6 @@ from app.formats.pdf_wire import (
     read_frame,
     write_frame,
 )
-
-WORKER_ARGUMENT = "--pdf-worker"
-"""The frozen app runs the worker when this is its first argument."""
-MEMORY_ENV = "DELIVERABLES_PDF_WORKER_MEMORY"
-"""How many bytes of address space the worker may use (set by the app)."""
 
 _PR_SET_PDEATHSIG = 1
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from app.core.policy import PermissionMode
 from app.mcp.clients import CLIENTS, client_config, config_location
+from app.mcp.early import EarlyStart, answer_first_message
 from app.mcp.workspace import Fallback
 
 DataDir = Callable[[argparse.Namespace], Path]
@@ -28,8 +30,15 @@ def run(
     mode: PermissionMode,
     open_window: bool,
     client: str | None = None,
+    early: EarlyStart | None = None,
 ) -> int:
-    """Serve one client over stdio until it closes the connection."""
+    """Serve one client over stdio until it closes the connection.
+
+    ``early`` is what ``answer_first_message`` read and answered before the
+    SDK was imported; the SDK's server reads it again.
+    """
+    from functools import partial
+
     import anyio
 
     from app.core.store import Store
@@ -51,7 +60,7 @@ def run(
         open_window=opener if open_window else None,
     )
     try:
-        anyio.run(DeliverablesServer(presenter).run_stdio_async)
+        anyio.run(partial(DeliverablesServer(presenter).run_stdio_async, early))
     except KeyboardInterrupt:
         pass
     finally:
@@ -106,7 +115,11 @@ def _command(args: argparse.Namespace, data_dir: DataDir) -> int:
         return 2
     if args.print_config:
         return print_config(args.print_config, workspace)
+    # Before anything heavy is imported: the client's deadline runs. On
+    # Windows the SDK's transport reads the first message, as before.
+    early = answer_first_message() if os.name == "posix" else None
     return run(
+        early=early,
         data_dir=data_dir(args),
         workspace=workspace,
         mode=PermissionMode(args.mode),

@@ -29,9 +29,9 @@ from app.agent.specs import (
     SHOW_IMAGE_SCHEMA,
 )
 from app.mcp.client_link import ClientLink
+from app.mcp.early import SERVER_NAME, AnsweredOutput, EarlyStart, ReplayedInput, wire
 from app.mcp.presenter import Presenter, Reply
 
-SERVER_NAME: Final = "deliverables"
 # How often the public folder is looked at, to offer show_image or withdraw it.
 PUBLIC_POLL_S: Final = 0.5
 
@@ -97,7 +97,8 @@ class DeliverablesServer(MCPServer[dict[str, Any]]):
         self._listed_offer = offered
         return [tool for tool in tools if offered or tool.name != SHOW_IMAGE]
 
-    async def run_stdio_async(self) -> None:
+    async def run_stdio_async(self, early: EarlyStart | None = None) -> None:
+        """Serve over stdio; ``early`` is what was read, and answered, before."""
         # WORKAROUND(mcp 2.3.0: MCPServer.run_stdio_async advertises no tools
         # listChanged capability, and clients only refetch the list of a server
         # that says it may change.)
@@ -105,8 +106,15 @@ class DeliverablesServer(MCPServer[dict[str, Any]]):
         options = low.create_initialization_options(
             NotificationOptions(tools_changed=True)
         )
-        async with stdio_server() as (read_stream, write_stream):
-            await low.run(read_stream, write_stream, options)
+        if early is None:
+            async with stdio_server() as (read_stream, write_stream):
+                await low.run(read_stream, write_stream, options)
+            return
+        with wire() as (reader, writer):
+            stdin: Any = ReplayedInput(early.head, anyio.wrap_file(reader))
+            stdout: Any = AnsweredOutput(early, anyio.wrap_file(writer))
+            async with stdio_server(stdin, stdout) as (read_stream, write_stream):
+                await low.run(read_stream, write_stream, options)
 
     # -- tools -----------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from app.core.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.registry import BROWSER
 from previewers.source import PreviewSource
-from previewers.web.preview import ISOLATED_LABEL
+from previewers.widgets import ISOLATED_LABEL
 
 
 class BrowserWindow(QMainWindow):

@@ -38,6 +38,7 @@ from app.formats.encoding import detect_encoding
 from app.formats.json_load import (
     JSON_SIZE_LIMIT,
     LAZY_LIMIT,
+    RAW_LIMIT,
     JsonDocument,
     JsonLines,
     JsonProblem,
@@ -48,6 +49,7 @@ from app.formats.json_load import (
     load_json_fast,
     load_json_lazy,
     load_json_lines,
+    load_json_raw,
     pretty_json,
     pretty_parts,
 )
@@ -203,7 +205,8 @@ def _load(data: bytes, lines: bool, cancelled: threading.Event) -> JsonLoad:
     if len(data) > LAZY_LIMIT:
         result = load_json_lazy(data, cancelled.is_set)
     else:
-        result = load_json_fast(data)
+        raw = load_json_raw(data) if len(data) > RAW_LIMIT else None
+        result = raw if raw is not None else load_json_fast(data)
     if isinstance(result, JsonProblem):
         encoding = detect_encoding(data)
         text = data[len(encoding.bom) :].decode(encoding.codec, "replace")

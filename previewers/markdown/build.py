@@ -1,10 +1,11 @@
 """The Markdown preview's loading job: decode, render and build both documents.
 
 Everything that depends on the file runs here, on a worker: markdown-it, the
-images, the HTML import into a ``QTextDocument`` (seconds for some files) and
-the plain-text document of the source. The documents are handed to the GUI
-thread, which only puts them in their views (a ``QObject`` can be built on one
-thread and pushed to another; the views lay them out lazily).
+images, the HTML import into a ``QTextDocument`` (seconds for some files), the
+plain-text document of the source and, for a document with diagrams or math,
+the page they are drawn in (``previewers.markdown.page``). The documents are
+left with no thread, for the GUI thread to take (``adopt``) and put in their
+views, which lay them out lazily; the page is plain data.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from PySide6.QtCore import QObject, QThread
 from PySide6.QtGui import QPalette, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
+from app.core.manifest import Bundle
 from app.core.policy import Policy
 from app.formats import markdown_html
+from app.formats.diagram_page import PageColors, PageError, image_budget
 from app.formats.encoding import decode, guess_encoding
 from app.formats.markdown_html import (
     RenderedMarkdown,
@@ -33,6 +36,7 @@ from previewers.markdown.document import (
     load_images,
     style_sheet,
 )
+from previewers.markdown.page import PAGE_FAILED_NOTICE, bind_markdown_page
 
 TOO_COMPLEX_NOTICE = (
     "This Markdown is too complex to render in time, so its text is shown instead."
@@ -63,7 +67,9 @@ class MarkdownLoad:
     """The built documents and what to tell the user.
 
     ``rendered`` and ``document`` are None when rendering stopped over its
-    budget; ``heading_positions`` holds where each heading's block starts.
+    budget; ``heading_positions`` holds where each heading's block starts;
+    ``page`` is the bound page that draws the diagrams and math, if any, and
+    ``page_notices`` what to say about it.
     """
 
     rendered: RenderedMarkdown | None
@@ -72,6 +78,8 @@ class MarkdownLoad:
     heading_positions: tuple[int, ...]
     images: tuple[LoadedImage, ...]
     notices: tuple[str, ...]
+    page: Bundle | None = None
+    page_notices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,9 @@ class MarkdownJob:
     palette: QPalette
     remote: bool = False
     """The document is on a remote host: its images are not read at all."""
+    page_colors: PageColors | None = None
+    """Draw diagrams and math in a page, in these colours (``None``: never)."""
+    title: str = ""
 
 
 REMOTE_IMAGE_REASON = "images of a document on a remote host are not loaded"
@@ -232,15 +243,26 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
         return MarkdownLoad(
             None, None, source, (), (), (*notices, TOO_COMPLEX_NOTICE, *tail)
         )
+    # A page is drawn only for a document with diagrams or math in it.
+    colors = job.page_colors if rendered.draws else None
     if job.remote:
         # Its paths name the remote host's files; none is looked up here.
         images = tuple(
             LoadedImage(src, None, REMOTE_IMAGE_REASON) for src in rendered.images
         )
     else:
-        images = load_images(rendered.images, job.folder, job.root, job.policy, stopped)
+        keep = _image_bytes_for_page(rendered) if colors is not None else 0
+        images = load_images(
+            rendered.images, job.folder, job.root, job.policy, stopped, keep
+        )
     if stopped():
         raise PreviewClosedError
+    page: Bundle | None = None
+    page_notices: tuple[str, ...] = ()
+    if colors is not None:
+        page, page_notices = _draw_in_page(text, rendered, images, job, colors, stopped)
+        # The document keeps its images; their files' bytes are the page's now.
+        images = tuple(replace(image, data=b"") for image in images)
     document = MarkdownDocument(job.palette)
     document.setDocumentMargin(14)
     document.set_images(images, rendered.image_alts)
@@ -255,5 +277,47 @@ def build(data: bytes, job: MarkdownJob, cancelled: threading.Event) -> Markdown
         rendered = replace(rendered, headings=rendered.headings[: len(positions)])
     _let_go(document)
     return MarkdownLoad(
-        rendered, document, source, positions, images, (*notices, *tail)
+        rendered,
+        document,
+        source,
+        positions,
+        images,
+        (*notices, *tail),
+        page,
+        page_notices,
     )
+
+
+def _draw_in_page(
+    text: str,
+    rendered: RenderedMarkdown,
+    images: tuple[LoadedImage, ...],
+    job: MarkdownJob,
+    colors: PageColors,
+    stopped: Callable[[], bool],
+) -> tuple[Bundle | None, tuple[str, ...]]:
+    """The page that draws the document's diagrams and math, and its notices."""
+    try:
+        drawn = bind_markdown_page(
+            text,
+            rendered,
+            images,
+            title=job.title,
+            colors=colors,
+            dark=job.dark,
+            cancelled=stopped,
+        )
+    except RenderStoppedError:
+        if stopped():
+            raise PreviewClosedError from None
+        return None, (PAGE_FAILED_NOTICE.format("it takes too long"),)
+    return drawn.bundle, drawn.notices
+
+
+def _image_bytes_for_page(rendered: RenderedMarkdown) -> int:
+    """How many bytes of image files to keep for the page (none if it cannot be)."""
+    counts = rendered.drawing
+    try:
+        return image_budget(diagrams=counts.diagrams > 0, math=counts.formulas > 0)
+    except PageError:
+        return 0  # the page's binding says why

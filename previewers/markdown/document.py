@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize, Qt, QUrl
 from PySide6.QtGui import (
@@ -57,11 +57,17 @@ _FORMATS = frozenset(
 
 @dataclass(frozen=True)
 class LoadedImage:
-    """One image of the document: decoded, or the reason it is not shown."""
+    """One image of the document: decoded, or the reason it is not shown.
+
+    ``data`` and ``mime`` are the file's checked bytes and type, kept only
+    when asked for (a page serves them as they are).
+    """
 
     source: str
     image: QImage | None
     reason: str = ""
+    data: bytes = field(default=b"", repr=False)
+    mime: str = ""
 
 
 def image_format(head: bytes) -> ImageFormat | None:
@@ -97,10 +103,13 @@ def _decode(data: bytes, fmt: ImageFormat) -> QImage | str:
     return image
 
 
-def load_image(src: str, folder: str, root: str, policy: Policy) -> LoadedImage:
+def load_image(
+    src: str, folder: str, root: str, policy: Policy, keep: int = 0
+) -> LoadedImage:
     """Read and decode one image source written in a file in ``folder``.
 
-    Only files below ``root`` that ``policy`` allows are read.
+    Only files below ``root`` that ``policy`` allows are read. The file's
+    bytes are kept in the result if there are at most ``keep`` of them.
     """
     target = image_target(src, folder, root)
     if target.path is None:
@@ -123,7 +132,9 @@ def load_image(src: str, folder: str, root: str, policy: Policy) -> LoadedImage:
     decoded = _decode(data, fmt)
     if isinstance(decoded, str):
         return LoadedImage(src, None, decoded)
-    return LoadedImage(src, decoded)
+    if len(data) > keep:
+        return LoadedImage(src, decoded)
+    return LoadedImage(src, decoded, data=data, mime=fmt.mime)
 
 
 def load_images(
@@ -132,8 +143,13 @@ def load_images(
     root: str,
     policy: Policy,
     cancelled: Callable[[], bool] = lambda: False,
+    keep: int = 0,
 ) -> tuple[LoadedImage, ...]:
-    """Every image of a document, at most ``IMAGE_COUNT_LIMIT`` of them read."""
+    """Every image of a document, at most ``IMAGE_COUNT_LIMIT`` of them read.
+
+    The files' bytes are kept, image after image, while they add up to at
+    most ``keep`` (for a page that shows them).
+    """
     loaded = []
     for number, src in enumerate(sources):
         if cancelled():
@@ -141,7 +157,9 @@ def load_images(
         elif number >= IMAGE_COUNT_LIMIT:
             loaded.append(LoadedImage(src, None, "too many images in one document"))
         else:
-            loaded.append(load_image(src, folder, root, policy))
+            image = load_image(src, folder, root, policy, keep)
+            keep -= len(image.data)
+            loaded.append(image)
     return tuple(loaded)
 
 

@@ -19,10 +19,13 @@ from previewers.widget import PreviewWidget
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
+    from previewers.web.pages import Finish, Render
     from previewers.web.preview import WebPreviewWidget
 
 HTML_SUFFIXES = (".html", ".htm")
 SVG_SUFFIXES = (".svg", ".svgz")
+PAGE_MADE_SUFFIXES = (".ipynb",)
+"""Files whose preview is a page the app writes (``made_page_widget``)."""
 
 
 def prepare_web_engine() -> bool:
@@ -49,7 +52,7 @@ def prepare_web_engine() -> bool:
 def needs_web_engine(kind: str, name: str) -> bool:
     """Whether a file of this kind (``""`` if unknown) and name opens in the engine."""
     return kind == Kind.HTML.value or name.lower().endswith(
-        HTML_SUFFIXES + SVG_SUFFIXES
+        HTML_SUFFIXES + SVG_SUFFIXES + PAGE_MADE_SUFFIXES
     )
 
 
@@ -175,6 +178,48 @@ def _image_page(
     spec = image_spec(source.path, source.mime)
     return WebPreviewWidget(
         source, file, spec, parent, show_toggle=toggle, context=context
+    )
+
+
+def made_page_widget(
+    source: PreviewSource,
+    file: VerifiedFile,
+    parent: QWidget | None,
+    *,
+    render: Render,
+    what: str,
+    context: PreviewContext = STANDALONE,
+    finish: Finish | None = None,
+    ready_script: str | None = None,
+) -> WebPreviewWidget:
+    """A page the app writes from ``file`` (a notebook), shown as an HTML page is.
+
+    ``render(file, cancelled)`` writes the page on a worker; it is bound beside
+    the file (its links resolve from the file's folder, in the workspace, under
+    the policy in force now), ``finish(bundle)`` adds the app's own files to
+    it, and it is published and shown in the sandboxed view, with no toolbar:
+    whoever shows it offers the file's own text. It counts as loaded once
+    ``ready_script`` turns true in it, if given. As root it is refused
+    (``what`` names the files in the reason). Another family gets this
+    function from the registry, never by importing this one.
+    """
+    from previewers.web.pages import made_page_spec
+    from previewers.web.preview import WebPreviewWidget
+
+    root = context.workspace_root(source.path)
+    fetch = context.remote.fetch_dependency if context.remote is not None else None
+    spec = made_page_spec(
+        source.path,
+        root,
+        context.policy(),
+        render,
+        what=what,
+        fetch=fetch,
+        finish=finish,
+        ready_script=ready_script,
+    )
+    return WebPreviewWidget(
+        source, file, spec, parent, show_toggle=False, context=context
     )
 
 

@@ -24,7 +24,9 @@ from app.core.html_bind import (
     bind_document,
     bind_html,
     bind_image_page,
+    bind_made_page,
     decode_html,
+    made_page_segments,
 )
 from app.core.manifest import MAX_BUNDLE_BYTES, Bundle
 from app.core.policy import Policy
@@ -86,6 +88,9 @@ class PageSpec:
     ``cancelled()`` turns true; ``what`` names the files in messages
     ("web pages"); ``source_key`` is the resource whose bytes "Source" shows
     (``None``: the entry document); ``offer_source`` is False for binary files.
+    ``ready_script``, for a page whose scripts go on drawing after it loads,
+    is an expression that turns true once they are done: the page counts as
+    loaded then, and its load budget covers the wait.
     """
 
     bind: Callable[[VerifiedFile, Callable[[], bool]], Bundle]
@@ -93,6 +98,7 @@ class PageSpec:
     javascript: bool
     source_key: str | None = None
     offer_source: bool = True
+    ready_script: str | None = None
 
 
 def html_spec(path: str, workspace_root: str, policy: Policy) -> PageSpec:
@@ -117,14 +123,7 @@ def remote_html_spec(
     dependency is fetched whole from the host by ``fetch``, with the limits,
     the policy and the refusals of a local page.
     """
-    from app.remote.files import within  # asyncssh loads only for remote pages
-
-    if workspace_root and path != workspace_root and within(path, workspace_root):
-        root = workspace_root
-        segments = tuple(posixpath.relpath(path, root).split("/"))
-    else:
-        root, name = posixpath.split(path)
-        segments = (name,)
+    root, segments = _remote_place(path, workspace_root)
 
     def bind(file: VerifiedFile, cancelled: Callable[[], bool]) -> Bundle:
         document = file.read(MAX_BUNDLE_BYTES + 1, 0)
@@ -133,6 +132,62 @@ def remote_html_spec(
         return bind_document(document, root, segments, policy, fetch, cancelled)
 
     return PageSpec(bind, "web pages", javascript=True)
+
+
+def _remote_place(path: str, workspace_root: str) -> tuple[str, tuple[str, ...]]:
+    """The bundle root of a remote page and the page's segments below it."""
+    from app.remote.files import within  # asyncssh loads only for remote pages
+
+    if workspace_root and path != workspace_root and within(path, workspace_root):
+        return workspace_root, tuple(posixpath.relpath(path, workspace_root).split("/"))
+    root, name = posixpath.split(path)
+    return root, (name,)
+
+
+Render = Callable[[VerifiedFile, Callable[[], bool]], bytes]
+"""Writes a page from an opened file, on a worker: ``render(file, cancelled)``."""
+
+Finish = Callable[[Bundle], Bundle]
+"""Adds the app's own files to a page it wrote, once bound (on the worker)."""
+
+
+def made_page_spec(
+    path: str,
+    workspace_root: str,
+    policy: Policy,
+    render: Render,
+    *,
+    what: str,
+    fetch: Fetch | None = None,
+    finish: Finish | None = None,
+    ready_script: str | None = None,
+) -> PageSpec:
+    """A page the app writes from a file (a notebook), bound as a page beside it.
+
+    The files the page names are bound as an HTML page's would be, within
+    ``workspace_root`` (``fetch`` reads them from a remote workspace); its
+    scripts run as any page's. ``finish`` then adds the app's own files (the
+    scripts that draw its math), which no file of the workspace stands in
+    for; ``ready_script`` says when those are done. It has no source of its
+    own to offer: the file's is shown by whoever shows the page.
+    """
+    remote = _remote_place(path, workspace_root) if fetch is not None else None
+
+    def bind(file: VerifiedFile, cancelled: Callable[[], bool]) -> Bundle:
+        document = render(file, cancelled)
+        if remote is None or fetch is None:
+            bundle = bind_made_page(
+                document, file, path, workspace_root, policy, cancelled
+            )
+        else:
+            root, segments = remote
+            page = made_page_segments(segments)
+            bundle = bind_document(document, root, page, policy, fetch, cancelled)
+        return bundle if finish is None else finish(bundle)
+
+    return PageSpec(
+        bind, what, javascript=True, offer_source=False, ready_script=ready_script
+    )
 
 
 def image_spec(path: str, mime: str) -> PageSpec:
@@ -155,7 +210,8 @@ class BoundPage:
     """A bound bundle and the source text of the file it was made from."""
 
     bundle: Bundle
-    source: TextLoadResult
+    source: TextLoadResult | None
+    """``None`` for a page that offers no source."""
 
 
 def source_of(bundle: Bundle, source_key: str | None) -> TextLoadResult:

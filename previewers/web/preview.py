@@ -9,6 +9,7 @@ started: the source is shown instead, with the reason.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -40,6 +41,7 @@ from previewers.web.info_bar import PageInfoBarWidget
 from previewers.web.pages import BoundPage, PageSpec, shared_server, source_of
 from previewers.web.source_text import TextLoadResult, load_text
 from previewers.widget import PreviewWidget
+from previewers.widgets import ISOLATED_LABEL
 
 if TYPE_CHECKING:
     from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEngineProfile
@@ -52,7 +54,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-ISOLATED_LABEL = "Isolated preview — no access to your files or the network"
 SANDBOX_OFF_MESSAGE = "The preview's sandbox is not active, so the page was closed."
 ROOT_REASON = "need the browser sandbox, which cannot run as the administrator (root)."
 MIN_ZOOM, MAX_ZOOM, ZOOM_STEP = 0.25, 5.0, 1.2
@@ -63,6 +64,8 @@ LOAD_TIMEOUT_MESSAGE = (
     "The page did not finish loading within {seconds:.0f} seconds (a script on it "
     "may never end), so it was stopped."
 )
+READY_POLL_MS = 50
+"""How often a page with a ``ready_script`` is asked whether it is done."""
 
 
 def engine_refusal() -> str | None:
@@ -166,6 +169,7 @@ class WebPreviewWidget(PreviewWidget):
         self._load_timer.timeout.connect(self._on_load_timer_timeout)
         self._timed_out = False
         self._renderer_ended = False
+        self._loads = 0  # which load a ready check belongs to
 
         container = QWidget(self)
         layout = QVBoxLayout(container)
@@ -277,6 +281,19 @@ class WebPreviewWidget(PreviewWidget):
     def zoom_factor(self) -> float:
         return self._zoom
 
+    def scroll_to_anchor(self, anchor: str) -> None:
+        """Bring the element whose id is ``anchor`` into view (a heading)."""
+        page = self.page
+        if page is None:
+            return
+        from PySide6.QtWebEngineCore import QWebEngineScript
+
+        # The app's own world: the page's scripts cannot change what runs here.
+        page.runJavaScript(
+            f"document.getElementById({json.dumps(anchor)})?.scrollIntoView()",
+            QWebEngineScript.ScriptWorldId.ApplicationWorld,
+        )
+
     # -- state, for the window and tests -------------------------------------------
 
     def blocked_urls(self) -> list[str]:
@@ -305,11 +322,15 @@ class WebPreviewWidget(PreviewWidget):
 
     def _bind_job(self, file: VerifiedFile, cancelled: threading.Event) -> BoundPage:
         bundle = self._spec.bind(file, cancelled.is_set)
+        if not self._spec.offer_source:
+            # Nothing shows it: 2 MiB of text costs the GUI thread a second.
+            return BoundPage(bundle, None)
         return BoundPage(bundle, source_of(bundle, self._spec.source_key))
 
     @Slot(object)
     def _on_binder_finished(self, bound: BoundPage) -> None:
-        self._show_source(bound.source)
+        if bound.source is not None:
+            self._show_source(bound.source)
         self.info_bar.set_left_out(bound.bundle.left_out)
         self.info_bar.set_libraries(bound.bundle.libraries)
         server = shared_server()
@@ -349,6 +370,7 @@ class WebPreviewWidget(PreviewWidget):
         if self.page is None:
             return
         self._timed_out = self._renderer_ended = False
+        self._loads += 1
         self.page.load_entry()
         self._load_timer.start(int(LOAD_BUDGET_S * 1000))
 
@@ -464,7 +486,6 @@ class WebPreviewWidget(PreviewWidget):
         # document stays and is what counts.
         if _without_fragment(page.url()) != entry:
             return
-        self._load_timer.stop()
         if self._renderer_ended:
             return  # the renderer's end was shown and is the outcome
         failed = (
@@ -481,6 +502,7 @@ class WebPreviewWidget(PreviewWidget):
         sandbox = web_sandbox.check_renderer_sandbox(pid)
         self.sandbox_detail = sandbox.detail
         if not sandbox.active:
+            self._load_timer.stop()
             _log.error("renderer sandbox inactive (%s); page closed", sandbox.detail)
             self._close_page()
             self._show_stopped(SANDBOX_OFF_MESSAGE, reload=False)
@@ -489,9 +511,48 @@ class WebPreviewWidget(PreviewWidget):
         if self.view is not None:
             self.view.harden_focus_proxy()
         if failed:
+            self._load_timer.stop()
             self.mark_failed(info.errorString() or "the page did not load")
             return
-        self.mark_loaded()
+        self._when_ready(page)
+
+    def _when_ready(self, page: SandboxedPage) -> None:
+        """Mark the page loaded once its spec's ``ready_script`` turns true.
+
+        Asked every ``READY_POLL_MS`` in the app's own script world; the load
+        timer keeps running, so a page that never gets there (or a renderer
+        that hangs and never answers) is stopped after its budget.
+        """
+        script = self._spec.ready_script
+        if script is None:
+            self._load_timer.stop()
+            self.mark_loaded()
+            return
+        from PySide6.QtWebEngineCore import QWebEngineScript
+
+        load = self._loads
+
+        def current() -> bool:
+            return (
+                self.page is page and self._loads == load and not self._renderer_ended
+            )
+
+        def ask() -> None:
+            if current():
+                page.runJavaScript(
+                    script, QWebEngineScript.ScriptWorldId.ApplicationWorld, answered
+                )
+
+        def answered(value: object) -> None:
+            if not current():
+                return
+            if value is True:
+                self._load_timer.stop()
+                self.mark_loaded()
+            else:
+                QTimer.singleShot(READY_POLL_MS, self, ask)
+
+        ask()
 
     @Slot(object, int)
     def _on_page_render_process_terminated(self, status: object, code: int) -> None:

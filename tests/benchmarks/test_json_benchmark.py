@@ -23,6 +23,7 @@ from app.formats.json_load import (
     check_json,
     children,
     load_json_fast,
+    load_json_raw,
     node,
 )
 
@@ -77,10 +78,11 @@ def test_json_parse_to_first_tree_level(report: list[str]) -> None:
         # pass, timed on its own.
         with automatic_collection(False):
             began = time.perf_counter()
-            result = load_json_fast(data)
+            # As the JSON view reads a document over RAW_LIMIT.
+            result = load_json_raw(data) or load_json_fast(data)
             assert isinstance(result, JsonDocument)
             top = children(node(result.value))
-            children(top[0], 0, 100)
+            assert len(children(top[0], 0, 100)) == 100
             ours.append(time.perf_counter() - began)
             began = time.perf_counter()
             gc.collect(0)
@@ -101,8 +103,9 @@ def test_json_parse_to_first_tree_level(report: list[str]) -> None:
         checks.append(time.perf_counter() - began)
     median, baseline = statistics.median(ours), statistics.median(anchor)
     report.append(
-        f"json {len(data) / 1e6:.1f} MB parse + tree top: {median * 1000:.0f} ms "
-        f"(target <= 100 ms and <= 2x orjson.loads); orjson.loads "
+        f"json {len(data) / 1e6:.1f} MB to the root + 100 children: "
+        f"{median * 1000:.0f} ms (target <= 100 ms and <= 0.4x orjson.loads); "
+        f"orjson.loads "
         f"{baseline * 1000:.0f} ms, ratio {median / baseline:.2f}; with the "
         f"collector paused {statistics.median(paused) * 1000:.0f} ms, ratio "
         f"{median / statistics.median(paused):.2f}; the young-generation pass "

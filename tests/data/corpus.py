@@ -10,6 +10,7 @@ unit tests that need one such file.
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 import random
@@ -230,6 +231,52 @@ def _svg(prolog: bytes, encoding: str = "utf-8") -> Writer:
     return _write_bytes(prolog + body.encode())
 
 
+def _notebook(make_cells: Callable[[Any], list[Any]]) -> Writer:
+    """A notebook nbformat writes, of the cells ``make_cells(nbformat.v4)`` gives."""
+
+    def write(path: Path) -> None:
+        import nbformat
+
+        notebook = nbformat.v4.new_notebook()
+        notebook.cells = make_cells(nbformat.v4)
+        nbformat.write(notebook, path)
+
+    return write
+
+
+def _output_cell(v4: Any, *outputs: Any) -> Any:
+    cell = v4.new_code_cell("show()", execution_count=1)
+    cell.outputs = list(outputs)
+    return cell
+
+
+def _huge_output(v4: Any) -> list[Any]:
+    text = "0123456789abcdef" * (8 << 16)  # 8 MiB printed by one cell
+    return [_output_cell(v4, v4.new_output("stream", name="stdout", text=text))]
+
+
+def _hostile_outputs(v4: Any) -> list[Any]:
+    bomb = base64.b64encode(png_header(100_000, 100_000, b"")).decode()
+    svg = "<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>"
+    return [
+        _output_cell(
+            v4,
+            v4.new_output("display_data", data={"image/png": "@@not base64@@"}),
+            v4.new_output("display_data", data={"image/png": bomb}),
+            v4.new_output("display_data", data={"image/svg+xml": svg}),
+            v4.new_output("display_data", data={"text/html": "<table>" * 5_000}),
+            v4.new_output("error", ename="E", evalue="v", traceback=["\x1b[31m" * 9]),
+        )
+    ]
+
+
+def _drawings_everywhere(v4: Any) -> list[Any]:
+    """Twice the diagrams and fifty times the formulas a page draws, across cells."""
+    formulas = " ".join(f"$x_{{{n}}}^2$" for n in range(1_000))
+    diagram = "```mermaid\nflowchart LR\n  A[Load] --> B[Clean] --> C[Plot]\n```"
+    return [v4.new_markdown_cell(f"{formulas}\n\n{diagram}") for _ in range(100)]
+
+
 CASES: tuple[Case, ...] = (
     # JSON
     Case("wide-array.json", "json", _write_text(_wide_json), loads=True),
@@ -414,6 +461,28 @@ CASES: tuple[Case, ...] = (
         "html",
         _write_text('<meta charset="hex"><p>hello</p>'),
         loads=True,
+    ),
+    # Jupyter notebooks
+    Case("huge-output.ipynb", "notebook", _notebook(_huge_output), 60.0, loads=True),
+    Case(
+        "ten-thousand-cells.ipynb",
+        "notebook",
+        _notebook(lambda v4: [v4.new_code_cell(f"x = {n}") for n in range(10_000)]),
+        60.0,
+        loads=True,
+    ),
+    Case("hostile-outputs.ipynb", "notebook", _notebook(_hostile_outputs), loads=True),
+    Case(
+        "drawings-everywhere.ipynb",
+        "notebook",
+        _notebook(_drawings_everywhere),
+        60.0,
+        loads=True,
+    ),
+    Case(
+        "deep.ipynb",
+        "notebook",
+        _write_bytes(b'{"cells": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
     ),
 )
 

@@ -55,6 +55,7 @@ def _import_families() -> None:
         "previewers.image.widget",
         "previewers.media.player",
         "previewers.pdf.widget",
+        "previewers.notebook.widget",
         "previewers.fallback.card",
         "pymupdf",
     ):
@@ -96,11 +97,12 @@ def main(
     from previewers.registry import choose
     from previewers.source import PreviewSource
 
-    # A page or an SVG: the app starts the web engine at an idle moment once
+    # A page, an SVG or a notebook: the app starts the web engine at an idle moment once
     # a conversation holds such a card; its cost is reported on its own.
     engine_ms: float | None = None
     with open_verified(path) as ahead:
-        web = choose(PreviewSource.from_file(path, ahead)).name in ("html", "svg")
+        shown_by = choose(PreviewSource.from_file(path, ahead)).name
+        web = shown_by in ("html", "svg", "notebook")
     if web:
         from previewers.web import prepare_web_engine
 

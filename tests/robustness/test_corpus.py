@@ -20,8 +20,8 @@ the growth and the time to settle, per file and per class.
 A page or an SVG is opened with the web engine already started, as the app
 starts it once one is in sight (the probe reports that start on its own).
 
-HTML cases need QtWebEngine, which cannot sandbox as root: they skip there
-(``webengine``).
+HTML and notebook cases need QtWebEngine, which cannot sandbox as root: they
+skip there (``webengine``).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
 
 def _case_param(case: Case) -> object:
     marks: list[pytest.MarkDecorator] = []
-    if case.kind == "html":
+    if case.kind in ("html", "notebook"):
         marks.append(pytest.mark.webengine)
         marks.append(
             pytest.mark.skipif(ROOT_USER, reason="QtWebEngine cannot sandbox as root")

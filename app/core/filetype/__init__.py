@@ -22,6 +22,7 @@ from app.core.filetype.names import (
 )
 from app.core.filetype.signatures import (
     HEAD_SIZE,
+    NOTEBOOK_MIME,
     OCTET_STREAM,
     TAG_LIMIT,
     ReadAt,
@@ -45,6 +46,7 @@ __all__ = [
     "BOMS",
     "EMPTY_MIME",
     "HEAD_SIZE",
+    "NOTEBOOK_MIME",
     "OCTET_STREAM",
     "PDF_MIME",
     "SINGLE_BYTE_COMMON",
@@ -100,6 +102,11 @@ class FileType:
     @property
     def is_svg(self) -> bool:
         return self.mime == SVG_MIME
+
+    @property
+    def is_notebook(self) -> bool:
+        """A Jupyter notebook, by its bytes or its ``.ipynb`` name (JSON text)."""
+        return self.mime == NOTEBOOK_MIME
 
 
 def _family(mime: str) -> Kind:

@@ -54,7 +54,9 @@ _SUFFIX_KINDS: Mapping[str, Kind] = MappingProxyType(
             (".txt", ".log", ".text", ".rst", ".ini", ".cfg", ".conf", ".out", ".err"),
             Kind.TEXT,
         ),
-        **dict.fromkeys((".json", ".jsonl", ".ndjson", ".geojson"), Kind.JSON),
+        **dict.fromkeys(
+            (".json", ".jsonl", ".ndjson", ".geojson", ".ipynb"), Kind.JSON
+        ),
         **dict.fromkeys((".csv", ".tsv", ".tab"), Kind.CSV),
         **dict.fromkeys(
             (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".svg"),
@@ -100,6 +102,7 @@ _SUFFIX_MIMES: Mapping[str, str] = MappingProxyType(
         ".rst": "text/x-rst",
         **dict.fromkeys((".json", ".geojson"), "application/json"),
         **dict.fromkeys((".jsonl", ".ndjson"), "application/jsonl"),
+        ".ipynb": "application/x-ipynb+json",
         ".csv": "text/csv",
         **dict.fromkeys((".tsv", ".tab"), "text/tab-separated-values"),
         ".vtt": "text/vtt",

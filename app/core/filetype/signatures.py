@@ -321,14 +321,48 @@ def _svg_root(head: bytes) -> bool | None:
     return False
 
 
+# A Jupyter notebook is a JSON object. Writers that sort keys (nbformat, so
+# Jupyter and VS Code) put "cells" first and "nbformat" last, after every
+# cell; others (Colab, the version 3 format) name "nbformat" near the top.
+NOTEBOOK_MIME = "application/x-ipynb+json"
+_NOTEBOOK_FORMAT = re.compile(rb'"nbformat"\s*:\s*[0-9]')
+_NOTEBOOK_CELLS = re.compile(rb'\{\s*"cells"\s*:\s*\[\s*\{')
+_NOTEBOOK_CELL_TYPE = re.compile(rb'"cell_type"\s*:\s*"')
+NOTEBOOK_SNIFF_LIMIT = 64 * 1024
+"""How far into a file that opens with a list of cells a cell type is looked for
+(a first cell's attached images come before its type)."""
+
+
+def _is_notebook(text: bytes, head: bytes, read: ReadAt | None) -> bool:
+    """Whether a text that starts with ``{`` reads as the head of a notebook."""
+    if _NOTEBOOK_FORMAT.search(text):
+        return True
+    if _NOTEBOOK_CELLS.match(text) is None:
+        return False
+    if _NOTEBOOK_CELL_TYPE.search(text):
+        return True
+    if read is None or len(head) < HEAD_SIZE:
+        return False
+    return (
+        _NOTEBOOK_CELL_TYPE.search(_as_utf8(read(NOTEBOOK_SNIFF_LIMIT, 0))) is not None
+    )
+
+
 def sniff_text(head: bytes, read: ReadAt | None = None) -> Match | None:
-    """HTML or SVG recognised in a text head, or None.
+    """HTML, SVG or a Jupyter notebook recognised in a text head, or None.
 
     SVG is told by its root element, after whatever prolog comes first (a
     DOCTYPE, comments, a UTF-16 byte order mark); a prolog longer than the
-    head is read on through ``read``, up to ``SVG_PROLOG_LIMIT`` bytes.
+    head is read on through ``read``, up to ``SVG_PROLOG_LIMIT`` bytes. A
+    notebook is a JSON object that names its format version, or whose first
+    member is a list of cells.
     """
-    stripped = _as_utf8(head).lstrip()[:256].lower()
+    text = _as_utf8(head).lstrip()
+    if text.startswith(b"{"):
+        if _is_notebook(text, head, read):
+            return Match(NOTEBOOK_MIME, "Jupyter notebook (JSON)")
+        return None
+    stripped = text[:256].lower()
     if stripped.startswith((b"<!doctype html", b"<html")):
         return Match("text/html", "HTML document")
     if not stripped.startswith(b"<"):

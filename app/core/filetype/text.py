@@ -40,6 +40,7 @@ _TEXTUAL_APPLICATION = frozenset(
     {
         "application/json",
         "application/jsonl",
+        "application/x-ipynb+json",
         "application/xml",
         "application/javascript",
         "application/x-sh",

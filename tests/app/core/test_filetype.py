@@ -563,3 +563,81 @@ def test_words_no_language_writes_that_way_are_implausible() -> None:
     title = DECLARATIONS["ru"].title.upper()
     assert implausible_share(title) == 0
     assert implausible_share(title.split()[-1][:1] * 3) == 0
+
+
+# Jupyter notebooks ------------------------------------------------------------
+
+
+def _notebook_text(version: int = 4, cells: int = 2) -> bytes:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell(f"# Part {n}") for n in range(cells - 1)
+    ] + [nbformat.v4.new_code_cell("print(1)")]
+    return nbformat.writes(notebook, version=version).encode()
+
+
+@pytest.mark.parametrize("version", [3, 4])
+def test_a_notebook_is_told_by_its_bytes_whatever_its_name(version: int) -> None:
+    data = _notebook_text(version)
+    for name in ("analysis.ipynb", "analysis.json", "analysis.txt", "analysis"):
+        found = detect(data[: filetype.HEAD_SIZE], name)
+        assert found.is_notebook, name
+        assert found.mime == filetype.NOTEBOOK_MIME
+        assert found.text
+    assert detect(data, "analysis.json").kind is Kind.JSON
+
+
+def test_a_notebook_whose_cells_fill_the_head_is_told_by_its_first_cell() -> None:
+    # nbformat sorts keys: "cells" comes first and "nbformat" after every cell.
+    data = _notebook_text(4, cells=400)
+    head = data[: filetype.HEAD_SIZE]
+    assert b'"nbformat"' not in head
+    assert detect(head, "analysis.json").is_notebook
+
+
+def test_a_first_cell_whose_attachment_fills_the_head_is_read_on() -> None:
+    import base64
+
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    picture = base64.b64encode(bytes(range(256)) * 40).decode()
+    cell = nbformat.v4.new_markdown_cell("![a](attachment:a.png)")
+    cell["attachments"] = {"a.png": {"image/png": picture}}
+    notebook.cells = [cell]
+    data = nbformat.writes(notebook).encode()
+    head = data[: filetype.HEAD_SIZE]
+    assert b'"cell_type"' not in head
+
+    def read(size: int, offset: int) -> bytes:
+        return data[offset : offset + size]
+
+    assert detect(head, "a.json", read=read).is_notebook
+    assert not detect(head, "a.json").is_notebook  # nothing unseen is guessed
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"cells": [1, 2, 3]}',
+        b'{"cells": [{"row": 1, "value": "a"}]}',
+        b'{"metadata": {"kernelspec": {}}, "rows": []}',
+        b'[{"nbformat": 4}]',
+        b'"nbformat": 4',
+    ],
+)
+def test_other_json_is_no_notebook(data: bytes) -> None:
+    assert not detect(data, "data.json").is_notebook
+    assert detect(data, "data.json").kind is Kind.JSON
+
+
+def test_the_ipynb_name_makes_a_notebook_of_json_text_only() -> None:
+    assert kind_from_name("analysis.ipynb") is Kind.JSON
+    named = detect(b'{"anything": true}', "analysis.ipynb")
+    assert named.is_notebook and named.kind is Kind.JSON
+    assert not detect(PNG, "analysis.ipynb").is_notebook
+    # Not text: the JSON parser says where, as for any JSON file.
+    binary = detect(b"\x00\x01\x02\xff" * 8, "analysis.ipynb")
+    assert binary.kind is Kind.JSON and not binary.text

@@ -1,4 +1,4 @@
-"""Byte counts through Pillow's histogram, and blocks worked on two threads in order."""
+"""Byte counts in vector loops, and blocks worked on two threads in order."""
 
 from __future__ import annotations
 
@@ -8,17 +8,21 @@ import time
 
 import pytest
 
-from app.formats.byte_count import byte_histogram, count_byte, in_order
+from app.formats.byte_count import count_byte, in_order
 
 
 @pytest.mark.parametrize("size", [0, 1, 100, 16 * 1024 - 1, 16 * 1024, 3 << 20])
 def test_counts_equal_bytes_count_for_every_value(size):
     data = os.urandom(size)
-    histogram = byte_histogram(data)
-    assert histogram == [data.count(value) for value in range(256)]
-    assert all(
-        count_byte(data, value) == data.count(value) for value in (0, 10, 34, 255)
-    )
+    assert [count_byte(data, value) for value in range(256)] == [
+        data.count(value) for value in range(256)
+    ]
+
+
+@pytest.mark.parametrize(("start", "end"), [(0, 5), (7, 3), (100, None), (3, 10**9)])
+def test_a_range_is_counted_like_bytes_count(start, end):
+    data = b"a\nb\n\n" * 100
+    assert count_byte(data, 10, start, end) == data.count(b"\n", start, end)
 
 
 def test_a_text_block_is_counted_like_bytes_count():

@@ -383,3 +383,82 @@ def test_a_long_array_is_indented_in_parts_to_the_same_text(
     assert len(calls) == 5 and max(calls) <= json_load._PRETTY_PART
     for short in ([], [1], list(range(json_load._PRETTY_PART))):
         assert pretty_json(short) == real(short, option=orjson.OPT_INDENT_2).decode()
+
+
+# -- raw children: the top container read by msgspec, children parsed when shown --
+
+
+def _tree(value: object) -> object:
+    """The plain value behind a tree: every node's children walked and rebuilt."""
+    parent = node(value)
+    if parent.kind == "object":
+        return {child.key: _tree(child.value) for child in children(parent)}
+    if parent.kind == "array":
+        return [_tree(child.value) for child in children(parent)]
+    return value
+
+
+def _orders(count: int) -> dict[str, object]:
+    return {
+        "orders": [
+            {
+                "id": n,
+                "customer": {"name": f"Kunde {n} \u00e9\u212a", "vip": n % 3 == 0},
+                "items": [{"sku": f"SKU-{n}-{m}", "price": n * 0.25} for m in range(3)],
+                "note": None if n % 2 else 'two\nlines, "quoted"',
+            }
+            for n in range(count)
+        ],
+        "count": count,
+        "empty": {"list": [], "object": {}},
+    }
+
+
+def test_raw_children_build_the_same_tree_and_text_as_a_full_parse(monkeypatch):
+    monkeypatch.setattr(json_load, "_RAW_NESTED", 1024)
+    value = _orders(400)
+    data = json.dumps(value, ensure_ascii=False).encode()
+    result = json_load.load_json_raw(data)
+    assert isinstance(result, JsonDocument) and not result.checked
+    top = result.value
+    assert isinstance(top, json_load.RawContainer)
+    assert isinstance(top.value(0), json_load.RawContainer)  # the big array
+    assert _tree(top) == value
+    assert pretty_json(top) == pretty_json(value)
+    assert [child.key for child in children(node(top))] == ["orders", "count", "empty"]
+
+
+def test_raw_children_of_a_top_array(monkeypatch):
+    monkeypatch.setattr(json_load, "_RAW_NESTED", 64)
+    value = [_orders(3), [[1, 2], {"a": "b" * 100}], "text", 1.5, None, True]
+    data = b"\xef\xbb\xbf " + json.dumps(value).encode() + b"\n"
+    result = json_load.load_json_raw(data)
+    assert isinstance(result, JsonDocument)
+    assert _tree(result.value) == value
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"[1, NaN]",
+        b"[1, 1e400]",
+        b"[1, 12345678901234567890123]",
+        b'{"a": [1, 2}',
+        b'["\\ud800"]',
+        b'"just a string"',
+        b"42",
+        json.dumps([1, 2]).encode("utf-16"),
+    ],
+)
+def test_what_orjson_would_refuse_or_round_takes_the_checked_path(data):
+    assert json_load.load_json_raw(data) is None
+    # The path it falls back to still says what is wrong, or warns.
+    assert isinstance(load_json(data), (JsonDocument, JsonProblem))
+
+
+def test_a_repeated_key_under_raw_children_keeps_the_last_and_is_noted():
+    data = b'{"a": 1, "b": [1, 2], "a": {"x": 2}}'
+    result = json_load.load_json_raw(data)
+    assert isinstance(result, JsonDocument)
+    assert _tree(result.value) == {"a": {"x": 2}, "b": [1, 2]}
+    assert check_json(data) == ("Duplicate key $.a: the last value is kept.",)

@@ -316,3 +316,45 @@ def test_a_local_file_is_counted_on_two_threads(several_blocks, monkeypatch):
     path, lines = several_blocks
     assert index_of(path).total_lines == len(lines)
     assert used == [2]
+
+
+def grep_matches(path, needle: str, *flags: str) -> int:
+    """How many matches ``grep -oF`` prints, in the C locale (bytes, ASCII folding)."""
+    done = subprocess.run(
+        ["grep", "-oF", *flags, "--", needle, str(path)],
+        capture_output=True,
+        check=False,
+        env={**os.environ, "LC_ALL": "C"},
+    )
+    return len(done.stdout.splitlines())
+
+
+@pytest.mark.skipif(
+    shutil.which("grep") is None or shutil.which("wc") is None,
+    reason="needs grep and wc",
+)
+def test_crlf_kelvin_and_no_final_newline_agree_with_grep_and_wc(tmp_path):
+    rng = random.Random(11)
+    words = ["Kelvin", "\u212aelvin", "kELVIN", "k\u00e9lvin", "K", "\u212a", "xyz"]
+    lines = [
+        " ".join(rng.choice(words) for _ in range(rng.randint(0, 40)))
+        for _ in range(30_000)
+    ]
+    path = tmp_path / "crlf.log"
+    path.write_bytes("\r\n".join(lines).encode())  # no line end after the last
+    assert path.stat().st_size > 3 * BLOCK_BYTES
+    index = index_of(path)
+    wc = subprocess.run(["wc", "-l", str(path)], capture_output=True, check=True)
+    assert index.total_lines == int(wc.stdout.split()[0]) + 1 == len(lines)
+    for needle in ("kelvin", "k", "K", "LVIN"):
+        for case_sensitive, flags in ((False, ("-i",)), (True, ())):
+            expected = grep_matches(path, needle, *flags)
+            assert index.count(needle, case_sensitive=case_sensitive) == expected
+    # The Kelvin sign is not "k" when case is ignored, as in grep's C locale.
+    text = "\r\n".join(lines)
+    assert index.count("kelvin") == text.encode().lower().count(b"kelvin")
+    assert index.count("kelvin") < text.casefold().count("kelvin")
+    last = max(n for n, line in enumerate(lines) if "kELVIN" in line)
+    found = index.find("kELVIN", len(lines), backward=True, case_sensitive=True)
+    assert found is not None and found[0] == last
+    assert index.lines(len(lines) - 1, 1) == [lines[-1]]

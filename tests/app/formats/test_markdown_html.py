@@ -138,3 +138,23 @@ def test_a_normal_document_is_rendered_whole() -> None:
     rendered = render_markdown(text)
     assert rendered.blocks_left_out == 0
     assert rendered.html == render_markdown(text, max_blocks=None).html
+
+
+def test_a_pages_headings_carry_prefixed_ids_that_its_anchor_links_name() -> None:
+    rendered = render_markdown("# Exports\n\nSee [exports](#exports).\n", page=True)
+    assert '<h1 id="heading-exports">Exports</h1>' in rendered.html
+    assert '<a href="#heading-exports">exports</a>' in rendered.html
+    # No element is named like a global a library script looks for.
+    assert 'id="exports"' not in rendered.html
+    assert rendered.links == ("#exports",)
+
+
+def test_a_page_names_each_image_by_the_key_it_is_served_under() -> None:
+    rendered = render_markdown(
+        "![chart](chart.png) ![secret](/etc/hosts)",
+        page=True,
+        image_keys=["images/0", None],
+    )
+    assert '<img src="images/0" alt="chart">' in rendered.html
+    assert '<span class="missing-image">[secret]</span>' in rendered.html
+    assert "/etc/hosts" not in rendered.html and "mdimg:" not in rendered.html

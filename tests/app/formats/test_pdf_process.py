@@ -19,7 +19,7 @@ from app.formats.pdf_process import (
     WorkerCrashedError,
     WorkerStartError,
 )
-from app.formats.pdf_worker import WORKER_ARGUMENT
+from app.formats.pdf_role import WORKER_ARGUMENT
 
 
 def _pdf() -> bytes:
