@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.core.policy import PermissionMode, current_policy
+from app.core.trust.policy import PermissionMode, current_policy
 from app.mcp.main import add_mcp_command
 
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ def _validate(args: argparse.Namespace) -> int:
     or policy file (nothing was checked). An ``ssh://`` workspace is checked
     over SFTP, with the same codes and JSON.
     """
-    from app.core.declare import DeclarationError, declare
-    from app.remote.address import is_remote_address
+    from app.core.trust.declare import DeclarationError, declare
+    from app.ssh.address import is_remote_address
 
     if is_remote_address(args.workspace):
         return _validate_remote(args)
@@ -67,9 +67,9 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _validate_remote(args: argparse.Namespace) -> int:
-    from app.core.declare import DeclarationError
-    from app.remote.errors import RemoteError
+    from app.core.trust.declare import DeclarationError
     from app.remote.manager import RemoteManager
+    from app.ssh.errors import RemoteError
 
     # Headless: a host key must already be in known_hosts, and only keys and
     # the ssh agent log in; anything else is refused with what to do.
@@ -139,7 +139,7 @@ def _handed_over(args: argparse.Namespace, data_dir: Path, request: object) -> b
 
 def _open(args: argparse.Namespace) -> int:
     """Open the window on the stored conversations, or raise the one that is open."""
-    from app.core.notify import OpenRequest
+    from app.core.channel.notify import OpenRequest
     from app.core.store import Store
 
     data_dir = _data_dir(args)
@@ -165,7 +165,7 @@ def _view(args: argparse.Namespace) -> int:
     With no file (the application menu starts ``view %F`` with none), open
     the window on the stored conversations instead.
     """
-    from app.core.notify import ViewRequest
+    from app.core.channel.notify import ViewRequest
     from app.core.store import Store
 
     if not args.paths:
@@ -192,7 +192,7 @@ def _view(args: argparse.Namespace) -> int:
 
 def view_refusals(paths: Sequence[str], workspace: Path) -> list[str]:
     """Why each of ``paths`` would not be shown by a viewer (none: all would)."""
-    from app.core.revalidate import check_path, open_refusal
+    from app.core.trust.revalidate import check_path, open_refusal
 
     policy = current_policy(workspace)
     refusals: list[str] = []
@@ -213,7 +213,7 @@ def _print_refusals(refusals: Sequence[str]) -> None:
 def _chat(args: argparse.Namespace) -> int:
     """Start a conversation with a live model in ``--workspace``."""
     from app.core.store import Store
-    from app.remote.address import is_remote_address
+    from app.ssh.address import is_remote_address
 
     if is_remote_address(args.workspace):
         return _chat_remote(args)
@@ -252,7 +252,7 @@ def _chat_remote(args: argparse.Namespace) -> int:
     can be cancelled; once connected, a new conversation starts there.
     """
     from app.core.store import Store
-    from app.remote.address import AddressError, parse_address
+    from app.ssh.address import AddressError, parse_address
 
     try:
         parse_address(args.workspace)

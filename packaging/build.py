@@ -36,6 +36,7 @@ from elf_files import (  # noqa: E402
     needed,
     strip_safely,
 )
+from icu_data import icu_calls, trim, unknown_calls  # noqa: E402
 from licensing import TEXTS, LicenceError, collect  # noqa: E402
 
 BUILD = ROOT / "build" / "packaging"
@@ -54,8 +55,12 @@ WEB_ENGINE_FILES = (
     "_internal/PySide6/Qt/resources/v8_context_snapshot.bin",
     "_internal/PySide6/Qt/translations/qtwebengine_locales/en-US.pak",
 )
-# Top-level packages that must not be in the bundle (pymupdf 2's extras).
-TRIMMED_PACKAGES = ("numpy", "onnxruntime", "networkx", "pymupdf4llm")
+# Where Qt's ICU data is, which the build trims to what Qt reads
+# (packaging/icu_data.py).
+QT_LIBRARIES = "_internal/PySide6/Qt/lib"
+# Top-level packages that must not be in the bundle (pymupdf 2's extras and
+# its font subsetter's library).
+TRIMMED_PACKAGES = ("numpy", "onnxruntime", "networkx", "pymupdf4llm", "fontTools")
 
 
 class BuildError(RuntimeError):
@@ -95,7 +100,22 @@ def freeze() -> Path:
     app = bundle / "deliverables"
     saved = strip_bundle(app)
     print(f"stripped the bundle's libraries: {saved / 1e6:.1f} MB saved")
+    check_icu_calls(app)
+    saved = sum(trim(path) for path in (app / QT_LIBRARIES).glob("libicudata.so.*"))
+    if not saved:
+        raise BuildError(f"no ICU data to trim in {QT_LIBRARIES}")
+    print(f"left out the ICU data Qt never reads: {saved / 1e6:.1f} MB saved")
     return app
+
+
+def check_icu_calls(app: Path) -> None:
+    """Fail if a bundled library calls an ICU function the trimmed data was not
+    checked for: it might read a part of the data that was left out."""
+    if unknown := unknown_calls(icu_calls(elf_files(app))):
+        raise BuildError(
+            "ICU functions outside packaging/icu_data.py's QT_CALLS are called,"
+            f" which may read data the build leaves out: {unknown}"
+        )
 
 
 def _frozen_modules(workpath: Path) -> set[str]:
@@ -137,7 +157,11 @@ def check_bundle(app: Path, modules: Iterable[str]) -> None:
 
 def check_web_libraries(folder: Path) -> None:
     """Fail unless the bundled browser libraries are there, each as recorded."""
-    from app.core.web_libraries import CatalogueError, load_catalogue, verify_catalogue
+    from app.core.serve.web_libraries import (
+        CatalogueError,
+        load_catalogue,
+        verify_catalogue,
+    )
 
     try:
         problems = verify_catalogue(load_catalogue(folder))

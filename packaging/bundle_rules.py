@@ -28,6 +28,14 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "ruff",
     "importlinter",
     "readline",
+    # Terminal screens: the app draws none, and the module links ncurses.
+    "curses",
+    "_curses",
+    "_curses_panel",
+    # Font tools reach the bundle only through PyMuPDF's font subsetting,
+    # which the app never asks for (it reads PDFs, never writes them); the
+    # test-time generators install the package (matplotlib, fpdf2).
+    "fontTools",
     # bzip2's library has another name on rpm systems (libbz2.so.1, not
     # .1.0); nothing the app reads is bzip2-compressed, and zipfile and
     # tarfile work without the module.

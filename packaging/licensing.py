@@ -27,6 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.requirements import Requirement
+
 PACKAGING = Path(__file__).resolve().parent
 ROOT = PACKAGING.parent
 TEXTS = PACKAGING / "licenses"
@@ -35,6 +37,8 @@ MANIFEST = "manifest.json"
 PROJECT = "deliverables"
 PYTHON = "Python"
 PYINSTALLER = "pyinstaller"
+# The project's extras whose distributions may be frozen into the bundle.
+RUNTIME_EXTRAS = ("", "ollama", "openai", "anthropic")
 # Names a distribution gives its licence texts when its metadata lists none.
 _LICENCE_NAME = re.compile(r"(LICEN[CS]E|COPYING|NOTICE)", re.IGNORECASE)
 
@@ -65,6 +69,31 @@ def _distributions() -> dict[str, importlib.metadata.Distribution]:
     for dist in importlib.metadata.distributions():
         found.setdefault(_key(dist.metadata["Name"]), dist)
     return found
+
+
+def runtime_closure(dists: dict[str, importlib.metadata.Distribution]) -> set[str]:
+    """The project and every distribution it needs at run time, by its metadata.
+
+    Of the extras only the chat providers' count (the spec freezes a
+    provider when the build's virtualenv has it); what ``dev`` and
+    ``packaging`` bring is for building and testing, never for the app's users.
+    """
+    needed = {PROJECT}
+    waiting = [PROJECT]
+    while waiting:
+        dist = dists.get(waiting.pop())
+        for line in (dist.requires or []) if dist is not None else []:
+            requirement = Requirement(line)
+            marker = requirement.marker
+            if marker is not None and not any(
+                marker.evaluate({"extra": extra}) for extra in RUNTIME_EXTRAS
+            ):
+                continue
+            key = _key(requirement.name)
+            if key not in needed:
+                needed.add(key)
+                waiting.append(key)
+    return needed
 
 
 def owners(
@@ -205,10 +234,18 @@ def _python_part() -> Part:
 
 
 def problems(
-    parts: Sequence[Part], unowned: Iterable[str], places: Iterable[str]
+    parts: Sequence[Part],
+    unowned: Iterable[str],
+    places: Iterable[str],
+    strays: Iterable[str] = (),
 ) -> list[str]:
     """What keeps the bundle from shipping with its licences, one line each."""
     found = [f"{place}: belongs to no distribution or component" for place in unowned]
+    found += [
+        f"{name}: frozen into the bundle, but the app does not require it"
+        " (a build or test tool reached through an optional import?)"
+        for name in sorted(strays)
+    ]
     places = list(places)
     for part in parts:
         readable = [p for p in part.texts if p.is_file() and p.stat().st_size > 0]
@@ -270,8 +307,9 @@ def collect(workpath: Path, target: Path, header: str) -> list[Part]:
             unowned.append(f"{place} ({source})")
         else:
             used.add(owner)
+    strays = used - runtime_closure(dists) - {PYINSTALLER, PYTHON}
     parts = load_parts(used, dists)
-    if found := problems(parts, unowned, places):
+    if found := problems(parts, unowned, places, strays):
         raise LicenceError("\n  ".join(["the bundle's licences:", *found]))
     write_folder(parts, target, header)
     return parts

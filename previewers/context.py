@@ -19,8 +19,8 @@ from typing import Protocol
 
 from PySide6.QtGui import QPalette
 
-from app.core.paths import is_within
-from app.core.policy import Policy, current_policy
+from app.core.trust.paths import is_within
+from app.core.trust.policy import Policy, current_policy
 
 PolicyProvider = Callable[[], Policy]
 
@@ -43,7 +43,7 @@ class RemoteFiles(Protocol):
 
     A preview of a remote file never looks at the local disk for the files it
     names: its root is a remote folder, and a page's dependencies come through
-    ``fetch_dependency`` (``app.core.html_bind.Fetch``: same limits, policy
+    ``fetch_dependency`` (``app.core.serve.html_bind.Fetch``: same limits, policy
     already checked by the binder).
     """
 
@@ -78,11 +78,9 @@ class PreviewContext:
         """The real workspace root holding ``path``, or "" when it lies outside."""
         if self.remote is not None:
             # Remote paths are the server's, resolved there: no local lookup.
-            from app.remote.files import within  # asyncssh loads only for remote
-
             root = self.remote.root
             folder = posixpath.dirname(posixpath.normpath(path))
-            return root if within(folder, root) else ""
+            return root if is_within(folder, root, sep="/") else ""
         if self.root is None:
             return ""
         real_root = os.path.realpath(self.root)

@@ -28,12 +28,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.filetype import HEAD_SIZE, Kind, detect
-from app.core.html_bind import Skip, check_dependency_size
-from app.core.manifest import MAX_BUNDLE_BYTES, MAX_DEPENDENCY_BYTES
-from app.core.names import display_name
-from app.core.policy import Policy
-from app.core.safeio import Identity, SafeOpenError, VerifiedFile
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
+from app.core.serve.html_bind import Skip, check_dependency_size
+from app.core.serve.manifest import MAX_BUNDLE_BYTES, MAX_DEPENDENCY_BYTES
+from app.core.trust.display_names import display_name
+from app.core.trust.paths import is_within
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
 from app.formats.json_load import JSON_SIZE_LIMIT
 from app.formats.pdf_doc import MAX_PDF_BYTES
 from app.formats.text_pages import (
@@ -42,11 +43,11 @@ from app.formats.text_pages import (
     FencedReader,
     ReaderFile,
 )
-from app.remote.errors import Failure, RemoteError
-from app.remote.files import RemoteIdentity, within
+from app.remote.files import RemoteIdentity
 from app.remote.paging import RemoteFencedReader
 from app.remote.snapshot import changed
 from app.remote.workspace import RemoteWorkspace
+from app.ssh.errors import Failure, RemoteError
 from previewers.context import STANDALONE, PreviewContext
 from previewers.markdown.document import MARKDOWN_LIMIT
 from previewers.registry import REGISTRY, Previewer, PreviewerRegistry
@@ -329,7 +330,7 @@ def _prepare(
     registry: PreviewerRegistry,
 ) -> RemotePreview:
     path = posixpath.normpath(path)
-    if not posixpath.isabs(path) or not within(path, workspace.root):
+    if not posixpath.isabs(path) or not is_within(path, workspace.root, sep="/"):
         raise SafeOpenError("outside", "the file is outside the remote workspace")
     policy = waits.wait(workspace.policy())
     rule = policy.denying_rule(path)

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from app.core.filetype import HEAD_SIZE, FileType, Kind, detect
-from app.core.names import display_name
-from app.core.safeio import Identity, VerifiedFile
+from app.core.trust.display_names import display_name
+from app.core.trust.safeio import Identity, VerifiedFile
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 

@@ -6,7 +6,7 @@ against the registry's ``integrity`` (SHA-512), and the files a page loads from
 a CDN are copied out with the package's licence. ``manifest.json`` records, per
 library, the npm package, version, tarball integrity, licence, every file with
 its SHA-256 and MIME type, and the CDN URL patterns that map to it; the app's
-``app.core.web_libraries`` reads nothing else. Standard library only, so it
+``app.core.serve.web_libraries`` reads nothing else. Standard library only, so it
 runs before the project is installed.
 
 To update a library, change its version in ``web_library_pins.py``, run this script

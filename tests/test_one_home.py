@@ -126,15 +126,19 @@ def test_each_shared_helper_is_defined_once() -> None:
     assert {name: defined[name] for name in shared} == dict.fromkeys(shared, 1)
 
 
+CONTAINMENT_NAMES = ("is_within", "within", "inside", "is_inside", "is_below")
+
+
 def test_no_private_copy_of_the_containment_helper() -> None:
-    # A helper named for containment must ask is_within, not answer itself.
+    # A helper named for containment must ask is_within, not answer itself;
+    # paths of a remote host ask it too, with their separator (sep="/").
     copies = [
         f"{path}:{node.lineno} {node.name}"
         for path, tree in _sources()
-        if path != Path("app/core/paths.py")
+        if path != Path("app/core/trust/paths.py")
         for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef)
-        and node.name.lstrip("_").startswith(("is_within", "inside", "is_inside"))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name.lstrip("_").startswith(CONTAINMENT_NAMES)
         and not any(
             isinstance(call, ast.Name) and call.id == "is_within"
             for call in ast.walk(node)

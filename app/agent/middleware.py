@@ -14,9 +14,9 @@ from langchain.agents.middleware import (
 from langchain_core.messages import AnyMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
-from app.agent.host_calls import offers_show_image
-from app.agent.specs import SHOW_IMAGE
 from app.agent.tools import AgentSession
+from app.tools.host_calls import offers_show_image
+from app.tools.specs import SHOW_IMAGE
 
 _Handler = Callable[[ModelRequest[None]], ModelResponse[Any]]
 

@@ -7,15 +7,15 @@ from contextlib import contextmanager
 
 from langchain_core.tools import ToolException
 
-from app.agent.specs import LIST_LIMIT, outside_text
-from app.core.beneath import OutsideRootError
-from app.core.policy import Policy
-from app.core.safeio import SafeOpenError
+from app.core.trust.beneath import OutsideRootError
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import SafeOpenError
 from app.remote import agent_files
 from app.remote.agent_files import DeniedPathError
-from app.remote.errors import Failure, RemoteError
 from app.remote.files import lexical_path
 from app.remote.workspace import RemoteWorkspace
+from app.ssh.errors import Failure, RemoteError
+from app.tools.specs import LIST_LIMIT, outside_text
 
 
 @contextmanager

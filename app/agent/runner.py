@@ -33,10 +33,11 @@ from app.agent.events import (
 )
 from app.agent.middleware import make_middleware
 from app.agent.tools import SYSTEM_PROMPT, AgentSession, make_tools
-from app.core.change_rows import NewChange
-from app.core.changes import ChangeArtifact
+from app.core.changes.change import ChangeArtifact
+from app.core.chat.tool_names import PRESENT
 from app.core.store import Store
-from app.core.tool_names import PRESENT
+from app.core.store import messages as stored
+from app.core.store.change_rows import NewChange
 
 _LOG = logging.getLogger(__name__)
 
@@ -50,17 +51,58 @@ def stored_form(message: BaseMessage) -> tuple[dict[str, Any], str | None]:
     Artifacts never go into the message column. The artifact of a successful
     ``present`` is the record: the only place a record is ever written.
     """
-    data = messages_to_dict([message])[0]
     record: str | None = None
-    if isinstance(message, ToolMessage):
-        data["data"].pop("artifact", None)
-        if (
-            message.name == PRESENT
-            and message.status == "success"
-            and isinstance(message.artifact, str)
-        ):
-            record = message.artifact
-    return data, record
+    if (
+        isinstance(message, ToolMessage)
+        and message.name == PRESENT
+        and message.status == "success"
+        and isinstance(message.artifact, str)
+    ):
+        record = message.artifact
+    return stored.write(as_stored(message)), record
+
+
+def as_stored(message: BaseMessage) -> stored.Message:
+    """``message`` in the stored-message format, every field LangChain keeps.
+
+    The artifact of a tool message is left out: it is the host's, never the
+    model's, and is stored (if at all) beside the message.
+    """
+    extra = dict(message.additional_kwargs)
+    metadata = dict(message.response_metadata)
+    if message.type == "human":
+        return stored.HumanMessage(
+            message.content, message.id, message.name, extra, metadata
+        )
+    if isinstance(message, AIMessage) and message.type == "ai":
+        calls = tuple(
+            stored.ToolCall(call["id"], call["name"], dict(call["args"]))
+            for call in message.tool_calls
+        )
+        usage = message.usage_metadata
+        return stored.AIMessage(
+            message.content,
+            calls,
+            tuple(dict(call) for call in message.invalid_tool_calls),
+            dict(usage) if usage is not None else None,
+            message.id,
+            message.name,
+            extra,
+            metadata,
+        )
+    if isinstance(message, ToolMessage) and message.type == "tool":
+        return stored.ToolResult(
+            message.tool_call_id,
+            message.content,
+            message.name,
+            message.status,
+            message.id,
+            extra,
+            metadata,
+        )
+    # A kind the format does not model (a system prompt): kept as LangChain
+    # writes it.
+    return stored.OtherMessage(messages_to_dict([message])[0])
 
 
 def stored_changes(message: BaseMessage) -> tuple[NewChange, ...]:

@@ -12,8 +12,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
-from app.agent import host_calls
-from app.agent.specs import (
+from app.core.changes.change import BeforeState, ChangeArtifact
+from app.core.changes.edits import describe_write, read_before
+from app.core.trust.beneath import Beneath, OutsideRootError
+from app.core.trust.policy import PermissionMode, Policy, current_policy
+from app.core.trust.public_files import LinkRegistry
+from app.core.trust.safeio import SafeOpenError
+from app.tools import host_calls
+from app.tools.specs import (
     LIST_FILES,
     LIST_FILES_DESCRIPTION,
     LIST_FILES_SCHEMA,
@@ -31,18 +37,12 @@ from app.agent.specs import (
     outside_text,
     present_reply,
 )
-from app.agent.specs import LIST_LIMIT as LIST_LIMIT
+from app.tools.specs import LIST_LIMIT as LIST_LIMIT
 
 # Re-exported: the runner and tests know the tool order and names from here.
-from app.agent.specs import PRESENT as PRESENT
-from app.agent.specs import READ_LIMIT as READ_LIMIT
-from app.agent.specs import TOOL_ORDER as TOOL_ORDER
-from app.core.beneath import Beneath, OutsideRootError
-from app.core.changes import BeforeState, ChangeArtifact
-from app.core.edits import describe_write, read_before
-from app.core.policy import PermissionMode, Policy, current_policy
-from app.core.public_files import LinkRegistry
-from app.core.safeio import SafeOpenError
+from app.tools.specs import PRESENT as PRESENT
+from app.tools.specs import READ_LIMIT as READ_LIMIT
+from app.tools.specs import TOOL_ORDER as TOOL_ORDER
 
 if TYPE_CHECKING:
     from app.remote.workspace import RemoteWorkspace
@@ -202,7 +202,7 @@ def _relative(path: str, root: str) -> str:
 # -- workspace tools --------------------------------------------------------------
 #
 # Every file is reached through descriptors from the workspace root
-# (app.core.beneath): a folder swapped for a symlink mid-call cannot lead out.
+# (app.core.trust.beneath): a folder swapped for a symlink mid-call cannot lead out.
 
 
 def _list_files(session: AgentSession, arguments: dict[str, Any]) -> str:
@@ -338,7 +338,7 @@ def _write_file(
 
 # -- present and show_image --------------------------------------------------------
 #
-# Both run in app.agent.host_calls, shared with the MCP server.
+# Both run in app.tools.host_calls, shared with the MCP server.
 
 
 def _present(session: AgentSession, arguments: dict[str, Any]) -> tuple[str, str]:

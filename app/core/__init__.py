@@ -1,1 +1,5 @@
-"""Host core: records, checks, policy, safe file access, store; no Qt or LangChain."""
+"""Host core: no Qt, LangChain or SSH, in packages ordered by a layers contract.
+
+chat > changes > imported > store > serve | channel > trust > filetype: each imports
+only those below it (ADR 15).
+"""

@@ -12,9 +12,10 @@ from app.agent.events import RunEvent, RunFailed
 from app.agent.models import ScriptedChatModel
 from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
-from app.core.policy import Policy
-from app.core.public_files import LinkRegistry
 from app.core.store import Store
+from app.core.store.messages import kind_of
+from app.core.trust.policy import Policy
+from app.core.trust.public_files import LinkRegistry
 from app.demo.workspace import DemoWorkspace, build_demo_workspace
 
 DEMO_TITLE: Final = "Quarterly sales analysis (demo)"
@@ -113,8 +114,8 @@ def demo_script(demo: DemoWorkspace) -> list[AIMessage | Exception]:
 def _complete(store: Store, conversation_id: str) -> bool:
     """Whether an earlier demo conversation holds all three turns, answered."""
     messages = store.messages(conversation_id)
-    humans = sum(1 for m in messages if m.message.get("type") == "human")
-    return humans == len(USER_TURNS) and messages[-1].message.get("type") == "ai"
+    humans = sum(1 for m in messages if kind_of(m.message) == "human")
+    return humans == len(USER_TURNS) and kind_of(messages[-1].message) == "ai"
 
 
 def play_demo(

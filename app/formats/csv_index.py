@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from app.formats import byte_find
 from app.formats.byte_count import count_byte, in_order
 from app.formats.csv_header import plainly_header

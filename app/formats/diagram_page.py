@@ -27,9 +27,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.html_libraries import LibraryRefusedError, read_copy
-from app.core.manifest import MAX_BUNDLE_BYTES, Bundle, LeftOut, Resource
-from app.core.web_libraries import CatalogueError, bundled
+from app.core.serve.html_libraries import LibraryRefusedError, read_copy
+from app.core.serve.manifest import MAX_BUNDLE_BYTES, Bundle, LeftOut, Resource
+from app.core.serve.web_libraries import CatalogueError, bundled
 from app.formats.markdown_diagrams import MAX_DIAGRAM_CHARS, MAX_DIAGRAMS, MAX_FORMULAS
 from app.resources import resource_path
 

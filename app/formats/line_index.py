@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import closing
 
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from app.formats import byte_find
 from app.formats.byte_count import count_byte, in_order
 from app.formats.encoding import (

@@ -4,7 +4,7 @@ Parsing uses markdown-it's ``js-default`` preset, so raw HTML in the text stays
 literal, plus tables, strikethrough, task lists and math
 (``app.formats.markdown_diagrams``, with Mermaid fences). The HTML never names
 a file: each image becomes ``<img src="mdimg:N">`` and the caller decides, for
-image N, what to serve (``app.core.paths.image_target`` says where a source
+image N, what to serve (``app.core.trust.paths.image_target`` says where a source
 points and whether it may be read at all); a page names the key it binds
 image N under instead. For a page (``page=True``), diagrams and math become
 elements its script draws, and headings carry ids for the links to them.

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from app.core.safeio import Identity, VerifiedFile
+from app.core.trust.safeio import Identity, VerifiedFile
 from app.formats.encoding import (
     TextEncoding,
     char_boundary,

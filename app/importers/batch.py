@@ -7,10 +7,10 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from app.core.import_store import ImportConflictError
-from app.core.import_workspace import WorkspaceChoiceError
-from app.core.names import display_name
 from app.core.store import Store, StoreError
+from app.core.store.import_store import ImportConflictError
+from app.core.trust.display_names import display_name
+from app.core.trust.import_workspace import WorkspaceChoiceError
 from app.importers.session import ImportSummary, NotImportableError, import_transcript
 
 

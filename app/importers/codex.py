@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from app.core.changes import FileChange
+from app.core.changes.change import FileChange
 from app.importers.codex_changes import event_changes, patch_changes
 from app.importers.evidence import ChangeItem, Item, MessageItem
 from app.importers.lines import LineStats

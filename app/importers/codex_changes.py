@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.changes import FileChange, Operation
+from app.core.changes.change import FileChange, Operation
 from app.importers.evidence import Where, count_patch_lines, imported_change
 from app.importers.patch import PatchOp, parse_patch
 

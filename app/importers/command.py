@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from app.core.import_store import ImportConflictError
-from app.core.import_workspace import WorkspaceChoiceError, chosen_workspace
 from app.core.store import Store
+from app.core.store.import_store import ImportConflictError
+from app.core.trust.import_workspace import WorkspaceChoiceError, chosen_workspace
 from app.importers.discover import transcripts_in
 from app.importers.lines import Progress
 from app.importers.session import ImportSummary, NotImportableError, import_transcript
-from app.remote.address import is_remote_address
+from app.ssh.address import is_remote_address
 
 
 def _progress(name: str, stream: TextIO) -> Progress | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from app.core.safeio import SafeOpenError, open_verified
+from app.core.trust.safeio import SafeOpenError, open_verified
 from app.importers.claude import ClaudeParser
 from app.importers.codex import CodexParser
 from app.importers.evidence import MessageItem

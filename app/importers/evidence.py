@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.changes import (
+from app.core.changes.change import (
     MAX_TEXT_BEFORE,
     Before,
     FileChange,

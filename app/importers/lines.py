@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import orjson
 
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 
 # A line over this is counted as malformed and skipped without being kept:
 # one pasted image or file in a transcript must not hold the import's memory.

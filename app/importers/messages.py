@@ -1,10 +1,18 @@
-"""Stored-message dicts for imported turns, in the shape the chat and runner read."""
+"""Imported turns as stored messages: clipped to bounds, written by the format."""
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-from app.core.transcript import ENDED_WITHOUT_RESULT
+from app.core.store.messages import (
+    AIMessage,
+    HumanMessage,
+    Status,
+    ToolCall,
+    ToolResult,
+    ended_without_result,
+    write,
+)
 
 # Imported text is shown, not replayed in full: bounds keep the store and the
 # chat of a huge session about the size of one made here.
@@ -35,60 +43,21 @@ def clip_args(value: Any, depth: int = 0) -> Any:
 
 
 def human(text: str) -> dict[str, Any]:
-    return {
-        "type": "human",
-        "data": {
-            "content": clip(text, MAX_TEXT),
-            "additional_kwargs": {},
-            "response_metadata": {},
-            "type": "human",
-            "name": None,
-            "id": None,
-        },
-    }
+    return write(HumanMessage(clip(text, MAX_TEXT)))
 
 
 def ai(text: str, calls: list[tuple[str, str, Any]]) -> dict[str, Any]:
     """An assistant message; ``calls`` are (id, name, arguments)."""
-    tool_calls = [
-        {
-            "name": name,
-            "args": args if isinstance(args, dict) else {"input": args},
-            "id": call_id,
-            "type": "tool_call",
-        }
+    tool_calls = tuple(
+        ToolCall(call_id, name, args if isinstance(args, dict) else {"input": args})
         for call_id, name, args in calls
-    ]
-    return {
-        "type": "ai",
-        "data": {
-            "content": clip(text, MAX_TEXT),
-            "additional_kwargs": {},
-            "response_metadata": {},
-            "type": "ai",
-            "name": None,
-            "id": None,
-            "tool_calls": tool_calls,
-            "invalid_tool_calls": [],
-            "usage_metadata": None,
-        },
-    }
+    )
+    return write(AIMessage(clip(text, MAX_TEXT), tool_calls))
 
 
 def tool(call_id: str, name: str, text: str, *, error: bool) -> dict[str, Any]:
-    return {
-        "type": "tool",
-        "data": {
-            "content": clip(text, MAX_TOOL_TEXT),
-            "additional_kwargs": {},
-            "response_metadata": {},
-            "type": "tool",
-            "name": name or None,
-            "id": None,
-            "tool_call_id": call_id,
-            "status": "error" if error else "success",
-        },
-    }
+    status: Status = "error" if error else "success"
+    return write(ToolResult(call_id, clip(text, MAX_TOOL_TEXT), name or None, status))
 
 
 def unanswered(call_id: str, name: str) -> dict[str, Any]:
@@ -97,9 +66,7 @@ def unanswered(call_id: str, name: str) -> dict[str, Any]:
     Without one the chat would show the call as still running, for ever; the
     text says what happened to a model the conversation is continued with.
     """
-    message = tool(call_id, name, NO_RESULT_TEXT, error=True)
-    message["data"]["response_metadata"] = {ENDED_WITHOUT_RESULT: True}
-    return message
+    return write(ended_without_result(call_id, name, NO_RESULT_TEXT))
 
 
 def text_parts(content: Any, text_types: tuple[str, ...] = ("text",)) -> str:

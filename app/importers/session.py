@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from app.core.import_store import ImportStore
-from app.core.import_workspace import chosen_workspace
-from app.core.safeio import SafeOpenError, VerifiedFile, open_verified
 from app.core.store import Store
+from app.core.store.import_store import ImportStore
+from app.core.trust.import_workspace import chosen_workspace
+from app.core.trust.safeio import SafeOpenError, VerifiedFile, open_verified
 from app.importers.claude import ClaudeParser
 from app.importers.codex import CodexParser
 from app.importers.evidence import Item

@@ -9,10 +9,11 @@ from typing import Any, Final
 
 import orjson
 
-from app.core.change_rows import NewChange
-from app.core.changes import Operation
-from app.core.import_store import ImportedChange, ImportStore
-from app.core.imported import MAX_EVIDENCE_LINES, ImportedFile, entry_id_for
+from app.core.changes.change import Operation
+from app.core.store.change_rows import NewChange
+from app.core.store.import_store import ImportedChange, ImportStore
+from app.core.store.imported_files import MAX_EVIDENCE_LINES, ImportedFile, entry_id_for
+from app.core.store.messages import tool_call_id
 from app.importers.evidence import ChangeItem, Item
 
 # A batch is one transaction: small enough that the window's own writes never
@@ -104,8 +105,8 @@ class SessionWriter:
             if self.first_prompt is None and isinstance(data, dict):
                 content = data.get("content")
                 self.first_prompt = content if isinstance(content, str) else None
-        call = data.get("tool_call_id") if isinstance(data, dict) else None
-        if item.message.get("type") == "tool" and isinstance(call, str):
+        call = tool_call_id(item.message)
+        if call is not None:
             self._calls[call] = position
         if item.agent_id is not None:
             self.agents[item.agent_id] = position

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from app.core.names import plain_file_name
+from app.core.trust.display_names import plain_file_name
 
 # The clients the user may name with --client (and --print-config), and how a
 # person calls them. What a client says of itself in clientInfo is never

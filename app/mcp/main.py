@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from app.core.policy import PermissionMode
+from app.core.trust.policy import PermissionMode
 from app.mcp.clients import CLIENTS, client_config, config_location
 from app.mcp.early import EarlyStart, answer_first_message
 from app.mcp.workspace import Fallback

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
@@ -11,13 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from app.agent.host_calls import ToolCallError, check_present, offers_show_image
-from app.agent.host_calls import show_image as run_show_image
-from app.agent.specs import IN_APP_WINDOW, PRESENT, SHOW_IMAGE, present_reply
-from app.core.notify import FolderRequest
-from app.core.policy import PermissionMode, current_policy
-from app.core.public_files import LinkRegistry
-from app.core.store import Store, StoreError
+from app.core.channel.notify import FolderRequest
+from app.core.store import STORE_FAILURES, Store
+from app.core.store.messages import AIMessage, HumanMessage, ToolCall, ToolResult, write
+from app.core.trust.policy import PermissionMode, current_policy
+from app.core.trust.public_files import LinkRegistry
 from app.mcp.clients import agent_name, configured_label, conversation_title
 from app.mcp.window import WindowNotifier
 from app.mcp.workspace import (
@@ -27,6 +24,9 @@ from app.mcp.workspace import (
     choose_workspace,
     usable_roots,
 )
+from app.tools.host_calls import ToolCallError, check_present, offers_show_image
+from app.tools.host_calls import show_image as run_show_image
+from app.tools.specs import IN_APP_WINDOW, PRESENT, SHOW_IMAGE, present_reply
 
 # The lines the app writes around each call, so a presentation reads as a
 # turn of its own: who it came from, the call, and who presented what.
@@ -153,7 +153,7 @@ class Presenter:
             return []
         try:
             approved = self._store.approved_folders(self._client)
-        except (StoreError, sqlite3.Error):
+        except STORE_FAILURES:
             approved = []  # no approval can be read: none applies
         return beyond([Path(folder) for folder in outside], approved)
 
@@ -262,24 +262,9 @@ class Presenter:
         answer: str,
     ) -> None:
         call_id = f"mcp-{uuid.uuid4().hex}"
-        call = {"name": tool, "args": args, "id": call_id, "type": "tool_call"}
-        result_data = {
-            "content": result,
-            "type": "tool",
-            "name": tool,
-            "tool_call_id": call_id,
-            "status": "success",
-        }
-        items = [
-            (_message("human", FROM.format(agent=self._agent)), None, None),
-            (_message("ai", "", tool_calls=[call]), None, None),
-            (
-                {"type": "tool", "data": result_data},
-                record,
-                call_id if record is not None else None,
-            ),
-            (_message("ai", answer, tool_calls=[]), None, None),
-        ]
+        items = turn_items(
+            FROM.format(agent=self._agent), call_id, tool, args, result, record, answer
+        )
         conversation_id = self._conversation(workspace)
         try:
             self._store.append_messages(conversation_id, items)
@@ -293,5 +278,26 @@ class Presenter:
         self._window.changed(conversation_id)
 
 
-def _message(kind: str, content: str, **data: Any) -> dict[str, Any]:
-    return {"type": kind, "data": {"content": content, "type": kind, **data}}
+def turn_items(
+    opening: str,
+    call_id: str,
+    tool: str,
+    args: dict[str, Any],
+    result: str,
+    record: str | None,
+    answer: str,
+) -> list[tuple[dict[str, Any], str | None, str | None]]:
+    """One MCP call as a stored turn: who it came from, the call, its result, the
+    answer; the record (for ``present``) beside the result.
+    """
+    call = ToolCall(call_id, tool, args)
+    return [
+        (write(HumanMessage(opening)), None, None),
+        (write(AIMessage("", (call,))), None, None),
+        (
+            write(ToolResult(call_id, result, name=tool)),
+            record,
+            call_id if record is not None else None,
+        ),
+        (write(AIMessage(answer)), None, None),
+    ]

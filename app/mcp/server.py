@@ -20,7 +20,10 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from app.agent.specs import (
+from app.mcp.client_link import ClientLink
+from app.mcp.early import SERVER_NAME, AnsweredOutput, EarlyStart, ReplayedInput, wire
+from app.mcp.presenter import Presenter, Reply
+from app.tools.specs import (
     PRESENT,
     PRESENT_DESCRIPTION,
     PRESENT_SCHEMA,
@@ -28,9 +31,6 @@ from app.agent.specs import (
     SHOW_IMAGE_DESCRIPTION,
     SHOW_IMAGE_SCHEMA,
 )
-from app.mcp.client_link import ClientLink
-from app.mcp.early import SERVER_NAME, AnsweredOutput, EarlyStart, ReplayedInput, wire
-from app.mcp.presenter import Presenter, Reply
 
 # How often the public folder is looked at, to offer show_image or withdraw it.
 PUBLIC_POLL_S: Final = 0.5

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from app.core.channel_files import ChannelError
-from app.core.notify import ChangedNotice, FolderRequest, MessageError, send
+from app.core.channel.files import ChannelError
+from app.core.channel.notify import ChangedNotice, FolderRequest, MessageError, send
 from app.mcp.clients import installed_command
 
 # Longest wait at exit for notices still queued (each send is bounded too).

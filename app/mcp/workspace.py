@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import unquote, urlsplit
 
-from app.core.paths import folder_path_problem, is_within
+from app.core.trust.paths import folder_path_problem, is_within
 
 # Percent-encoded separators and NUL: a root that hides them in its encoding
 # names something other than what its text shows.

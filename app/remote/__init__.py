@@ -1,1 +1,1 @@
-"""Workspaces on another host over SSH: addresses, connections, SFTP files, checks."""
+"""Workspaces on another host over SSH: present, checks, reads and saves over SFTP."""

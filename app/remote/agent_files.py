@@ -12,10 +12,11 @@ from typing import Final
 
 import asyncssh
 
-from app.core.beneath import OutsideRootError
-from app.core.policy import Policy, Rule
-from app.core.public_files import PUBLIC_FOLDER, PublicFile, image_mime
-from app.core.safeio import SafeOpenError
+from app.core.trust.beneath import OutsideRootError
+from app.core.trust.paths import is_within
+from app.core.trust.policy import Policy, Rule
+from app.core.trust.public_files import PUBLIC_FOLDER, PublicFile, image_mime
+from app.core.trust.safeio import SafeOpenError
 from app.remote.files import (
     LOST_SFTP,
     RemoteIdentity,
@@ -25,7 +26,6 @@ from app.remote.files import (
     real_path,
     scan,
     stat_following,
-    within,
 )
 from app.remote.place import Place
 from app.remote.snapshot import changed, fstat, read_exactly
@@ -53,7 +53,7 @@ def refuse_denied(policy: Policy, *paths: str) -> None:
 async def inside(sftp: asyncssh.SFTPClient, place: Place, path: str) -> str:
     """``path`` with every link resolved by the server; it must stay in the root."""
     real = await real_path(sftp, path)
-    if not within(real, place.root):
+    if not is_within(real, place.root, sep="/"):
         raise OutsideRootError("a symbolic link on the path leads outside")
     return real
 

@@ -8,17 +8,18 @@ from pathlib import Path
 
 import asyncssh
 
-from app.core.policy import (
+from app.core.trust.paths import is_within
+from app.core.trust.policy import (
     MAX_POLICY_FILE,
     WORKSPACE_POLICY_NAME,
     PermissionMode,
     Policy,
     current_policy,
 )
-from app.core.records import FileEntry
-from app.core.revalidate import Check, Verdict
-from app.core.safeio import SafeOpenError
-from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of, within
+from app.core.trust.records import FileEntry
+from app.core.trust.revalidate import Check, Verdict
+from app.core.trust.safeio import SafeOpenError
+from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of
 from app.remote.place import Place
 from app.remote.snapshot import read_exactly, regular_identity
 
@@ -120,7 +121,10 @@ async def check_remote_entry(
         return RemoteCheck(
             Check(Verdict.DENIED, f"denied by read-deny rule {rule.describe()}")
         )
-    if not within(entry.resolved, place.root) and mode is PermissionMode.WORKSPACE_ONLY:
+    if (
+        not is_within(entry.resolved, place.root, sep="/")
+        and mode is PermissionMode.WORKSPACE_ONLY
+    ):
         reason = "it is outside the workspace and the mode is workspace-only"
         return RemoteCheck(Check(Verdict.DENIED, reason))
     try:

@@ -11,10 +11,11 @@ from typing import Final, cast
 
 import asyncssh
 
-from app.core.beneath import OutsideRootError
-from app.core.policy import Policy
-from app.core.safeio import SafeOpenError
-from app.remote.errors import Failure, RemoteError
+from app.core.trust.beneath import OutsideRootError
+from app.core.trust.paths import is_within
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import SafeOpenError
+from app.ssh.errors import Failure, RemoteError
 
 # A tree node shows at most this many entries; the rest is counted as cut.
 LISTING_LIMIT: Final = 20_000
@@ -67,16 +68,6 @@ def identity_of(attrs: asyncssh.SFTPAttrs) -> RemoteIdentity:
     return RemoteIdentity(size, mtime_ns, kind | permissions)
 
 
-def within(path: str, root: str) -> bool:
-    """Whether the POSIX ``path`` is ``root`` or below it (both normalised).
-
-    ``app.core.paths.is_within`` compares with this computer's separator;
-    remote paths use "/" whatever the local system is.
-    """
-    root = root.rstrip("/") or "/"
-    return path == root or path.startswith(root if root == "/" else root + "/")
-
-
 def lexical_path(root: str, given: str) -> str:
     """The absolute path ``given`` names below ``root``, ``..`` applied lexically.
 
@@ -87,7 +78,7 @@ def lexical_path(root: str, given: str) -> str:
         raise SafeOpenError("invalid", "the path is empty or contains a NUL byte")
     if given.startswith("/"):
         absolute = posixpath.normpath(given)
-        if not within(absolute, root):
+        if not is_within(absolute, root, sep="/"):
             raise OutsideRootError
         given = posixpath.relpath(absolute, root)
     parts: list[str] = []

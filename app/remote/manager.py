@@ -7,20 +7,21 @@ from concurrent.futures import Future
 
 import asyncssh
 
-from app.core.policy import PermissionMode
-from app.core.records import REMOTE_RECORD_VERSION, FileEntry, Record
-from app.core.revalidate import Check, DeliverableRef, Verdict, look_up
 from app.core.store import Store
-from app.remote.address import AddressError, RemoteAddress, parse_address
+from app.core.store.deliverables import DeliverableRef, look_up
+from app.core.trust.policy import PermissionMode
+from app.core.trust.records import REMOTE_RECORD_VERSION, FileEntry, Record
+from app.core.trust.revalidate import Check, Verdict
 from app.remote.checks import RemoteCheck, check_remote_entry, remote_policy
-from app.remote.connect import SessionTrust, SshSettings
-from app.remote.errors import Failure, RemoteError
 from app.remote.files import identity_of, real_path
-from app.remote.link import Link
-from app.remote.loop import LoopThread
 from app.remote.place import Place
-from app.remote.prompts import HeadlessPrompter, Prompter
 from app.remote.workspace import RemoteWorkspace
+from app.ssh.address import AddressError, RemoteAddress, parse_address
+from app.ssh.connect import SessionTrust, SshSettings
+from app.ssh.errors import Failure, RemoteError
+from app.ssh.link import Link
+from app.ssh.loop import LoopThread
+from app.ssh.prompts import HeadlessPrompter, Prompter
 
 Checked = tuple[RemoteCheck, FileEntry | None, RemoteWorkspace | None]
 

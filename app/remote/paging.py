@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
-from app.core.safeio import Identity
+from app.core.trust.safeio import Identity
 from app.formats.encoding import detect_encoding
 from app.formats.text_pages import PAGE_SIZE, FenceBrokenError, FencedReader, PagedText
 from app.remote.files import RemoteIdentity
-from app.remote.link import Link
-from app.remote.loop import LoopThread
 from app.remote.snapshot import FencedFile
+from app.ssh.link import Link
+from app.ssh.loop import LoopThread
 
 # A longest byte order mark (UTF-32) decides the encoding, as for local text.
 _HEAD = 4

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.remote.address import Coordinate, format_address
+from app.ssh.address import Coordinate, format_address
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from typing import Any
 
 import asyncssh
 
-from app.core.declare import (
+from app.core.filetype import kind_from_name
+from app.core.trust.declare import (
     DIRECTORY,
     DUPLICATE,
     FORBIDDEN,
@@ -26,17 +27,17 @@ from app.core.declare import (
     shown_path,
     utc_now,
 )
-from app.core.filetype import kind_from_name
-from app.core.policy import PermissionMode, Policy
-from app.core.records import (
+from app.core.trust.paths import is_within
+from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.records import (
     REMOTE_RECORD_VERSION,
     REMOTE_SCOPE,
     FileEntry,
     Record,
     RemoteOrigin,
 )
-from app.core.safeio import SafeOpenError
-from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of, real_path, within
+from app.core.trust.safeio import SafeOpenError
+from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of, real_path
 from app.remote.place import Place
 
 
@@ -97,7 +98,10 @@ async def _check_file(
     if resolved is None:
         assert failure is not None
         raise failure
-    if not within(resolved, place.root) and mode is PermissionMode.WORKSPACE_ONLY:
+    if (
+        not is_within(resolved, place.root, sep="/")
+        and mode is PermissionMode.WORKSPACE_ONLY
+    ):
         raise EntryRefusedError(
             FORBIDDEN,
             "outside the workspace, and the permission mode is workspace-only",
@@ -141,7 +145,7 @@ async def declare_remote(
 ) -> Record:
     """Check a ``present`` call against the remote workspace; its record, or raise.
 
-    The same reasons, atomicity and error as ``app.core.declare.declare``;
+    The same reasons, atomicity and error as ``app.core.trust.declare.declare``;
     only ``lstat`` and ``realpath`` reach the server, nothing is opened. The
     remote home is the ``~`` of ``policy``'s rules (the caller built it so).
     """

@@ -11,18 +11,18 @@ from typing import Final
 
 import asyncssh
 
-from app.core.copying import (
+from app.core.trust.copying import (
     PRIVATE_MODE,
     CopyResult,
     copy_mode,
     create_part,
     current_umask,
 )
-from app.core.safeio import SafeOpenError
-from app.remote.errors import Failure, RemoteError
+from app.core.trust.safeio import SafeOpenError
 from app.remote.files import RemoteIdentity, lookup_error
-from app.remote.link import LOST_ERRORS, Link
 from app.remote.snapshot import changed, fstat, regular_identity
+from app.ssh.errors import Failure, RemoteError
+from app.ssh.link import LOST_ERRORS, Link
 
 Progress = Callable[[int, int], None]
 """Called on the SSH loop thread with (bytes saved in order, total bytes)."""

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import asyncssh
 
-from app.core.safeio import SafeOpenError
-from app.remote.errors import Failure, RemoteError
+from app.core.trust.safeio import SafeOpenError
 from app.remote.files import RemoteIdentity, identity_of, lookup_error, lstat, real_path
+from app.ssh.errors import Failure, RemoteError
 
 
 @dataclass(frozen=True)

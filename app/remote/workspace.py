@@ -9,8 +9,8 @@ from typing import TypeVar
 
 import asyncssh
 
-from app.core.policy import PermissionMode, Policy
-from app.core.records import FileEntry, Record
+from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.records import FileEntry, Record
 from app.remote.checks import RemoteCheck, check_remote_entry, remote_policy
 from app.remote.files import (
     LISTING_LIMIT,
@@ -20,13 +20,13 @@ from app.remote.files import (
     list_folder,
     lstat,
 )
-from app.remote.link import Link
-from app.remote.loop import LoopThread
 from app.remote.paging import RemoteFencedReader
 from app.remote.place import Place
 from app.remote.present import declare_remote
 from app.remote.save import Progress, RemoteCopyResult, save_to_local
 from app.remote.snapshot import FencedFile, Snapshot, take_snapshot
+from app.ssh.link import Link
+from app.ssh.loop import LoopThread
 
 _T = TypeVar("_T")
 

@@ -12,27 +12,20 @@ from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
-from app.core.change_index import ChangeRef, check_change
+from app.core.changes.index import ChangeRef, check_change
 from app.core.filetype import HEAD_SIZE, TEXT_KINDS, Kind, is_svg, kind_from_name
-from app.core.import_store import ImportStore
-from app.core.imported import ImportedFileRef
-from app.core.names import display_name, plain_file_name
-from app.core.native_open import make_private_copy, native_open_refusal
-from app.core.paths import resolve_keep_leaf
-from app.core.policy import PermissionMode, Policy, current_policy
-from app.core.records import FileEntry, UnsupportedRecord
-from app.core.revalidate import (
-    Check,
-    DeliverableRef,
-    Verdict,
-    check_deliverable,
-    check_path,
-    look_up,
-    peek,
-)
-from app.core.safeio import VerifiedFile
+from app.core.imported.verify import check_imported
 from app.core.store import Store
-from app.core.verify import check_imported
+from app.core.store.deliverables import DeliverableRef, check_deliverable, look_up
+from app.core.store.import_store import ImportStore
+from app.core.store.imported_files import ImportedFileRef
+from app.core.trust.display_names import display_name, plain_file_name
+from app.core.trust.native_open import make_private_copy, native_open_refusal
+from app.core.trust.paths import resolve_keep_leaf
+from app.core.trust.policy import PermissionMode, Policy, current_policy
+from app.core.trust.records import FileEntry, UnsupportedRecord
+from app.core.trust.revalidate import Check, Verdict, check_path, peek
+from app.core.trust.safeio import VerifiedFile
 from app.ui.save_copy import SaveCopier
 from app.ui.system_open import SystemOpener
 from previewers.widgets import plain_tooltip

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.core.policy import PermissionMode, policy_file_state, user_policy_path
 from app.core.store import Store
+from app.core.trust.policy import PermissionMode, policy_file_state, user_policy_path
 
 if TYPE_CHECKING:
     from app.remote.workspace import RemoteWorkspace

@@ -13,8 +13,8 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar, QWidget
 
 from app.core.filetype import Kind
-from app.core.names import display_name
-from app.core.safeio import VerifiedFile
+from app.core.trust.display_names import display_name
+from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.registry import BROWSER
 from previewers.source import PreviewSource

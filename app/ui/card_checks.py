@@ -1,7 +1,7 @@
 """Card badges kept current: the cards shown are re-checked in the background.
 
 When a conversation is shown and when the window is active again, every card
-of it is checked from metadata alone (``app.core.revalidate.peek``: lstat, its
+of it is checked from metadata alone (``app.core.trust.revalidate.peek``: lstat, its
 folders, the policy; the file is never opened) on the thread pool. A result
 for a conversation that is no longer shown, or for an older request, is
 dropped. Actions still run their full check; this only keeps badges honest.
@@ -13,9 +13,10 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from app.core.policy import PermissionMode, Policy
-from app.core.revalidate import DeliverableRef, look_up, peek
 from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef, look_up
+from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.revalidate import peek
 
 
 class _Relay(QObject):

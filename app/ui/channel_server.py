@@ -26,8 +26,8 @@ from typing import Final
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from app.core.channel_files import ChannelError, channel_paths, write_token
-from app.core.notify import (
+from app.core.channel.files import ChannelError, channel_paths, write_token
+from app.core.channel.notify import (
     FrameReader,
     MessageError,
     Request,
@@ -60,7 +60,7 @@ class ChannelServer(QObject):
     """Listens on the channel of one store's window.
 
     Signals:
-        received(object): a request (``app.core.notify.Request``) that was
+        received(object): a request (``app.core.channel.notify.Request``) that was
             handed to the handler.
         refused(str): a connection or message was refused; the reason.
     """

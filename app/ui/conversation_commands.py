@@ -9,8 +9,8 @@ from typing import Protocol
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
-from app.core.names import display_name
 from app.core.store import Store
+from app.core.trust.display_names import display_name
 from app.ui import conversation_dialogs
 from app.ui.chat_input import ChatInputWidget
 from app.ui.conversations import ConversationListView

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.names import display_name
+from app.core.trust.display_names import display_name
 
 TITLE_LIMIT = 200
 

@@ -21,8 +21,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeView, QWidget
 
-from app.core.names import display_name
 from app.core.store import Conversation
+from app.core.trust.display_names import display_name
 from app.ui.conversation_rows import (
     DATE_ROLE,
     FOLDER_ROLE,

@@ -1,7 +1,7 @@
 """The read-only diff of one changed file: unified or side by side, highlighted.
 
 The diff is worked out off the GUI thread (``change_diff`` revalidates and reads
-the file, ``app.core.line_match`` compares up to 1 MiB of text within a work
+the file, ``app.core.changes.line_match`` compares up to 1 MiB of text within a work
 budget) together with the colours of every shown line; the GUI thread only
 lays the finished text out. Diffs have one thread of their own, never the
 previews' pool, and closing a view cancels the diff it was waiting for.
@@ -47,8 +47,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.diffs import Diff, DiffLine, LineKind, NoDiff, NoDiffReason
-from app.core.names import display_name
+from app.core.changes.diffs import Diff, DiffLine, LineKind, NoDiff, NoDiffReason
+from app.core.trust.display_names import display_name
 from previewers.text.highlight import (
     StylePalette,
     TokenLook,

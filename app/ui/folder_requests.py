@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from app.core.notify import FolderRequest
+from app.core.channel.notify import FolderRequest
 
 MARGIN = 14
 WIDTH = 520

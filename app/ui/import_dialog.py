@@ -35,11 +35,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.import_workspace import default_workspace
-from app.core.names import display_name
-from app.core.policy import current_policy
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
 from app.core.store import Store
+from app.core.trust.display_names import display_name
+from app.core.trust.import_workspace import default_workspace
+from app.core.trust.policy import current_policy
 from app.importers.batch import ImportOutcome, import_all
 from app.importers.discover import SessionListing, find_sessions, listing_of
 from app.ui.import_workspace import SOURCES, ImportWorkspaceWidget, workspace_problem

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.import_workspace import WorkspaceChoiceError, chosen_workspace
-from app.core.names import display_name
-from app.remote.address import is_remote_address
+from app.core.trust.display_names import display_name
+from app.core.trust.import_workspace import WorkspaceChoiceError, chosen_workspace
+from app.ssh.address import is_remote_address
 
 SOURCES: Final = {"claude-code": "Claude Code", "codex": "Codex"}
 NO_CLAIM: Final = "no folder (the transcript names none)"

@@ -6,16 +6,16 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from app.core.imported import ImportedFile, ImportedFileRef
-from app.core.policy import PermissionMode, Policy
-from app.core.store import Store
-from app.core.verify import (
+from app.core.imported.verify import (
     VerificationState,
     VerifyResult,
     VerifyVerdict,
     verification_state,
     verify_imported,
 )
+from app.core.store import Store
+from app.core.store.imported_files import ImportedFile, ImportedFileRef
+from app.core.trust.policy import PermissionMode, Policy
 from app.ui.chat.model import ImportedState
 
 _PROBLEMS = (VerifyVerdict.MODIFIED, VerifyVerdict.MISSING, VerifyVerdict.REFUSED)

@@ -13,11 +13,11 @@ import os
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from app.core.import_store import ImportInfo, ImportStore
-from app.core.import_workspace import WorkspaceChoiceError
-from app.core.names import display_name
 from app.core.store import Store
-from app.remote.address import is_remote_address
+from app.core.store.import_store import ImportInfo, ImportStore
+from app.core.trust.display_names import display_name
+from app.core.trust.import_workspace import WorkspaceChoiceError
+from app.ssh.address import is_remote_address
 from app.ui.import_workspace import SOURCES, ask_workspace, claim_text
 
 UNCONFIRMED = (

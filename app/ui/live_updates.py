@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 from pathlib import Path
 from typing import Final
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 
-from app.core.notify import (
+from app.core.channel.notify import (
     ChangedNotice,
     FolderRequest,
     OpenRequest,
     Request,
     ViewRequest,
 )
-from app.core.store import Store, StoreError
+from app.core.store import STORE_FAILURES, Store
 from app.ui.channel_server import ChannelServer
 from app.ui.folder_requests import FolderRequestsWidget
 from app.ui.main_window import MainWindow
@@ -87,7 +86,7 @@ class LiveUpdates(QObject):
     def _on_folder_requests_approved(self, request: FolderRequest) -> None:
         try:
             self._store.approve_folder(request.client, request.folder)
-        except (StoreError, sqlite3.Error, ValueError) as error:
+        except (*STORE_FAILURES, ValueError) as error:
             self._window.notice_bar.show_message(
                 f"The folder was not approved: {error}", "warning"
             )
@@ -138,7 +137,7 @@ class LiveUpdates(QObject):
         for conversation_id in pending:
             try:
                 self._apply(conversation_id)
-            except (StoreError, sqlite3.Error) as error:
+            except STORE_FAILURES as error:
                 # The next notice or the next start shows it; the window lives.
                 _LOG.warning(
                     "Could not read conversation %s: %s", conversation_id, error

@@ -22,21 +22,21 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from app.core.change_index import ChangeRef, look_up_change
+from app.core.changes.index import ChangeRef, look_up_change
 from app.core.filetype import Kind
 from app.core.filetype.text import prepare_legacy_detection
-from app.core.import_store import ImportStore
-from app.core.imported import ImportedFile, ImportedFileRef
-from app.core.names import display_name
-from app.core.native_open import sweep_private_copies
-from app.core.policy import PermissionMode, Policy, current_policy
-from app.core.records import FileEntry, Record, parse_record
-from app.core.revalidate import DeliverableRef
-from app.core.safeio import VerifiedFile
 from app.core.store import Store, StoredMessage
-from app.remote.address import is_remote_address
-from app.remote.errors import RemoteError
+from app.core.store.deliverables import DeliverableRef
+from app.core.store.import_store import ImportStore
+from app.core.store.imported_files import ImportedFile, ImportedFileRef
+from app.core.trust.display_names import display_name
+from app.core.trust.native_open import sweep_private_copies
+from app.core.trust.policy import PermissionMode, Policy, current_policy
+from app.core.trust.records import FileEntry, Record, parse_record
+from app.core.trust.safeio import VerifiedFile
 from app.remote.recognise import is_remote_identity, is_remote_workspace
+from app.ssh.address import is_remote_address
+from app.ssh.errors import RemoteError
 from app.ui.actions import FileActions
 from app.ui.application import app_icon, settings_for
 from app.ui.card_checks import CardChecker
@@ -456,7 +456,7 @@ class MainWindow(QMainWindow):
         mode = self._mode
         store = self._store
         dark = ColorScheme.of(self.palette()) is ColorScheme.DARK
-        from app.core.change_diff import change_diff
+        from app.core.changes.change_diff import change_diff
         from app.ui.diff_view import DiffDialog
 
         dialog = DiffDialog(found.path, dark=dark, parent=self)

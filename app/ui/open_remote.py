@@ -21,10 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.remote.address import AddressError, parse_address
-from app.remote.errors import RemoteError
 from app.remote.manager import RemoteManager
 from app.remote.workspace import RemoteWorkspace
+from app.ssh.address import AddressError, parse_address
+from app.ssh.errors import RemoteError
 
 EXAMPLE = "ssh://me@devbox/home/me/work"
 

@@ -19,13 +19,14 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QProgressDialog, QWidget
 
-from app.core.names import display_name, plain_file_name
-from app.core.policy import PermissionMode
-from app.core.records import FileEntry
-from app.core.revalidate import DeliverableRef, Verdict
 from app.core.store import Store
-from app.remote.errors import RemoteError
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.display_names import display_name, plain_file_name
+from app.core.trust.policy import PermissionMode
+from app.core.trust.records import FileEntry
+from app.core.trust.revalidate import Verdict
 from app.remote.recognise import is_remote_identity
+from app.ssh.errors import RemoteError
 
 if TYPE_CHECKING:
     # The SSH library loads when a remote action first runs, not at start-up.

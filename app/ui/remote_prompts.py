@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.remote.prompts import (
+from app.ssh.prompts import (
     HostKeyDecision,
     HostKeyQuestion,
     KbdintRequest,

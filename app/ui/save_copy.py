@@ -11,9 +11,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QRunnable, QStandardPaths, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QProgressDialog, QWidget
 
-from app.core.copying import CopyResult, copy_verified
-from app.core.names import plain_file_name
-from app.core.safeio import VerifiedFile
+from app.core.trust.copying import CopyResult, copy_verified
+from app.core.trust.display_names import plain_file_name
+from app.core.trust.safeio import VerifiedFile
 from previewers.widgets import ask_plain_question
 
 # Smaller copies finish before a progress dialog would be worth showing.

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent.failures import install_command
-from app.core.policy import PermissionMode
+from app.core.trust.policy import PermissionMode
 
 
 class SettingsDialog(QDialog):

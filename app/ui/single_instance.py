@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app.core.channel_files import ChannelError
-from app.core.notify import MessageError, Request, send
+from app.core.channel.files import ChannelError
+from app.core.channel.notify import MessageError, Request, send
 
 
 def hand_over(data_dir: Path, request: object) -> bool:

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.safeio import VerifiedFile
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
+from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from app.formats.image_facts import format_for_mime
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource

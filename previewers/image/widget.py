@@ -9,8 +9,8 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize, Qt, QTi
 from PySide6.QtGui import QImage, QImageReader, QMovie, QPalette, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from app.core.safeio import VerifiedFile
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
+from app.core.trust.safeio import VerifiedFile
 from app.formats.image_facts import (
     ImageDataError,
     ImageFacts,

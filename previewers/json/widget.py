@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from app.formats.encoding import detect_encoding
 from app.formats.json_load import (
     JSON_SIZE_LIMIT,

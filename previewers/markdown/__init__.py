@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from app.core.filetype import Kind
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource, is_text_of_kind
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from app.core.manifest import Bundle
+    from app.core.serve.manifest import Bundle
     from previewers.markdown.widget import MarkdownPreviewWidget
     from previewers.widget import PreviewWidget
 

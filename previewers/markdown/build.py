@@ -19,8 +19,8 @@ from PySide6.QtCore import QObject, QThread
 from PySide6.QtGui import QPalette, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextDocumentLayout
 
-from app.core.manifest import Bundle
-from app.core.policy import Policy
+from app.core.serve.manifest import Bundle
+from app.core.trust.policy import Policy
 from app.formats import markdown_html
 from app.formats.diagram_page import PageColors, PageError, image_budget
 from app.formats.encoding import decode, guess_encoding

@@ -30,9 +30,9 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from app.core.filetype import HEAD_SIZE, detect
-from app.core.paths import image_target
-from app.core.policy import Policy
-from app.core.safeio import SafeOpenError, open_verified
+from app.core.trust.paths import image_target
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import SafeOpenError, open_verified
 from app.formats.image_facts import (
     ImageDataError,
     ImageFormat,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from app.core.manifest import MAX_DEPENDENCY_BYTES, Bundle, LeftOut, Resource
+from app.core.serve.manifest import MAX_DEPENDENCY_BYTES, Bundle, LeftOut, Resource
 from app.formats import markdown_html
 from app.formats.diagram_page import PageColors, PageError, bind_page, image_budget
 from app.formats.markdown_diagrams import drawing_notices

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from app.formats.diagram_page import DRAWN_SCRIPT, PageColors
 from app.formats.markdown_html import HEADING_ID_PREFIX, RenderedMarkdown
 from previewers.context import STANDALONE, PreviewContext
@@ -58,7 +58,7 @@ from previewers.widgets import (
 )
 
 if TYPE_CHECKING:
-    from app.core.manifest import Bundle
+    from app.core.serve.manifest import Bundle
     from previewers.markdown import ShowBoundPage
 
 _WEB_SCHEMES = frozenset({"http", "https"})

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.core.filetype import playlist_refusal
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.media.containers import MEDIA_NAMES
 from previewers.source import PreviewSource

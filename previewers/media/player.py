@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.filetype import playlist_refusal
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from app.formats.image_facts import ReadAtStream
 from app.formats.media_facts import (
     Waveform,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from app.core.manifest import Bundle
-from app.core.safeio import VerifiedFile
+from app.core.serve.manifest import Bundle
+from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 

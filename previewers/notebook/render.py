@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.core.safeio import VerifiedFile
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
+from app.core.trust.safeio import VerifiedFile
 from app.formats.notebook import NotebookError, render_notebook
 from previewers.notebook import NOTEBOOK_SIZE_LIMIT, Render
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from app.formats.diagram_page import DRAWN_SCRIPT, add_drawing
 from previewers.context import STANDALONE, PreviewContext
 from previewers.notebook import ShowJson, ShowPage

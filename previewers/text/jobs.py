@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from app.formats.encoding import TextEncoding
 from app.formats.line_index import LONG_LINE_CHARS
 from app.formats.text_pages import Page, PagedText

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.filetype import Kind
-from app.core.safeio import VerifiedFile
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
+from app.core.trust.safeio import VerifiedFile
 from app.formats.encoding import CHOOSABLE, UTF8, TextEncoding
 from app.formats.json_load import JSON_SIZE_LIMIT
 from app.formats.text_pages import BuildCancelledError, FenceBrokenError, Page

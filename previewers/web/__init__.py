@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.core.filetype import Kind
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget

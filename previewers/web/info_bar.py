@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from app.core.manifest import LeftOut, LibraryCopy
+from app.core.serve.manifest import LeftOut, LibraryCopy
 
 MAX_LISTED_LINES = 60
 """Lines the details list shows; the rest is summed up in one line."""

@@ -1,6 +1,6 @@
 """How an opened file becomes a page: specs, bound snapshots, the shared server.
 
-A ``PageSpec`` says how one file is bound (``app.core.html_bind``) into the
+A ``PageSpec`` says how one file is bound (``app.core.serve.html_bind``) into the
 immutable bundle the loopback capability server publishes; the server is one
 per process, started when the first page is shown.
 """
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
 
-from app.core.capability_server import CapabilityServer
 from app.core.filetype import SVG_MIME
-from app.core.html_bind import (
+from app.core.serve.capability_server import CapabilityServer
+from app.core.serve.html_bind import (
     BindError,
     Fetch,
     bind_document,
@@ -28,9 +28,10 @@ from app.core.html_bind import (
     decode_html,
     made_page_segments,
 )
-from app.core.manifest import MAX_BUNDLE_BYTES, Bundle
-from app.core.policy import Policy
-from app.core.safeio import VerifiedFile
+from app.core.serve.manifest import MAX_BUNDLE_BYTES, Bundle
+from app.core.trust.paths import is_within
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import VerifiedFile
 from previewers.web.source_text import TEXT_LIMIT, TextLoadResult
 
 _server: CapabilityServer | None = None
@@ -136,9 +137,11 @@ def remote_html_spec(
 
 def _remote_place(path: str, workspace_root: str) -> tuple[str, tuple[str, ...]]:
     """The bundle root of a remote page and the page's segments below it."""
-    from app.remote.files import within  # asyncssh loads only for remote pages
-
-    if workspace_root and path != workspace_root and within(path, workspace_root):
+    if (
+        workspace_root
+        and path != workspace_root
+        and is_within(path, workspace_root, sep="/")
+    ):
         return workspace_root, tuple(posixpath.relpath(path, workspace_root).split("/"))
     root, name = posixpath.split(path)
     return root, (name,)

@@ -31,10 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.capability_server import Publication
-from app.core.manifest import is_canonical_key
-from app.core.paths import is_within
-from app.core.safeio import VerifiedFile
+from app.core.serve.capability_server import Publication
+from app.core.serve.manifest import is_canonical_key
+from app.core.trust.paths import is_within
+from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 from previewers.web.info_bar import PageInfoBarWidget

@@ -46,8 +46,8 @@ from PySide6.QtWebEngineCore import (
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QWidget
 
-from app.core.capability_server import HOST as CAPABILITY_HOST
-from app.core.capability_server import PREFIX as CAPABILITY_PREFIX
+from app.core.serve.capability_server import HOST as CAPABILITY_HOST
+from app.core.serve.capability_server import PREFIX as CAPABILITY_PREFIX
 
 _log = logging.getLogger(__name__)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-from app.core.safeio import VerifiedFile
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
+from app.core.trust.safeio import VerifiedFile
 from app.formats.encoding import detect_encoding
 
 MIB = 1 << 20

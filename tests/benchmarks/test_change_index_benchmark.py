@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from app.core.beneath import Beneath
-from app.core.change_rows import NewChange
-from app.core.edits import describe_write, read_before
+from app.core.changes.edits import describe_write, read_before
 from app.core.store import Store
+from app.core.store.change_rows import NewChange
+from app.core.trust.beneath import Beneath
 
 ROUNDS = 40
 SIZES = (4 << 10, 64 << 10, 1 << 20)

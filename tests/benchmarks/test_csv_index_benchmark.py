@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.csv_index import _NOT_QUOTE_OR_LF, CsvFile, CsvIndex
 from tests.benchmarks.conftest import need_commands, run_command, versus
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.declare import declare
-from app.core.policy import PermissionMode, load_policy
-from app.core.revalidate import revalidate
+from app.core.trust.declare import declare
+from app.core.trust.policy import PermissionMode, load_policy
+from app.core.trust.revalidate import revalidate
 
 pytestmark = pytest.mark.benchmark
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.line_index import LineIndex
 from tests.benchmarks.conftest import need_commands, run_command, versus
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from app.core.capability_server import CapabilityServer
-from app.core.html_bind import bind_html
-from app.core.manifest import MAX_BUNDLE_BYTES, MAX_DEPENDENCIES, MIB
-from app.core.policy import Policy, builtin_rules
-from app.core.safeio import open_verified
+from app.core.serve.capability_server import CapabilityServer
+from app.core.serve.html_bind import bind_html
+from app.core.serve.manifest import MAX_BUNDLE_BYTES, MAX_DEPENDENCIES, MIB
+from app.core.trust.policy import Policy, builtin_rules
+from app.core.trust.safeio import open_verified
 
 pytestmark = pytest.mark.benchmark
 
@@ -188,7 +188,7 @@ def test_binding_a_page_that_loads_plotly_from_a_cdn(
 ) -> None:
     import hashlib
 
-    from app.core.web_libraries import BundledFile, bundled_catalogue, resolve
+    from app.core.serve.web_libraries import BundledFile, bundled_catalogue, resolve
 
     url = "https://cdn.plot.ly/plotly-2.35.3.min.js"
     copy = resolve(url)

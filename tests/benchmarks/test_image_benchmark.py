@@ -15,7 +15,7 @@ from PIL import Image
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt
 from PySide6.QtGui import QImage, QImageReader
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.image_facts import FORMATS, ReadAtStream, decode_scaled, read_facts
 from previewers.image.qimage import to_qimage
 from previewers.image.widget import DECODE_FLOOR

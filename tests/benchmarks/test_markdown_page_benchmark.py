@@ -35,8 +35,8 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 application = QApplication([])
-from app.core.policy import Policy
-from app.core.safeio import open_verified
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import open_verified
 from previewers.context import PreviewContext
 from previewers.markdown import MarkdownPreviewer
 from previewers.source import PreviewSource

@@ -19,8 +19,8 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from PySide6.QtCore import QEvent, QObject
 
+from app.core.chat.blocks import DeliverableBlock
 from app.core.store import Store
-from app.core.transcript import DeliverableBlock
 from app.ui.live_updates import LiveUpdates
 from app.ui.main_window import MainWindow
 
@@ -190,8 +190,8 @@ def test_present_round_trip_of_eight_files(tmp_path: Path, report: list[str]) ->
 PARTS_PROBE = """
 import json, statistics, sys, time
 from pathlib import Path
-from app.agent.host_calls import check_present
-from app.core.policy import PermissionMode, current_policy
+from app.tools.host_calls import check_present
+from app.core.trust.policy import PermissionMode, current_policy
 from app.core.store import Store
 from app.mcp.presenter import Presenter
 from app.mcp.workspace import Fallback

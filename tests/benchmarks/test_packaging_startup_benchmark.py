@@ -53,7 +53,7 @@ def _start_to_screenshot(command: list[str], data: Path, png: Path) -> float:
     return seconds
 
 
-def test_packaged_app_starts_as_fast_as_from_the_virtualenv(
+def test_packaged_app_start_against_the_virtualenv(
     tmp_path: Path, report: list[str]
 ) -> None:
     frozen = _frozen_app()

@@ -13,7 +13,7 @@ import pymupdf
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.pdf_process import PdfWorkerProcess
 from previewers.pdf import PDF_PREVIEWER
 from previewers.pdf import render as pdf_render

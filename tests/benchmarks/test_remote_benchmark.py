@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from app.core.policy import load_policy
+from app.core.trust.policy import load_policy
 from app.remote.manager import RemoteManager
 from app.remote.paging import RemotePagedText
 from app.remote.workspace import RemoteWorkspace
@@ -102,7 +102,7 @@ def test_a_scroll_block_read_from_a_paged_remote_text(
     """What the text view waits for, on the GUI thread, per block past the cache."""
     import random
 
-    from app.core.safeio import open_verified
+    from app.core.trust.safeio import open_verified
     from app.formats.text_pages import FencedReader
     from previewers.remote import open_remote_preview
 

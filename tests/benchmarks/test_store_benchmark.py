@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.core.store import SYNCHRONOUS, Store
+from app.core.store.database import SYNCHRONOUS, Store
 
 APPENDS = 500
 HISTORY = 1_000

@@ -20,7 +20,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QHeaderView, QTableView
 from pytestqt.qtbot import QtBot
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.csv_index import CsvFile, CsvIndex
 from previewers.csv import CsvPreviewer
 from previewers.csv.widget import CsvPreviewWidget

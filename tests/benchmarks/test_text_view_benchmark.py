@@ -14,7 +14,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers.source import PreviewSource
 from previewers.text import CodePreviewer
 from previewers.text.highlight import WindowHighlighter, lexer_for_name

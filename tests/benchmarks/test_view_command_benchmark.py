@@ -53,7 +53,7 @@ def _view(path: Path, data: Path, png: Path) -> float:
     return elapsed
 
 
-def test_view_of_a_gib_log_takes_as_long_as_a_mib_log(
+def test_view_of_a_gib_log_against_a_mib_log(
     gib_log: Path, tmp_path: Path, report: list[str]
 ) -> None:
     small = tmp_path / "small.log"

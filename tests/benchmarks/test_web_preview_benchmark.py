@@ -36,7 +36,7 @@ from PySide6.QtCore import QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
 application = QApplication([])
 from app.demo.workspace import build_demo_workspace
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers import web as html
 from previewers.context import PreviewContext
 from previewers.web import pages as web_pages
@@ -137,7 +137,7 @@ def test_first_paint_of_an_html_preview_cold_and_warm(
 def test_gui_thread_stalls_opening_pathological_pages(
     qtbot: Any, tmp_path: Path, report: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.core.safeio import open_verified
+    from app.core.trust.safeio import open_verified
     from previewers.context import PreviewContext
     from previewers.source import PreviewSource
     from previewers.web import HTML_PREVIEWER

@@ -13,15 +13,15 @@ import pytest
 from app.agent.models import RecordingChatModel
 from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
-from app.core.change_diff import change_diff
-from app.core.change_index import ChangeRef, TurnChanges, check_change, turn_changes
-from app.core.change_rows import NewChange
-from app.core.changes import Before, Operation
-from app.core.diffs import Diff, NoDiff, NoDiffReason
-from app.core.policy import Policy, load_policy
-from app.core.revalidate import Verdict
+from app.core.changes.change import Before, Operation
+from app.core.changes.change_diff import change_diff
+from app.core.changes.diffs import Diff, NoDiff, NoDiffReason
+from app.core.changes.index import ChangeRef, TurnChanges, check_change, turn_changes
+from app.core.chat.blocks import split_turns
 from app.core.store import Store
-from app.core.transcript import split_turns
+from app.core.store.change_rows import NewChange
+from app.core.trust.policy import Policy, load_policy
+from app.core.trust.revalidate import Verdict
 
 from ..app.agent.scripts import answer, present, tool_calls
 

@@ -13,8 +13,8 @@ from pytestqt.qtbot import QtBot
 from app.agent.models import RecordingChatModel
 from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
+from app.core.chat.blocks import ChangesBlock
 from app.core.store import Store
-from app.core.transcript import ChangesBlock
 from app.ui.chat.model import ExpandedRole
 from app.ui.chat.paint_changes import FILE_ROW, diff_button_rect
 from app.ui.chat.style import TOOL_HEADER

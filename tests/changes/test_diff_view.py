@@ -9,8 +9,8 @@ from PySide6.QtGui import QColor, QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from app.agent.tools import AgentSession
-from app.core.change_diff import change_diff
-from app.core.diffs import Diff, NoDiff, NoDiffReason, diff_texts
+from app.core.changes.change_diff import change_diff
+from app.core.changes.diffs import Diff, NoDiff, NoDiffReason, diff_texts
 from app.core.store import Store
 from app.ui.diff_view import DiffView, lay_out
 

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.core.store import Store
-from app.core.transcript import (
+from app.core.chat.blocks import (
     AssistantTextBlock,
     ImportedFileBlock,
     ToolCallBlock,
     UserBlock,
 )
+from app.core.store import Store
 from app.importers.session import import_transcript
 from app.ui.chat.model import accessible_text
 from app.ui.chat.paint_cards import tool_summary

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from app.core.chat.blocks import UserBlock
 from app.core.store import Store
-from app.core.transcript import UserBlock
 from app.ui.main_window import MainWindow
 
 from ..app.importers.test_discover import fake_home

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from app.core.chat.blocks import ImportedFileBlock
 from app.core.store import Store
-from app.core.transcript import ImportedFileBlock
 from app.importers.session import import_transcript
 from app.ui.chat.model import VerdictRole
 from app.ui.chat.paint_imported import verify_button_rect

@@ -8,22 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from app.core.change_diff import change_diff
-from app.core.change_index import check_change, turn_changes
-from app.core.diffs import Diff
-from app.core.import_store import ImportStore
-from app.core.imported import ImportedFileRef
-from app.core.policy import PermissionMode, Policy
-from app.core.records import Record, parse_record
-from app.core.revalidate import Verdict
-from app.core.store import DATABASE_NAME, Store
-from app.core.transcript import split_turns
-from app.core.verify import (
+from app.core.changes.change_diff import change_diff
+from app.core.changes.diffs import Diff
+from app.core.changes.index import check_change, turn_changes
+from app.core.chat.blocks import split_turns
+from app.core.imported.verify import (
     VerifyVerdict,
     check_imported,
     verification_state,
     verify_imported,
 )
+from app.core.store.database import DATABASE_NAME, Store
+from app.core.store.import_store import ImportStore
+from app.core.store.imported_files import ImportedFileRef
+from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.records import Record, parse_record
+from app.core.trust.revalidate import Verdict
 from app.importers.session import import_transcript
 
 from ..app.importers.transcripts import ClaudeSession, CodexRollout, text, tool_use

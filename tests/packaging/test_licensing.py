@@ -12,12 +12,15 @@ from tests.packaging.loader import load
 licensing = load("licensing")
 
 
-def _distribution(folder: Path, name: str, licence: str | None) -> object:
+def _distribution(
+    folder: Path, name: str, licence: str | None, requires: tuple[str, ...] = ()
+) -> object:
     """A distribution installed into ``folder`` as pip installs one."""
     info = folder / f"{name}-1.0.dist-info"
     info.mkdir(parents=True)
     record = [f"{name}/__init__.py,,", f"{info.name}/METADATA,,"]
     metadata = f"Metadata-Version: 2.4\nName: {name}\nVersion: 1.0\n"
+    metadata += "".join(f"Requires-Dist: {line}\n" for line in requires)
     if licence is not None:
         (info / "licenses").mkdir()
         (info / "licenses" / "LICENSE").write_text(licence, encoding="utf-8")
@@ -65,6 +68,32 @@ def test_a_bundled_file_of_no_distribution_fails_the_check(tmp_path):
     assert licensing.owner_of(outside, {}, workpath) is None
     found = licensing.problems([], ["libfreebl3.chk (system)"], [])
     assert found == ["libfreebl3.chk (system): belongs to no distribution or component"]
+
+
+def test_what_only_the_tests_need_may_not_be_frozen_into_the_bundle(tmp_path):
+    dists = {
+        "deliverables": _distribution(
+            tmp_path,
+            "deliverables",
+            licence="x",
+            requires=(
+                "viewlib==1.0",
+                'chatlib==1.0; extra == "openai"',
+                'plotlib==1.0; extra == "dev"',
+                'oldlib==1.0; python_version < "3"',
+            ),
+        ),
+        "viewlib": _distribution(tmp_path, "viewlib", "x", requires=("fontlib",)),
+        "chatlib": _distribution(tmp_path, "chatlib", licence="x"),
+        "plotlib": _distribution(tmp_path, "plotlib", "x", requires=("tablelib",)),
+        "fontlib": _distribution(tmp_path, "fontlib", licence="x"),
+        "tablelib": _distribution(tmp_path, "tablelib", licence="x"),
+    }
+    needed = licensing.runtime_closure(dists)
+    assert needed == {"deliverables", "viewlib", "fontlib", "chatlib"}
+    found = licensing.problems([], [], [], strays={"plotlib", "tablelib"} - needed)
+    assert [line.split(":")[0] for line in found] == ["plotlib", "tablelib"]
+    assert all("the app does not require it" in line for line in found)
 
 
 def test_a_component_whose_files_left_the_bundle_fails_the_check():

@@ -237,7 +237,7 @@ def test_the_bundle_keeps_what_the_web_engine_needs_and_nothing_unused(
 
 
 def test_the_bundle_and_the_wheel_carry_every_bundled_browser_library():
-    from app.core.web_libraries import bundled_catalogue
+    from app.core.serve.web_libraries import bundled_catalogue
 
     catalogue = bundled_catalogue()
     # The spec copies resources/ whole; no rule may then drop a library file.
@@ -259,7 +259,7 @@ def test_the_bundle_and_the_wheel_carry_every_bundled_browser_library():
 
 
 def test_the_build_fails_when_a_bundled_library_differs_from_its_manifest(tmp_path):
-    from app.core.web_libraries import libraries_folder
+    from app.core.serve.web_libraries import libraries_folder
 
     folder = tmp_path / "libraries"
     shutil.copytree(libraries_folder(), folder)

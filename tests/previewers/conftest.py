@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QTimer
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers.context import STANDALONE, PreviewContext
 from previewers.registry import choose
 from previewers.source import PreviewSource

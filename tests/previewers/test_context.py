@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QColor, QPalette
 
-from app.core.policy import Policy, Rule
+from app.core.trust.policy import Policy, Rule
 from previewers.context import STANDALONE, ColorScheme, PreviewContext
 
 

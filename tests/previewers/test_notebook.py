@@ -21,7 +21,7 @@ import nbformat
 import pytest
 from PySide6.QtGui import QColor, QImage
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers import registry
 from previewers.context import PreviewContext
 from previewers.notebook import NOTEBOOK_SIZE_LIMIT

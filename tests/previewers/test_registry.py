@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtWidgets import QWidget
 
 from app.core.filetype import Kind, kind_from_name
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from previewers import registry
 from previewers.fallback import FallbackPreviewer
 from previewers.registry import PreviewerRegistry, RegistryError

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.core.filetype import Kind
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers.source import PreviewSource
 
 

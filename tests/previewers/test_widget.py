@@ -14,7 +14,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.core.safeio import VerifiedFile, open_verified
+from app.core.trust.safeio import VerifiedFile, open_verified
 from app.formats.image_facts import ImageDataError
 from previewers.source import PreviewSource
 from previewers.text.widget import CodePreviewWidget
@@ -221,7 +221,7 @@ QUIT_PROBE = """
 import sys, threading
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers.source import PreviewSource
 from previewers.text.widget import CodePreviewWidget
 app = QApplication([])
@@ -269,7 +269,7 @@ def test_a_preview_with_background_work_keeps_the_gui_thread_s_turn_short(
     script = f"""
 import sys
 from PySide6.QtWidgets import QApplication
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers.source import PreviewSource
 from previewers.text.widget import CodePreviewWidget
 from previewers.widget import SWITCH_INTERVAL_S

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.text_pages import PagedText
 from tests.data.udhr_texts import DECLARATIONS
 

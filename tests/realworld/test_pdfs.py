@@ -17,7 +17,7 @@ from PySide6.QtCore import QModelIndex
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.pdf_doc import DocumentInfo, OutlineEntry
 from previewers import registry
 from previewers.pdf import PDF_PREVIEWER

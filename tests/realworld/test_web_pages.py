@@ -20,7 +20,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtTest import QTest
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers import web as html_previewer
 from previewers.context import PreviewContext
 from previewers.source import PreviewSource

@@ -92,7 +92,7 @@ def main(
 
     application = QApplication.instance() or QApplication([])
     _import_families()
-    from app.core.safeio import open_verified
+    from app.core.trust.safeio import open_verified
     from previewers.context import PreviewContext
     from previewers.registry import choose
     from previewers.source import PreviewSource

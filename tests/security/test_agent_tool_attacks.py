@@ -22,8 +22,8 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 
 from app.agent.tools import AgentSession, PermissionSetting, make_tools
-from app.core.policy import PermissionMode, current_policy
 from app.core.store import Store
+from app.core.trust.policy import PermissionMode, current_policy
 
 PRIVATE_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n"
 
@@ -298,7 +298,7 @@ def test_any_failure_while_loading_the_policy_denies_everything(
     def broken(*_args: object, **_kwargs: object) -> None:
         raise KeyError("an unforeseen failure")
 
-    monkeypatch.setattr("app.core.policy.protected_globs", broken)
+    monkeypatch.setattr("app.core.trust.policy.protected_globs", broken)
 
     policy = current_policy(tmp_path)
 
@@ -399,8 +399,8 @@ def test_secret_names_in_capitals_are_refused(
 def test_external_files_node_obeys_workspace_only_mode(qtbot, tmp_path: Path) -> None:
     from PySide6.QtCore import Qt
 
-    from app.core.policy import Policy, builtin_rules
-    from app.core.records import FileEntry
+    from app.core.trust.policy import Policy, builtin_rules
+    from app.core.trust.records import FileEntry
     from app.ui.workspace.widget import WorkspaceWidget
 
     workspace, outside = tmp_path / "ws", tmp_path / "elsewhere"

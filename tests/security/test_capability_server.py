@@ -16,11 +16,15 @@ from typing import NamedTuple
 
 import pytest
 
-from app.core.capability_server import MAX_CONNECTIONS, CapabilityServer, Publication
-from app.core.html_bind import bind_html
-from app.core.manifest import MIB, Bundle
-from app.core.policy import Policy, Rule, builtin_rules
-from app.core.safeio import open_verified
+from app.core.serve.capability_server import (
+    MAX_CONNECTIONS,
+    CapabilityServer,
+    Publication,
+)
+from app.core.serve.html_bind import bind_html
+from app.core.serve.manifest import MIB, Bundle
+from app.core.trust.policy import Policy, Rule, builtin_rules
+from app.core.trust.safeio import open_verified
 
 POLICY = Policy(builtin_rules(), home="/nonexistent-home")
 CSS = b"body { color: #123456 }"
@@ -378,7 +382,7 @@ def with_library(server: CapabilityServer, workspace: Path) -> Publication:
 
 
 def test_a_library_copy_answers_cors_reads_with_any_origin(with_library, server):
-    from app.core.web_libraries import BundledFile, resolve
+    from app.core.serve.web_libraries import BundledFile, resolve
 
     copy = resolve("https://cdn.jsdelivr.net/npm/chart.js")
     assert isinstance(copy, BundledFile)

@@ -23,17 +23,17 @@ from typing import Any
 
 import pytest
 
-from app.core import notify
-from app.core.channel_files import (
+from app.core.channel import notify
+from app.core.channel.files import (
     ChannelError,
     channel_folder,
     channel_paths,
     read_token,
     verify_private_folder,
 )
-from app.core.notify import ChangedNotice, request_message
-from app.core.store import DATABASE_NAME, Store
-from app.core.transcript import DeliverableBlock
+from app.core.channel.notify import ChangedNotice, request_message
+from app.core.chat.blocks import DeliverableBlock
+from app.core.store.database import DATABASE_NAME, Store
 from app.ui.live_updates import LiveUpdates
 from app.ui.main_window import MainWindow
 

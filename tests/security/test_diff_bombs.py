@@ -26,8 +26,8 @@ import app.ui.main_window as main_window_module
 from app.agent.models import RecordingChatModel
 from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
-from app.core.changes import MAX_TEXT_BEFORE
-from app.core.diffs import Diff, NoDiff, NoDiffReason
+from app.core.changes.change import MAX_TEXT_BEFORE
+from app.core.changes.diffs import Diff, NoDiff, NoDiffReason
 from app.core.store import Store
 from app.ui.chat.paint_changes import diff_button_rect
 from app.ui.diff_view import DiffDialog

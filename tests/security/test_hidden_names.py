@@ -15,11 +15,11 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 from pytestqt.qtbot import QtBot
 
-from app.core.names import display_name, hides_characters
-from app.core.policy import Policy, builtin_rules
-from app.core.records import FileEntry
-from app.core.revalidate import DeliverableRef
-from app.core.transcript import DeliverableBlock
+from app.core.chat.blocks import DeliverableBlock
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.display_names import display_name, hides_characters
+from app.core.trust.policy import Policy, builtin_rules
+from app.core.trust.records import FileEntry
 from app.ui.chat.model import accessible_text
 from app.ui.chat.paint_cards import paint_deliverable
 from app.ui.chat.style import Colours

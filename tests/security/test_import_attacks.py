@@ -19,14 +19,14 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from app.core.import_store import ImportStore
-from app.core.import_workspace import default_workspace
-from app.core.imported import ImportedFileRef
-from app.core.migrations import MIGRATIONS
-from app.core.policy import PermissionMode, Policy, load_policy
-from app.core.revalidate import Verdict
-from app.core.store import DATABASE_NAME, Store
-from app.core.verify import VerifyVerdict, check_imported, verify_imported
+from app.core.imported.verify import VerifyVerdict, check_imported, verify_imported
+from app.core.store.database import DATABASE_NAME, Store
+from app.core.store.import_store import ImportStore
+from app.core.store.imported_files import ImportedFileRef
+from app.core.store.migrations import MIGRATIONS
+from app.core.trust.import_workspace import default_workspace
+from app.core.trust.policy import PermissionMode, Policy, load_policy
+from app.core.trust.revalidate import Verdict
 from app.importers.session import import_transcript
 from app.ui.main_window import MainWindow
 from app.ui.open_remote import OpenRemoteDialog

@@ -24,11 +24,11 @@ from mcp.client.client import Client
 from mcp.shared.exceptions import MCPDeprecationWarning
 from PySide6.QtCore import Qt
 
-from app.core.records import Record, parse_record
 from app.core.store import Store
+from app.core.trust.records import Record, parse_record
 from app.ui.live_updates import LiveUpdates
 from app.ui.main_window import MainWindow
-from tests.mcp.conftest import Server, files
+from tests.app.mcp.conftest import Server, files
 
 WAIT_MS = 20_000
 

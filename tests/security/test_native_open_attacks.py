@@ -15,11 +15,11 @@ import pytest
 from PySide6.QtCore import QObject, Signal
 from pytestqt.qtbot import QtBot
 
-from app.core.declare import declare
-from app.core.native_open import copies_folder, sweep_private_copies
-from app.core.policy import PermissionMode, Policy, builtin_rules
-from app.core.revalidate import DeliverableRef
 from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.declare import declare
+from app.core.trust.native_open import copies_folder, sweep_private_copies
+from app.core.trust.policy import PermissionMode, Policy, builtin_rules
 from app.ui.actions import INLINE_COPY_LIMIT, FileActions
 
 SECRET = b"-----BEGIN OPENSSH PRIVATE KEY----- CANARY"

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from app.core.policy import Policy
-from app.core.safeio import open_verified
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import open_verified
 from previewers import registry
 from previewers.context import PreviewContext
 from previewers.notebook.widget import NotebookPreviewWidget

@@ -9,8 +9,8 @@ from langchain_core.messages import AIMessage, ToolCall
 from app.agent.models import RecordingChatModel
 from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
-from app.core.policy import load_policy
 from app.core.store import Store
+from app.core.trust.policy import load_policy
 from app.ui.workspace.widget import WorkspaceWidget
 
 

@@ -24,11 +24,11 @@ import pytest
 from PySide6.QtCore import QObject, Signal
 from pytestqt.qtbot import QtBot
 
-from app.core.declare import declare
-from app.core.policy import PermissionMode, Policy, builtin_rules
-from app.core.revalidate import DeliverableRef
-from app.core.safeio import open_verified
 from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.declare import declare
+from app.core.trust.policy import PermissionMode, Policy, builtin_rules
+from app.core.trust.safeio import open_verified
 from app.remote.workspace import RemoteWorkspace
 from app.ui.actions import FileActions
 from app.ui.main_window import MainWindow

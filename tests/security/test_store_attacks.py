@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from app.core.declare import declare
-from app.core.policy import PermissionMode, Policy, builtin_rules
-from app.core.revalidate import DeliverableRef, Verdict, check_deliverable, look_up
-from app.core.store import DATABASE_NAME, Store
+from app.core.store.database import DATABASE_NAME, Store
+from app.core.store.deliverables import DeliverableRef, check_deliverable, look_up
+from app.core.trust.declare import declare
+from app.core.trust.policy import PermissionMode, Policy, builtin_rules
+from app.core.trust.revalidate import Verdict
 
 FILES = ("report.md", "data.csv")
 

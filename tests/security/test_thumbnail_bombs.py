@@ -20,11 +20,11 @@ from PIL import Image
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from app.core.declare import declare
-from app.core.policy import PermissionMode, Policy, builtin_rules
-from app.core.revalidate import DeliverableRef
+from app.core.chat.blocks import DeliverableBlock
 from app.core.store import Store
-from app.core.transcript import DeliverableBlock
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.declare import declare
+from app.core.trust.policy import PermissionMode, Policy, builtin_rules
 from app.ui.chat.images import MAX_PIXELS
 from app.ui.chat.model import ThumbnailRole
 from app.ui.chat.thumbnails import CACHE_BYTES, THUMBNAIL_SIZE

@@ -26,7 +26,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.ui.application import UNSAFE_ENVIRONMENT, scrub_environment
 from previewers import web as html_previewer
 from previewers.context import PreviewContext
@@ -490,8 +490,8 @@ def probe_origin(widget: Any) -> str:
 def test_interceptor_blocks_a_websocket_even_without_the_servers_policy(
     qtbot, listener, monkeypatch
 ):
-    from app.core import capability_server
-    from app.core.manifest import Bundle, Resource
+    from app.core.serve import capability_server
+    from app.core.serve.manifest import Bundle, Resource
     from previewers.web import sandbox as web_sandbox
 
     # The engine reaches only the capability server directly; serve the page

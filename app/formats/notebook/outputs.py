@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from app.core.filetype import HEAD_SIZE, detect
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
 from app.formats.image_facts import (
     ImageDataError,
     format_for_mime,

@@ -27,7 +27,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from app.core.transcript import (
+from app.core.chat.blocks import (
     AssistantTextBlock,
     Block,
     ChangesBlock,

@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 
-from app.core.names import display_name
+from app.core.trust.display_names import display_name
 
 NO_CONVERSATION = (
     "No conversation yet",

@@ -12,16 +12,16 @@ from PySide6.QtCore import QObject, QRunnable, QSize, QThreadPool, Signal
 from PySide6.QtGui import QImage
 
 from app.core.filetype import HEAD_SIZE, detect
-from app.core.policy import Policy
-from app.core.public_files import PUBLIC_FOLDER, is_public_path
-from app.core.safeio import SafeOpenError, open_verified
+from app.core.trust.policy import Policy
+from app.core.trust.public_files import PUBLIC_FOLDER, is_public_path
+from app.core.trust.safeio import SafeOpenError, open_verified
 from app.formats.image_facts import (
     ImageDataError,
     ImageFormat,
     decode_scaled,
     format_for_mime,
 )
-from app.remote.errors import RemoteError
+from app.ssh.errors import RemoteError
 from previewers.image.qimage import to_qimage
 
 if TYPE_CHECKING:

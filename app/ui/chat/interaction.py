@@ -20,14 +20,14 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication, QListView, QMenu
 
-from app.core.revalidate import DeliverableRef
-from app.core.transcript import (
+from app.core.chat.blocks import (
     ChangesBlock,
     DeliverableBlock,
     ImportedFileBlock,
     ToolCallBlock,
     TurnActionsBlock,
 )
+from app.core.store.deliverables import DeliverableRef
 from app.ui.chat import paint_cards as cards
 from app.ui.chat.delegate import ChatDelegate
 from app.ui.chat.model import ChatModel

@@ -1,4 +1,4 @@
-"""The chat's list model: one row per transcript block, plus live rows of a run."""
+"""The chat's list model: one row per chat block, plus live rows of a run."""
 
 from __future__ import annotations
 
@@ -24,14 +24,10 @@ from app.agent.events import (
     ToolCallStarted,
 )
 from app.agent.failures import failure_hint
-from app.core.change_rows import StoredChange
-from app.core.imported import ImportedFile, ImportedFileRef
-from app.core.names import display_name
-from app.core.revalidate import DeliverableRef
-from app.core.store import StoredMessage, StoredRecord
-from app.core.transcript import (
+from app.core.chat.blocks import (
     AssistantTextBlock,
     Block,
+    BlockBuilder,
     ChangesBlock,
     DeliverableBlock,
     ImageBlock,
@@ -40,11 +36,16 @@ from app.core.transcript import (
     Splice,
     ToolCallBlock,
     ToolState,
-    TranscriptBuilder,
     TurnActionsBlock,
     UserBlock,
     presented_count,
 )
+from app.core.store import StoredMessage, StoredRecord
+from app.core.store.change_rows import StoredChange
+from app.core.store.deliverables import DeliverableRef
+from app.core.store.imported_files import ImportedFile, ImportedFileRef
+from app.core.store.messages import kind_of, tool_call_id
+from app.core.trust.display_names import display_name
 
 BlockRole: Final = Qt.ItemDataRole.UserRole + 1
 VerdictRole: Final = Qt.ItemDataRole.UserRole + 2
@@ -131,7 +132,7 @@ class ChatModel(QAbstractListModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._builder = TranscriptBuilder("", "")
+        self._builder = BlockBuilder("", "")
         self._rows: list[Block] = []
         self._live = 0  # rows at the end that are not (yet) stored
         self._streaming = False  # the last row is text being streamed
@@ -229,7 +230,7 @@ class ChatModel(QAbstractListModel):
         ``imported``: an imported session's files, each shown as a card.
         """
         self.beginResetModel()
-        self._builder = TranscriptBuilder(conversation_id, workspace)
+        self._builder = BlockBuilder(conversation_id, workspace)
         self._builder.set_imported(imported or ())
         self._imported.clear()
         self._builder.load(messages, newest_turns=NEWEST_TURNS)
@@ -329,16 +330,14 @@ class ChatModel(QAbstractListModel):
         return len(self._rows) - 1
 
     def _on_message_stored(self, event: MessageStored) -> None:
-        data = event.message.get("data") or {}
-        if event.message.get("type") == "ai":
+        if kind_of(event.message) == "ai":
             self._end_streaming()
+        call_id = tool_call_id(event.message)
         record = None
         if event.record is not None:
-            call_id = data.get("tool_call_id")
             # The runner in this process just wrote this record: it is trusted.
             record = StoredRecord(str(call_id), event.record, True)
         # Its change rows too, as the runner in this process just wrote them.
-        call_id = data.get("tool_call_id")
         changes = tuple(
             StoredChange(event.position, seq, str(call_id), "host", raw, True, False)
             for seq, raw in enumerate(event.changes)

@@ -19,12 +19,12 @@ from PySide6.QtGui import (
     QTransform,
 )
 
+from app.core.chat.blocks import DeliverableBlock, ImageBlock, ToolCallBlock
+from app.core.chat.tool_names import PRESENT, SHOW_IMAGE
 from app.core.filetype import Kind
-from app.core.names import display_name
-from app.core.present_failure import parse_present_failure
-from app.core.sizes import human_size
-from app.core.tool_names import PRESENT, SHOW_IMAGE
-from app.core.transcript import DeliverableBlock, ImageBlock, ToolCallBlock
+from app.core.filetype.sizes import human_size
+from app.core.trust.display_names import display_name
+from app.core.trust.present_failure import parse_present_failure
 from app.ui.chat.style import (
     ACTIONS_HEIGHT,
     CARD_GAP,

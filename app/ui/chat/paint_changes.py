@@ -7,9 +7,9 @@ from typing import Final
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPen
 
-from app.core.change_index import ChangedFile
-from app.core.changes import Operation
-from app.core.transcript import ChangesBlock
+from app.core.changes.change import Operation
+from app.core.changes.index import ChangedFile
+from app.core.chat.blocks import ChangesBlock
 from app.ui.chat.paint_cards import ELIDE, card_background, small_font, tool_card_rect
 from app.ui.chat.style import TOOL_HEADER, Colours
 

@@ -8,9 +8,9 @@ from typing import Final
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPen
 
+from app.core.chat.blocks import ImportedFileBlock
 from app.core.filetype import kind_from_name
-from app.core.names import display_name
-from app.core.transcript import ImportedFileBlock
+from app.core.trust.display_names import display_name
 from app.ui.chat.model import ImportedState
 from app.ui.chat.paint_cards import (
     ELIDE,

@@ -24,10 +24,11 @@ from PySide6.QtCore import QObject, QRunnable, QSize, QThreadPool, Signal
 from PySide6.QtGui import QImage
 
 from app.core.filetype import Kind
-from app.core.policy import PermissionMode, Policy
-from app.core.revalidate import DeliverableRef, Verdict, check_deliverable, look_up
-from app.core.safeio import Identity
 from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef, check_deliverable, look_up
+from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.revalidate import Verdict
+from app.core.trust.safeio import Identity
 from app.ui.chat.images import MAX_BYTES, ImageLoadError, decode_image
 
 THUMBNAIL_SIZE: Final = 96

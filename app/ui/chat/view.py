@@ -37,16 +37,16 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem
 
-from app.core.filetype import SVG_MIME, is_svg
-from app.core.imported import ImportedFile
-from app.core.policy import Policy, current_policy
-from app.core.revalidate import DeliverableRef
-from app.core.store import StoredMessage
-from app.core.transcript import (
+from app.core.chat.blocks import (
     ImageBlock,
     UserBlock,
 )
-from app.remote.address import is_remote_address
+from app.core.filetype import SVG_MIME, is_svg
+from app.core.store import StoredMessage
+from app.core.store.deliverables import DeliverableRef
+from app.core.store.imported_files import ImportedFile
+from app.core.trust.policy import Policy, current_policy
+from app.ssh.address import is_remote_address
 from app.ui.chat.delegate import ChatDelegate
 from app.ui.chat.empty_state import paint_empty_state
 from app.ui.chat.heights import RowHeights

@@ -17,12 +17,12 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QStandardItem
 from PySide6.QtWidgets import QAbstractItemView, QWidget
 
-from app.core.names import display_name
-from app.core.policy import Policy
-from app.core.safeio import SafeOpenError
-from app.remote.errors import RemoteError
+from app.core.trust.display_names import display_name
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import SafeOpenError
 from app.remote.files import Listing, RemoteEntry
 from app.remote.workspace import RemoteWorkspace
+from app.ssh.errors import RemoteError
 from app.ui.workspace.tree import (
     NODE_ROLE,
     PATH_ROLE,

@@ -35,11 +35,11 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTreeView, QWidget
 
 from app.core.filetype import kind_from_name
-from app.core.names import display_name
-from app.core.paths import is_within
-from app.core.policy import Policy
-from app.core.records import FileEntry
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
+from app.core.trust.display_names import display_name
+from app.core.trust.paths import is_within
+from app.core.trust.policy import Policy
+from app.core.trust.records import FileEntry
 from app.ui.icons import kind_file_icon, painted_icon
 from previewers.web import needs_web_engine
 from previewers.widgets import plain_tooltip

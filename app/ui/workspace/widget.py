@@ -13,14 +13,14 @@ from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from app.core.filetype import Kind
-from app.core.names import display_name
-from app.core.paths import resolve_keep_leaf
-from app.core.policy import PermissionMode, Policy
-from app.core.records import FileEntry
-from app.core.revalidate import check_path, open_refusal
-from app.core.safeio import Identity, SafeOpenError, VerifiedFile
-from app.remote.errors import RemoteError
+from app.core.trust.display_names import display_name
+from app.core.trust.paths import resolve_keep_leaf
+from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.records import FileEntry
+from app.core.trust.revalidate import check_path, open_refusal
+from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
 from app.remote.recognise import is_remote_workspace
+from app.ssh.errors import RemoteError
 from app.ui.workspace.tabs import (
     MAX_TABS,
     DiskState,

@@ -9,9 +9,9 @@ from pathlib import Path
 from app.agent.models import RecordingChatModel
 from app.agent.runner import AgentRunner
 from app.agent.tools import SYSTEM_PROMPT, AgentSession
-from app.core.policy import PermissionMode
-from app.core.records import Record, parse_record
 from app.core.store import Store
+from app.core.trust.policy import PermissionMode
+from app.core.trust.records import Record, parse_record
 
 from .scripts import answer, present, tool_calls
 

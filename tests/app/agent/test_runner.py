@@ -19,8 +19,8 @@ from app.agent.events import (
 from app.agent.models import RecordingChatModel, ScriptedChatModel
 from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
-from app.core.records import Record, parse_record
 from app.core.store import Store
+from app.core.trust.records import Record, parse_record
 
 from .scripts import answer, present, tool_calls
 

@@ -13,9 +13,9 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from app.agent.tools import TOOL_ORDER, AgentSession, PermissionSetting, make_tools
-from app.core.policy import PermissionMode
-from app.core.public_files import LinkRegistry
-from app.core.records import Record, parse_record
+from app.core.trust.policy import PermissionMode
+from app.core.trust.public_files import LinkRegistry
+from app.core.trust.records import Record, parse_record
 
 
 def call(session: AgentSession, name: str, **args: Any) -> ToolMessage:

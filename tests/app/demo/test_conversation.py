@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from app.agent.events import RunEvent, ToolCallFinished
-from app.core.policy import load_policy
-from app.core.public_files import LinkRegistry
-from app.core.records import Record, parse_record
 from app.core.store import Store
+from app.core.trust.policy import load_policy
+from app.core.trust.public_files import LinkRegistry
+from app.core.trust.records import Record, parse_record
 from app.demo.conversation import DEMO_TITLE, MISSPELLED_REPORT, USER_TURNS, play_demo
 
 
@@ -85,8 +85,9 @@ def test_demo_is_deterministic_across_plays(tmp_path: Path) -> None:
 def test_playing_again_keeps_one_demo_conversation_and_its_cards_unchanged(
     tmp_path: Path,
 ) -> None:
-    from app.core.revalidate import look_up, revalidate
-    from app.core.transcript import DeliverableBlock, build_transcript
+    from app.core.chat.blocks import DeliverableBlock, build_blocks
+    from app.core.store.deliverables import look_up
+    from app.core.trust.revalidate import revalidate
 
     store, first_id, _, _ = play(tmp_path, "a")
     workspace = tmp_path / "a" / "ws"
@@ -96,7 +97,7 @@ def test_playing_again_keeps_one_demo_conversation_and_its_cards_unchanged(
 
     assert second_id == first_id
     assert [c.id for c in store.conversations()] == [first_id]
-    blocks = build_transcript(first_id, str(workspace), store.messages(first_id))
+    blocks = build_blocks(first_id, str(workspace), store.messages(first_id))
     cards = [b for b in blocks if isinstance(b, DeliverableBlock) and b.entry]
     assert len(cards) == 13
     for card in cards:

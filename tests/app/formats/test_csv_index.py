@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.csv_index import (
     CsvError,
     CsvFile,

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from app.core.html_bind import bind_made_page
-from app.core.manifest import MAX_BUNDLE_BYTES, Bundle, Resource
-from app.core.policy import Policy
-from app.core.safeio import open_verified
-from app.core.web_libraries import BundledFile, bundled
+from app.core.serve.html_bind import bind_made_page
+from app.core.serve.manifest import MAX_BUNDLE_BYTES, Bundle, Resource
+from app.core.serve.web_libraries import BundledFile, bundled
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import open_verified
 from app.formats import diagram_page
 from app.formats.diagram_page import (
     DRAWING_FOLDER,

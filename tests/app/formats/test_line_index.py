@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.encoding import TextEncoding
 from app.formats.line_index import BLOCK_BYTES, CUT_MARK, LineIndex
 from app.formats.text_pages import BuildCancelledError, FenceBrokenError

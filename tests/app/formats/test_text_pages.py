@@ -8,7 +8,7 @@ import time
 import pytest
 
 from app.core.filetype import looks_binary
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.text_pages import PAGE_SIZE, FenceBrokenError, PagedText
 
 
@@ -225,7 +225,7 @@ def test_removed_file_is_reported_missing_when_the_path_is_fenced(tmp_path):
 def test_a_reader_file_pages_through_its_own_reader_and_never_a_path(
     tmp_path,
 ) -> None:
-    from app.core.safeio import Identity, VerifiedFile
+    from app.core.trust.safeio import Identity, VerifiedFile
     from app.formats.line_index import LineIndex
     from app.formats.text_pages import FencedReader, ReaderFile
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.policy import Policy, load_policy
 from app.core.store import Store
+from app.core.trust.policy import Policy, load_policy
 
 
 @pytest.fixture

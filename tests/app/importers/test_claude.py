@@ -8,17 +8,17 @@ from pathlib import Path
 
 from langchain_core.messages import messages_from_dict
 
-from app.core.change_index import turn_changes
-from app.core.changes import Before, Operation, parse_change
-from app.core.import_store import ImportStore
-from app.core.store import Store
-from app.core.transcript import (
+from app.core.changes.change import Before, Operation, parse_change
+from app.core.changes.index import turn_changes
+from app.core.chat.blocks import (
     AssistantTextBlock,
     ToolCallBlock,
     UserBlock,
-    build_transcript,
+    build_blocks,
     split_turns,
 )
+from app.core.store import Store
+from app.core.store.import_store import ImportStore
 from app.importers.session import import_transcript
 
 from .transcripts import ClaudeSession, text, tool_use
@@ -140,7 +140,7 @@ def test_a_session_becomes_turns_with_tool_cards(store: Store, repo: Path) -> No
     path = session_with_edits(repo).write(repo.parent / "s.jsonl")
     summary = import_transcript(store, str(path))
     messages = store.messages(summary.conversation_id)
-    blocks = build_transcript(summary.conversation_id, str(repo), messages)
+    blocks = build_blocks(summary.conversation_id, str(repo), messages)
 
     assert summary.turns == 2
     assert summary.title == "Add a README and fix the greeting"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from langchain_core.messages import messages_from_dict
 
-from app.core.change_index import turn_changes
-from app.core.changes import Operation
-from app.core.import_store import ImportStore
+from app.core.changes.change import Operation
+from app.core.changes.index import turn_changes
+from app.core.chat.blocks import ToolCallBlock, UserBlock, build_blocks, split_turns
 from app.core.store import Store
-from app.core.transcript import ToolCallBlock, UserBlock, build_transcript, split_turns
+from app.core.store.import_store import ImportStore
 from app.importers.session import import_transcript
 
 from .transcripts import CODEX_SESSION, CodexRollout
@@ -70,7 +70,7 @@ def test_a_rollout_becomes_turns_with_tool_cards(store: Store, repo: Path) -> No
         repo.parent / f"rollout-2026-03-02T09-00-00-{CODEX_SESSION}.jsonl"
     )
     summary = import_transcript(store, str(path))
-    blocks = build_transcript(
+    blocks = build_blocks(
         summary.conversation_id, str(repo), store.messages(summary.conversation_id)
     )
 
@@ -149,7 +149,7 @@ def prompts_and_calls(
     store: Store, path: Path
 ) -> tuple[list[str], list[tuple[str, str, str]]]:
     summary = import_transcript(store, str(path))
-    blocks = build_transcript(
+    blocks = build_blocks(
         summary.conversation_id, "", store.messages(summary.conversation_id)
     )
     users = [b.text for b in blocks if isinstance(b, UserBlock)]

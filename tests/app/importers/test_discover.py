@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.safeio import VerifiedFile
+from app.core.trust.safeio import VerifiedFile
 from app.importers.discover import HEAD_BYTES, find_sessions
 
 from .transcripts import (

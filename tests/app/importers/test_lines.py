@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.importers.lines import LineStats, json_lines, raw_lines
 
 

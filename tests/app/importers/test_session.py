@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from app.core.import_store import ImportConflictError, ImportStore
-from app.core.imported import ImportedFileRef
-from app.core.policy import Policy
+from app.core.imported.verify import VerifyVerdict, verify_imported
 from app.core.store import Store
-from app.core.verify import VerifyVerdict, verify_imported
+from app.core.store.import_store import ImportConflictError, ImportStore
+from app.core.store.imported_files import ImportedFileRef
+from app.core.trust.policy import Policy
 from app.importers.lines import MAX_LINE
 from app.importers.session import NotImportableError, import_transcript
 

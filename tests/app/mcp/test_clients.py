@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import tomllib
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.mcp import clients
 from app.mcp.clients import (
     CLIENTS,
     agent_name,
@@ -123,3 +125,36 @@ def test_print_config_prints_the_snippet(
         main(["mcp", "--workspace", str(tmp_path / "nope"), "--print-config", "vscode"])
         == 2
     )
+
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+
+
+def section() -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("## Use it from other agents (MCP)")
+    return text[start : text.index("\n## ", start + 1)]
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.+?)\n *```", section(), flags=re.DOTALL)
+
+
+@pytest.fixture
+def plain_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The README names the command as a user types it; print-config gives its path.
+    monkeypatch.setattr(clients, "installed_command", lambda: ["deliverables"])
+
+
+@pytest.mark.usefixtures("plain_command")
+def test_the_readme_shows_each_clients_registration() -> None:
+    (claude,) = [b.strip() for b in blocks("sh")]
+    (codex,) = blocks("toml")
+    cursor, vscode, desktop = (json.loads(b) for b in blocks("json"))
+
+    assert claude == clients.client_config("claude-code")
+    assert tomllib.loads(codex) == tomllib.loads(clients.client_config("codex"))
+    assert cursor == json.loads(clients.client_config("cursor"))
+    assert vscode == json.loads(clients.client_config("vscode"))
+    folder = Path("/path/to/folder")
+    assert desktop == json.loads(clients.client_config("claude-desktop", folder))

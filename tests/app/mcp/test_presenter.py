@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.core.policy import PermissionMode
-from app.core.records import Record, parse_record
+from app.core.chat.blocks import DeliverableBlock, ImageBlock, build_blocks
 from app.core.store import Store
-from app.core.transcript import DeliverableBlock, ImageBlock, build_transcript
+from app.core.trust.policy import PermissionMode
+from app.core.trust.records import Record, parse_record
 from app.mcp.presenter import Presenter
 from app.mcp.workspace import Fallback
 
@@ -67,7 +67,7 @@ def test_each_presentation_is_a_turn_of_one_conversation(
     assert second.structured == {"presented": ["data.csv", "notes.md"], "count": 2}
     (conversation,) = store.conversations()
     assert conversation.title == f"Codex — {workspace}"
-    blocks = build_transcript(
+    blocks = build_blocks(
         conversation.id, conversation.workspace, store.messages(conversation.id)
     )
     cards = [
@@ -162,7 +162,7 @@ def test_an_image_shown_is_a_turn_the_chat_shows_inline(
 
     assert not reply.is_error and reply.structured is None
     (conversation,) = store.conversations()
-    blocks = build_transcript(
+    blocks = build_blocks(
         conversation.id, conversation.workspace, store.messages(conversation.id)
     )
     (image,) = [b for b in blocks if isinstance(b, ImageBlock)]

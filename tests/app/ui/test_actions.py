@@ -12,11 +12,12 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from app.core.declare import declare
 from app.core.filetype import Kind
-from app.core.policy import PermissionMode, Policy, Rule, builtin_rules
-from app.core.revalidate import DeliverableRef, Verdict
-from app.core.store import DATABASE_NAME, Store
+from app.core.store.database import DATABASE_NAME, Store
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.declare import declare
+from app.core.trust.policy import PermissionMode, Policy, Rule, builtin_rules
+from app.core.trust.revalidate import Verdict
 from app.ui import notice as notice_module
 from app.ui.actions import FileActions, workspace_policy
 from app.ui.notice import NoticeBarWidget

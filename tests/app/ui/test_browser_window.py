@@ -15,7 +15,7 @@ import shiboken6
 from PIL import Image
 from PySide6.QtWidgets import QLabel
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.demo.workspace import build_demo_workspace
 from app.ui.browser_window import BrowserWindow
 from previewers.context import PreviewContext

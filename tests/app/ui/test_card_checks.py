@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QCoreApplication, QThreadPool
 
-from app.core import revalidate
-from app.core.policy import load_policy
-from app.core.records import FileEntry
-from app.core.revalidate import DeliverableRef, Verdict, peek
 from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust import revalidate
+from app.core.trust.policy import load_policy
+from app.core.trust.records import FileEntry
+from app.core.trust.revalidate import Verdict, peek
 from app.ui.card_checks import CardChecker
 from app.ui.main_window import MainWindow
 

@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from app.core import notify
-from app.core.notify import FolderRequest, Reply
+from app.core.channel import notify
+from app.core.channel.notify import FolderRequest, Reply
 from app.core.store import Store
 from app.ui.live_updates import LiveUpdates
 from app.ui.main_window import MainWindow

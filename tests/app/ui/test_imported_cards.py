@@ -6,9 +6,9 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from app.core.imported import ImportedFileRef
-from app.core.policy import PermissionMode, Policy, load_policy
 from app.core.store import Store
+from app.core.store.imported_files import ImportedFileRef
+from app.core.trust.policy import PermissionMode, Policy, load_policy
 from app.ui.chat.model import UNVERIFIED
 from app.ui.imported_cards import ImportedCards
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.core.import_store import ImportStore
 from app.core.store import Store
+from app.core.store.import_store import ImportStore
 from app.importers.session import import_transcript
 from app.ui.imported_session import UNCONFIRMED
 from app.ui.main_window import MainWindow

@@ -174,7 +174,7 @@ def test_view_command_opens_files_into_the_workspace(tmp_path):
 
 
 def _deliverable_refs(window):
-    from app.core.transcript import DeliverableBlock
+    from app.core.chat.blocks import DeliverableBlock
 
     model = window.chat.chat_model()
     return {
@@ -280,7 +280,7 @@ def test_a_refused_file_is_shown_in_the_viewer_itself(qtbot, tmp_path):
 
 
 def test_the_first_window_shows_the_start_of_the_last_turn(window, qtbot):
-    from app.core.transcript import UserBlock
+    from app.core.chat.blocks import UserBlock
 
     qtbot.waitUntil(window.chat.is_loaded, timeout=10_000)
     model = window.chat.chat_model()
@@ -401,7 +401,7 @@ def test_a_new_user_at_1440_by_900_reads_a_pdf_and_a_report_and_folds_panes(
 
 
 def test_a_new_user_selects_text_in_the_chat(scheme_window, qtbot, tmp_path):
-    from app.core.transcript import AssistantTextBlock
+    from app.core.chat.blocks import AssistantTextBlock
 
     window, scheme = scheme_window
     model = window.chat.chat_model()
@@ -422,7 +422,7 @@ def test_a_new_user_selects_text_in_the_chat(scheme_window, qtbot, tmp_path):
 
 
 def test_image_cards_show_a_thumbnail_and_others_their_icon(window, qtbot, tmp_path):
-    from app.core.transcript import DeliverableBlock
+    from app.core.chat.blocks import DeliverableBlock
     from app.ui.chat.model import ThumbnailRole
 
     model = window.chat.chat_model()

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.core.copying import CHUNK_SIZE, copy_verified
-from app.core.safeio import VerifiedFile, open_verified
+from app.core.trust.copying import CHUNK_SIZE, copy_verified
+from app.core.trust.safeio import VerifiedFile, open_verified
 from app.ui import save_copy
 from app.ui.save_copy import SaveCopier, SaveCopyDialogs, proposed_target
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from app.core.policy import PermissionMode
+from app.core.trust.policy import PermissionMode
 from app.ui.settings_dialog import SettingsDialog
 
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from app.core.sizes import human_size
+from app.core.filetype.sizes import human_size
 from previewers.fallback.card import FILE_ACTIONS, FallbackCardWidget
 from tests.previewers.conftest import OpenPreview
 

@@ -88,7 +88,7 @@ def test_a_jpeg_named_png_is_decoded_as_jpeg(
 
 
 def test_svg_is_never_taken(tmp_path: Path) -> None:
-    from app.core.safeio import open_verified
+    from app.core.trust.safeio import open_verified
     from previewers.source import PreviewSource
 
     path = tmp_path / "logo.svg"

@@ -20,8 +20,8 @@ import pytest
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
-from app.core.policy import Policy
-from app.core.safeio import open_verified
+from app.core.trust.policy import Policy
+from app.core.trust.safeio import open_verified
 from app.formats.diagram_page import PageColors
 from app.formats.markdown_diagrams import MAX_DIAGRAMS
 from app.formats.markdown_html import render_markdown

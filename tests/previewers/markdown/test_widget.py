@@ -13,7 +13,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QImage, QTextBlock, QTextCursor
 from pytestqt.qtbot import QtBot
 
-from app.core.policy import Policy, Rule
+from app.core.trust.policy import Policy, Rule
 from previewers import registry
 from previewers.context import PreviewContext
 from previewers.markdown import MarkdownPreviewer

@@ -12,7 +12,7 @@ from PySide6.QtCore import QFile, QFileDevice, QIODevice, Qt, QUrl
 from PySide6.QtMultimedia import QMediaPlayer
 from pytestqt.qtbot import QtBot
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.demo.workspace import DemoWorkspace, build_demo_workspace
 from app.ui.application import MEDIA_PROTOCOL_WHITELIST
 from previewers import registry

@@ -17,7 +17,7 @@ from PySide6.QtGui import QGuiApplication, QMouseEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.formats.pdf_process import worker_command
 from previewers import registry
 from previewers.pdf import PDF_PREVIEWER
@@ -502,7 +502,7 @@ def test_the_render_thread_and_its_worker_process_end_after_the_last_preview(
 PROBE = """
 import sys
 from PySide6.QtWidgets import QApplication
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers.pdf import PDF_PREVIEWER
 from previewers.source import PreviewSource
 app = QApplication([])
@@ -694,7 +694,7 @@ PROBE_QUIT = """
 import os, sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers.pdf import PDF_PREVIEWER, render
 from previewers.source import PreviewSource
 app = QApplication([])

@@ -15,7 +15,7 @@ from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers import registry
 from previewers.source import PreviewSource
 from previewers.text import CodePreviewer
@@ -319,9 +319,10 @@ def test_json_over_the_tree_limit_opens_as_text_with_a_notice(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from previewers import json as json_view
+    from app.formats import json_load
 
-    monkeypatch.setattr(json_view, "JSON_SIZE_LIMIT", 16)
+    # The JSON previewer reads its limit from the reader when asked.
+    monkeypatch.setattr(json_load, "JSON_SIZE_LIMIT", 16)
     path = tmp_path / "big.json"
     path.write_text('{"rows": [1, 2, 3, 4, 5, 6, 7, 8]}\n')
     preview = _loaded(qtbot, open_preview(path))

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from app.core.manifest import Bundle, Resource
-from app.core.safeio import open_verified
+from app.core.serve.manifest import Bundle, Resource
+from app.core.trust.safeio import open_verified
 from previewers.context import STANDALONE
 from previewers.source import PreviewSource
 from previewers.web import made_page_widget

@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from app.core.manifest import LeftOut, LibraryCopy
+from app.core.serve.manifest import LeftOut, LibraryCopy
 from previewers.web.info_bar import PageInfoBarWidget
 
 CHART = LibraryCopy(

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers import registry
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
@@ -147,7 +147,7 @@ def test_as_root_no_web_engine_is_even_imported(site):
 import sys
 from PySide6.QtWidgets import QApplication
 application = QApplication([])
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers import web as html
 from previewers.web import preview as web_preview
 from previewers.context import STANDALONE, PreviewContext
@@ -337,7 +337,7 @@ switches = sandbox.chromium_flags
 sandbox.chromium_flags = lambda *ports: [
     *switches(*ports), "--js-flags=--max-old-space-size=24"
 ]
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers.context import PreviewContext
 from previewers.source import PreviewSource
 from previewers.web import HTML_PREVIEWER
@@ -488,7 +488,7 @@ import os, time
 from PySide6.QtWidgets import QApplication
 from app.ui.application import create_application
 application = create_application()
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers import web
 from previewers.source import PreviewSource
 from previewers.web import sandbox

@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from previewers.web.source_text import MIB, TEXT_LIMIT, load_text
 
 

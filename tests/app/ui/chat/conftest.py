@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from PySide6.QtGui import QColor, QImage
 
-from app.core.policy import Policy, load_policy
 from app.core.store import StoredMessage, StoredRecord
+from app.core.trust.policy import Policy, load_policy
 
 CID = "conv-1"
 ANSWER = "## Done\n\nRevenue grew **47 %**.\n\n- North leads.\n- Refunds are low."

@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QFont, QImage, QPainter, QPalette
 
-from app.core.change_index import ChangedFile, TurnChanges
-from app.core.changes import Before, FileChange, Operation
-from app.core.transcript import ChangesBlock
+from app.core.changes.change import Before, FileChange, Operation
+from app.core.changes.index import ChangedFile, TurnChanges
+from app.core.chat.blocks import ChangesBlock
 from app.ui.chat.paint_changes import (
     FILE_ROW,
     MINUS,

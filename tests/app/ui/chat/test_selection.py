@@ -10,7 +10,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from app.core.transcript import AssistantTextBlock, DeliverableBlock, UserBlock
+from app.core.chat.blocks import AssistantTextBlock, DeliverableBlock, UserBlock
 from app.ui.chat import ChatView
 from app.ui.chat.selection import TextSelection
 

@@ -10,10 +10,10 @@ from PySide6.QtCore import QBuffer, QIODevice
 from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
-from app.core.declare import declare
-from app.core.policy import PermissionMode, Policy, builtin_rules
-from app.core.revalidate import DeliverableRef
 from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.declare import declare
+from app.core.trust.policy import PermissionMode, Policy, builtin_rules
 from app.ui.chat.thumbnails import THUMBNAIL_SIZE, ThumbnailMaker, make_thumbnail
 from tests.app.ui.test_actions import append_present
 

@@ -13,9 +13,7 @@ from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
 from app.agent.runner import MessageStored, RunFailed, ToolCallFinished, ToolCallStarted
-from app.core.policy import Policy
-from app.core.revalidate import DeliverableRef
-from app.core.transcript import (
+from app.core.chat.blocks import (
     AssistantTextBlock,
     DeliverableBlock,
     ImageBlock,
@@ -23,6 +21,8 @@ from app.core.transcript import (
     ToolCallBlock,
     TurnActionsBlock,
 )
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.policy import Policy
 from app.ui.chat import ChatView
 from app.ui.chat import paint_cards as cards
 from app.ui.chat.model import BlockRole, ImageRole, VerdictRole

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.core.policy import Policy, Rule, load_policy
+from app.core.trust.policy import Policy, Rule, load_policy
 from app.ui.workspace import WorkspaceWidget
 
 

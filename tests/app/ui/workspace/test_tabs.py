@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.core.filetype import Kind
-from app.core.safeio import open_verified
+from app.core.trust.safeio import open_verified
 from app.ui.workspace import WorkspaceWidget
 from app.ui.workspace.tabs import MAX_TABS
 from previewers.markdown.widget import MarkdownPreviewWidget

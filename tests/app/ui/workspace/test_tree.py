@@ -9,7 +9,7 @@ from PySide6.QtCore import QThreadPool
 from PySide6.QtGui import QStandardItem
 from pytestqt.qtbot import QtBot
 
-from app.core.records import FileEntry
+from app.core.trust.records import FileEntry
 from app.ui.workspace import WorkspaceWidget
 from app.ui.workspace.tree import (
     BATCH,

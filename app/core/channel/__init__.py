@@ -1,0 +1,1 @@
+"""The per-user local channel by which other processes tell the window of a change."""

@@ -1,0 +1,1 @@
+"""The chat's view of a conversation: the blocks it shows, and the host tools' names."""

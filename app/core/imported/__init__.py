@@ -1,0 +1,1 @@
+"""Sessions imported from other agents: their files, verified against the file now."""

@@ -1,0 +1,1 @@
+"""Web previews: pages bound with their dependencies, served by capability URL."""
