@@ -92,8 +92,8 @@ def test_only_visible_lines_are_highlighted(
 def test_a_line_of_thousands_of_tokens_keeps_formats_for_its_first_ones(
     qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
 ) -> None:
-    path = tmp_path / "anchors.yaml"
-    path.write_text("key: " + "&a [" * 2_500 + "\nnext: [1, 2]\n")
+    path = tmp_path / "strings.yaml"
+    path.write_text("key: [" + '"a", ' * 2_500 + '"a"]\nnext: [1, 2]\n')
     preview = _loaded(qtbot, open_preview(path))
     view = preview.code_view
     assert view is not None
