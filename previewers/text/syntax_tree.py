@@ -146,6 +146,12 @@ def grammar_for_name(name: str) -> GrammarSpec | None:
     return _BY_SUFFIX.get(PurePath(name).suffix.lower())
 
 
+def grammar_modules() -> list[str]:
+    """The grammar wheels' modules: imported by name, so the frozen bundle is
+    told of them (``packaging/deliverables.spec``)."""
+    return sorted({spec.module for spec in _BY_SUFFIX.values()})
+
+
 @dataclass(frozen=True)
 class Grammar:
     """A loaded grammar and its compiled query; shared by every thread."""
