@@ -131,6 +131,10 @@ _YAML = GrammarSpec(
     refine=(("Name.Constant", _BLOCK_HEADER, "Punctuation.Indicator"),),
 )
 
+# pygments reads shell by words: a word that is not a keyword or a builtin
+# is plain text.
+_BASH = GrammarSpec("Bash", "tree_sitter_bash", "language", "bash.scm", rest="")
+
 _BY_SUFFIX: dict[str, GrammarSpec] = {
     **dict.fromkeys((".py", ".pyi", ".pyw"), _PYTHON),
     **dict.fromkeys((".js", ".mjs", ".cjs"), _JAVASCRIPT),
@@ -138,6 +142,7 @@ _BY_SUFFIX: dict[str, GrammarSpec] = {
     ".tsx": _TSX,
     **dict.fromkeys((".json", ".geojson"), _JSON),
     **dict.fromkeys((".yaml", ".yml"), _YAML),
+    **dict.fromkeys((".sh", ".bash"), _BASH),
 }
 
 

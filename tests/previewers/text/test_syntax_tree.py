@@ -58,6 +58,7 @@ SAMPLES = {
     ),
     "texmath-port.yaml": lambda: _installed("mdit_py_plugins", "texmath/port.yaml"),
     "footnote-port.yaml": lambda: _installed("mdit_py_plugins", "footnote/port.yaml"),
+    "activate.sh": lambda: _stdlib("venv/scripts/common/activate"),
 }
 
 # Where the grammar cannot see what pygments' regular expressions see: per
@@ -77,6 +78,7 @@ DEVIATIONS: dict[str, dict[tuple[str, str], str]] = {
     "TypeScript": {},
     "JSON": {},
     "YAML": {},
+    "Bash": {},
 }
 
 
@@ -198,7 +200,7 @@ def test_the_whole_text_is_parsed_in_slices_and_a_scan_stops_when_asked() -> Non
 
 def test_the_grammars_are_the_installed_wheels_own() -> None:
     # Each grammar is compiled into its wheel: loading one fetches nothing.
-    for name in ("a.py", "a.js", "a.ts", "a.tsx", "a.json", "a.yaml"):
+    for name in ("a.py", "a.js", "a.ts", "a.tsx", "a.json", "a.yaml", "a.sh"):
         spec = grammar_for_name(name)
         assert spec is not None
         grammar = load_grammar(spec)
