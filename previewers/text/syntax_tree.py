@@ -135,6 +135,8 @@ _YAML = GrammarSpec(
 # is plain text.
 _BASH = GrammarSpec("Bash", "tree_sitter_bash", "language", "bash.scm", rest="")
 
+_GO = GrammarSpec("Go", "tree_sitter_go", "language", "go.scm", rest="Name.Other")
+
 _BY_SUFFIX: dict[str, GrammarSpec] = {
     **dict.fromkeys((".py", ".pyi", ".pyw"), _PYTHON),
     **dict.fromkeys((".js", ".mjs", ".cjs"), _JAVASCRIPT),
@@ -143,6 +145,7 @@ _BY_SUFFIX: dict[str, GrammarSpec] = {
     **dict.fromkeys((".json", ".geojson"), _JSON),
     **dict.fromkeys((".yaml", ".yml"), _YAML),
     **dict.fromkeys((".sh", ".bash"), _BASH),
+    ".go": _GO,
 }
 
 

@@ -36,6 +36,10 @@ FILES = {
         "nbformat", "v4/nbformat.v4.5.schema.json"
     ),
     "texmath-port.yaml": lambda: _installed("mdit_py_plugins", "texmath/port.yaml"),
+    "activate.sh": lambda: (
+        Path(sysconfig.get_paths()["stdlib"]) / "venv/scripts/common/activate"
+    ),
+    "pkg-errors-errors.go": lambda: DATA / "pkg-errors-errors.go",
 }
 
 

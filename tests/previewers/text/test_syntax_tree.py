@@ -59,6 +59,8 @@ SAMPLES = {
     "texmath-port.yaml": lambda: _installed("mdit_py_plugins", "texmath/port.yaml"),
     "footnote-port.yaml": lambda: _installed("mdit_py_plugins", "footnote/port.yaml"),
     "activate.sh": lambda: _stdlib("venv/scripts/common/activate"),
+    "pkg-errors-errors.go": lambda: DATA / "pkg-errors-errors.go",
+    "pkg-errors-stack.go": lambda: DATA / "pkg-errors-stack.go",
 }
 
 # Where the grammar cannot see what pygments' regular expressions see: per
@@ -79,6 +81,7 @@ DEVIATIONS: dict[str, dict[tuple[str, str], str]] = {
     "JSON": {},
     "YAML": {},
     "Bash": {},
+    "Go": {},
 }
 
 
@@ -200,7 +203,7 @@ def test_the_whole_text_is_parsed_in_slices_and_a_scan_stops_when_asked() -> Non
 
 def test_the_grammars_are_the_installed_wheels_own() -> None:
     # Each grammar is compiled into its wheel: loading one fetches nothing.
-    for name in ("a.py", "a.js", "a.ts", "a.tsx", "a.json", "a.yaml", "a.sh"):
+    for name in ("a.py", "a.js", "a.ts", "a.tsx", "a.json", "a.yaml", "a.sh", "a.go"):
         spec = grammar_for_name(name)
         assert spec is not None
         grammar = load_grammar(spec)
