@@ -33,7 +33,6 @@ from __future__ import annotations
 import functools
 import importlib
 import re
-import string
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ from pygments.token import Token, _TokenType, string_to_tokentype  # type: ignor
 
 from previewers.text import highlight
 from previewers.text.highlight import MAX_HIGHLIGHT_CHARS, Span
+from previewers.text.syntax_rules import rust_types, typed_colons, without_inside
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node, Query, Tree
@@ -68,8 +68,12 @@ class GrammarSpec:
     refine: tuple[tuple[str, str, str], ...] = ()
     """(token, pattern, token): within spans of the first token, what the
     pattern matches takes the second (pygments reads inside some strings)."""
-    typed_colons: bool = False
-    """pygments' TypeScript rule: in "word: word", the second word is a type."""
+    line_rule: Callable[[list[Span], str], list[Span]] | None = None
+    """A rule of pygments' lexer no query can say, run over each line's spans
+    (``previewers.text.syntax_rules``)."""
+    opaque: tuple[str, ...] = ()
+    """Tokens pygments reads as one, strings apart: captures inside theirs
+    are dropped (a Rust attribute)."""
 
 
 # What pygments' PythonLexer marks as formatting inside a plain string.
@@ -109,7 +113,7 @@ _TYPESCRIPT = GrammarSpec(
     "language_typescript",
     "typescript.scm",
     refine=_OPTIONAL_DOT,
-    typed_colons=True,
+    line_rule=typed_colons,
 )
 _TSX = GrammarSpec(
     "TSX",
@@ -117,7 +121,7 @@ _TSX = GrammarSpec(
     "language_tsx",
     "typescript.scm",
     refine=_OPTIONAL_DOT,
-    typed_colons=True,
+    line_rule=typed_colons,
 )
 _JSON = GrammarSpec("JSON", "tree_sitter_json", "language", "json.scm")
 # A block scalar's header ("run: |", "- >-"): the grammar keeps it in the
@@ -137,6 +141,28 @@ _BASH = GrammarSpec("Bash", "tree_sitter_bash", "language", "bash.scm", rest="")
 
 _GO = GrammarSpec("Go", "tree_sitter_go", "language", "go.scm", rest="Name.Other")
 
+_RUST = GrammarSpec(
+    "Rust",
+    "tree_sitter_rust",
+    "language",
+    "rust.scm",
+    # A number's type suffix ("1u8") is a keyword for pygments.
+    refine=(
+        (
+            "Literal.Number.Integer",
+            r"(?<=[0-9_])([ui](8|16|32|64|size)|f(32|64))",
+            "Keyword",
+        ),
+        (
+            "Literal.Number.Float",
+            r"(?<=[0-9_.])([ui](8|16|32|64|size)|f(32|64))",
+            "Keyword",
+        ),
+    ),
+    line_rule=rust_types,
+    opaque=("Comment.Preproc",),
+)
+
 _BY_SUFFIX: dict[str, GrammarSpec] = {
     **dict.fromkeys((".py", ".pyi", ".pyw"), _PYTHON),
     **dict.fromkeys((".js", ".mjs", ".cjs"), _JAVASCRIPT),
@@ -146,6 +172,7 @@ _BY_SUFFIX: dict[str, GrammarSpec] = {
     **dict.fromkeys((".yaml", ".yml"), _YAML),
     **dict.fromkeys((".sh", ".bash"), _BASH),
     ".go": _GO,
+    ".rs": _RUST,
 }
 
 
@@ -170,6 +197,7 @@ class Grammar:
     tokens: dict[str, _TokenType]
     rest: _TokenType | None
     refine: tuple[tuple[_TokenType, re.Pattern[str], _TokenType], ...]
+    opaque: frozenset[_TokenType]
 
 
 @functools.cache
@@ -189,7 +217,8 @@ def load_grammar(spec: GrammarSpec) -> Grammar:
         (string_to_tokentype(outer), re.compile(pattern), string_to_tokentype(inner))
         for outer, pattern, inner in spec.refine
     )
-    return Grammar(spec, language, query, tokens, rest, refine)
+    opaque = frozenset(string_to_tokentype(name) for name in spec.opaque)
+    return Grammar(spec, language, query, tokens, rest, refine, opaque)
 
 
 def _parse(grammar: Grammar, data: bytes, cancelled: Callable[[], bool]) -> Tree | None:
@@ -332,6 +361,8 @@ class TreeHighlighter:
                 for node in nodes:
                     _place(node, pattern, token, first, rows, lines, widths)
         rest, refine = grammar.rest, grammar.refine
+        if grammar.opaque:
+            rows = [without_inside(row, grammar.opaque) for row in rows]
         found = [
             _line_spans(row, line, rest) if len(line) <= MAX_HIGHLIGHT_CHARS else []
             for row, line in zip(rows, lines, strict=True)
@@ -341,9 +372,10 @@ class TreeHighlighter:
                 _refined(spans, line, *rule)
                 for spans, line in zip(found, lines, strict=True)
             ]
-        if grammar.spec.typed_colons:
+        line_rule = grammar.spec.line_rule
+        if line_rule is not None:
             found = [
-                _typed_colons(spans, line) if ":" in line else spans
+                line_rule(spans, line) if ":" in line or "->" in line else spans
                 for spans, line in zip(found, lines, strict=True)
             ]
         return found
@@ -457,56 +489,6 @@ def _refined(
             position = match.end()
         if position < end:
             out.append(Span(position, end - position, outer))
-    return out
-
-
-_WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_?.$")
-_TYPED_COLON = re.compile(r"([\w?.$]+)(\s*):(\s*)([\w?.$]+)")
-# Words pygments' TypeScript rules take before that one: the rule never
-# starts on them.
-_TYPED_COLON_BEFORE = re.compile(
-    r"(abstract|implements|private|protected|public|readonly|enum|interface"
-    r"|override|declare|type|string|boolean|number)\b"
-)
-
-
-def _typed_colons(spans: list[Span], line: str) -> list[Span]:
-    """pygments' TypeScript rule "word: word" over a highlighted line.
-
-    Where a colon the query marked as an operator stands between two words
-    (``[\\w?.$]+``), the first word is a plain name and the second a type,
-    whatever the grammar made of them.
-    """
-    if not spans:
-        return spans
-    tokens: list[_TokenType | None] = [None] * len(line)
-    for span in spans:
-        tokens[span.start : span.start + span.length] = [span.token] * span.length
-    operator, other, kind = Token.Operator, Token.Name.Other, Token.Keyword.Type
-    changed = False
-    for match in _TYPED_COLON.finditer(line):
-        colon = match.end(2)
-        if tokens[colon] is not operator:
-            continue
-        start = match.start(1)
-        while start > 0 and line[start - 1] in _WORD_CHARS:
-            start -= 1
-        if _TYPED_COLON_BEFORE.match(line, start):
-            continue
-        tokens[start : match.end(1)] = [other] * (match.end(1) - start)
-        first, last = match.span(4)
-        tokens[first:last] = [kind] * (last - first)
-        changed = True
-    if not changed:
-        return spans
-    out: list[Span] = []
-    begin = 0
-    for index in range(1, len(line) + 1):
-        if index == len(line) or tokens[index] is not tokens[begin]:
-            token = tokens[begin]
-            if token is not None:
-                out.append(Span(begin, index - begin, token))
-            begin = index
     return out
 
 

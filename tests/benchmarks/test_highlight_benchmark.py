@@ -40,6 +40,7 @@ FILES = {
         Path(sysconfig.get_paths()["stdlib"]) / "venv/scripts/common/activate"
     ),
     "pkg-errors-errors.go": lambda: DATA / "pkg-errors-errors.go",
+    "either-lib.rs": lambda: DATA / "either-lib.rs",
 }
 
 
