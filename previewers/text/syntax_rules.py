@@ -8,6 +8,7 @@ at the tokens already found, never at the tree.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Iterable
@@ -33,7 +34,7 @@ def typed_colons(spans: list[Span], line: str) -> list[Span]:
     (``[\\w?.$]+``), the first word is a plain name and the second a type,
     whatever the grammar made of them.
     """
-    if not spans:
+    if not spans or ":" not in line:
         return spans
     tokens = _tokens_of(spans, line)
     operator, other, kind = Token.Operator, Token.Name.Other, Token.Keyword.Type
@@ -143,7 +144,7 @@ _RUST_TYPES = frozenset(
 
 def rust_types(spans: list[Span], line: str) -> list[Span]:
     """pygments' Rust rule: the type after ":" or "->" in code."""
-    if not spans:
+    if not spans or (":" not in line and "->" not in line):
         return spans
     tokens = _tokens_of(spans, line)
     punctuation = Token.Punctuation
@@ -214,3 +215,40 @@ def without_inside(row: list[Item], opaque: Iterable[_TokenType]) -> list[Item]:
         or item[3] in string_token
         or not any(begin <= item[0] and item[1] <= end for begin, end in outer)
     ]
+
+
+@functools.cache
+def _css_words() -> tuple[re.Pattern[str], frozenset[str], frozenset[str]]:
+    """pygments' vendor prefixes, property names and keyword values."""
+    from pygments.lexers import css  # type: ignore[import-untyped]
+
+    prefixes = re.compile("|".join(re.escape(word) for word in css._vendor_prefixes))
+    values = css._keyword_values + css._other_keyword_values + css._color_keywords
+    return prefixes, frozenset(css._css_properties), frozenset(values)
+
+
+def css_vendors(spans: list[Span], line: str) -> list[Span]:
+    """pygments' CSS rule: a vendor's prefix ("-webkit-") is a token of its own,
+    and the rest of the word is read as a word without it."""
+    pseudo, builtin_pseudo = Token.Keyword.Pseudo, Token.Name.Builtin.Pseudo
+    if not any(span.token in (pseudo, builtin_pseudo) for span in spans):
+        return spans
+    prefixes, properties, values = _css_words()
+    out: list[Span] = []
+    for span in spans:
+        prefix = prefixes.match(line, span.start, span.start + span.length)
+        if span.token not in (pseudo, builtin_pseudo) or prefix is None:
+            out.append(span)
+            continue
+        size = prefix.end() - span.start
+        out.append(Span(span.start, size, span.token))
+        rest = line[prefix.end() : span.start + span.length]
+        if span.token is pseudo:  # a property's name
+            token = Token.Keyword if rest in properties else Token.Name
+        elif rest in values:
+            token = Token.Keyword.Constant
+        else:
+            token = Token.Keyword if rest in properties else Token.Name
+        if rest:
+            out.append(Span(prefix.end(), len(rest), token))
+    return out

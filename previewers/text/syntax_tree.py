@@ -44,7 +44,12 @@ from pygments.token import Token, _TokenType, string_to_tokentype  # type: ignor
 
 from previewers.text import highlight
 from previewers.text.highlight import MAX_HIGHLIGHT_CHARS, Span
-from previewers.text.syntax_rules import rust_types, typed_colons, without_inside
+from previewers.text.syntax_rules import (
+    css_vendors,
+    rust_types,
+    typed_colons,
+    without_inside,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node, Query, Tree
@@ -72,6 +77,9 @@ class GrammarSpec:
     """A rule of pygments' lexer no query can say, run over each line's spans
     (``previewers.text.syntax_rules``)."""
     opaque: tuple[str, ...] = ()
+    words_from: str = ""
+    """A pygments lexer module whose word lists the query names: ``WORDS:x``
+    in the query stands for the quoted words of its list ``x``."""
     """Tokens pygments reads as one, strings apart: captures inside theirs
     are dropped (a Rust attribute)."""
 
@@ -163,6 +171,17 @@ _RUST = GrammarSpec(
     opaque=("Comment.Preproc",),
 )
 
+_CSS = GrammarSpec(
+    "CSS",
+    "tree_sitter_css",
+    "language",
+    "css.scm",
+    # "@media" is "@" and a keyword for pygments.
+    refine=(("Keyword", r"@(?=[\w-])", "Punctuation"),),
+    line_rule=css_vendors,
+    words_from="pygments.lexers.css",
+)
+
 _BY_SUFFIX: dict[str, GrammarSpec] = {
     **dict.fromkeys((".py", ".pyi", ".pyw"), _PYTHON),
     **dict.fromkeys((".js", ".mjs", ".cjs"), _JAVASCRIPT),
@@ -173,6 +192,7 @@ _BY_SUFFIX: dict[str, GrammarSpec] = {
     **dict.fromkeys((".sh", ".bash"), _BASH),
     ".go": _GO,
     ".rs": _RUST,
+    ".css": _CSS,
 }
 
 
@@ -208,6 +228,13 @@ def load_grammar(spec: GrammarSpec) -> Grammar:
     module = importlib.import_module(spec.module)
     language = Language(getattr(module, spec.function)())
     source = files("previewers.text").joinpath("queries", spec.query).read_text()
+    if spec.words_from:
+        lists = importlib.import_module(spec.words_from)
+        source = re.sub(
+            r"WORDS:(\w+)",
+            lambda found: " ".join(f'"{word}"' for word in getattr(lists, found[1])),
+            source,
+        )
     query = Query(language, source)
     names = [query.capture_name(index) for index in range(query.capture_count)]
     # Captures named with a leading "_" only serve a predicate.
@@ -375,8 +402,7 @@ class TreeHighlighter:
         line_rule = grammar.spec.line_rule
         if line_rule is not None:
             found = [
-                line_rule(spans, line) if ":" in line or "->" in line else spans
-                for spans, line in zip(found, lines, strict=True)
+                line_rule(spans, line) for spans, line in zip(found, lines, strict=True)
             ]
         return found
 

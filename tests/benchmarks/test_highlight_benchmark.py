@@ -41,6 +41,10 @@ FILES = {
     ),
     "pkg-errors-errors.go": lambda: DATA / "pkg-errors-errors.go",
     "either-lib.rs": lambda: DATA / "either-lib.rs",
+    "leaflet.css": lambda: (
+        Path(__file__).resolve().parents[2]
+        / "resources/web/libraries/leaflet/1.9.4/dist/leaflet.css"
+    ),
 }
 
 
