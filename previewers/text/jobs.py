@@ -83,7 +83,10 @@ def highlighter_for_name(name: str) -> Highlighter | None:
 
     spec = grammar_for_name(name)
     if spec is not None:
-        return TreeHighlighter(load_grammar(spec))
+        try:
+            return TreeHighlighter(load_grammar(spec))
+        except ImportError:
+            pass  # an install without that grammar's wheel: pygments reads it
     lexer = lexer_for_name(name)
     return WindowHighlighter(lexer) if lexer is not None else None
 

@@ -92,3 +92,22 @@ def test_a_lexer_too_slow_for_the_file_is_found_out_on_the_worker(
     with open_verified(str(path)) as file:
         first = read_first_page(file, str(path), "slow.rb")
     assert first.highlighter.too_slow
+
+
+def test_a_grammar_missing_from_the_install_leaves_the_file_to_pygments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dataclasses
+
+    from previewers.text import syntax_tree
+
+    spec = syntax_tree.grammar_for_name("a.py")
+    assert spec is not None
+    missing = dataclasses.replace(spec, module="tree_sitter_not_installed")
+    monkeypatch.setattr(syntax_tree, "grammar_for_name", lambda _name: missing)
+    path = tmp_path / "a.py"
+    path.write_text("def f(x):\n    return x + 1\n")
+    with open_verified(str(path)) as file:
+        first = read_first_page(file, str(path), "a.py")
+    assert isinstance(first.highlighter, highlight.WindowHighlighter)
+    assert first.language == "Python"
