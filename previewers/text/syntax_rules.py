@@ -2,7 +2,7 @@
 
 Each takes a line's spans (from ``previewers.text.syntax_tree``) and gives
 them back with what pygments' regular expressions read differently: the
-words around a colon, a number's suffix. They look at the line's text and
+words around a colon, a vendor's prefix. They look at the line's text and
 at the tokens already found, never at the tree.
 """
 
