@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.core.trust.declare import DeclarationError, declare
 from app.core.trust.policy import PermissionMode, current_policy
 from app.mcp.main import add_mcp_command
 
@@ -32,6 +31,7 @@ def _validate(args: argparse.Namespace) -> int:
     or policy file (nothing was checked). An ``ssh://`` workspace is checked
     over SFTP, with the same codes and JSON.
     """
+    from app.core.trust.declare import DeclarationError, declare
     from app.ssh.address import is_remote_address
 
     if is_remote_address(args.workspace):
@@ -67,6 +67,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _validate_remote(args: argparse.Namespace) -> int:
+    from app.core.trust.declare import DeclarationError
     from app.remote.manager import RemoteManager
     from app.ssh.errors import RemoteError
 
@@ -284,7 +285,7 @@ def _run_window(
     from app.ui.application import DisplayUnavailableError, create_application
     from app.ui.live_updates import LiveUpdates
     from app.ui.main_window import MainWindow
-    from app.ui.screenshot import screenshot_when_loaded
+    from app.ui.screenshot import screenshot_at_first_paint, screenshot_when_loaded
 
     try:
         app = create_application()
@@ -312,10 +313,12 @@ def _run_window(
             # a tab behind it decides the exit code too.
             return window.is_loaded() and watched.settled()
 
+    if args.screenshot and args.first_paint:
+        screenshot_at_first_paint(window, Path(args.screenshot))
     window.show()
     if remote is not None:
         window.open_remote_workspace(remote)
-    if args.screenshot:
+    if args.screenshot and not args.first_paint:
         screenshot_when_loaded(window, Path(args.screenshot), is_loaded, args.wait_ms)
     code = app.exec()
     if code == 0 and outcome is not None and not outcome.all_shown():
@@ -366,6 +369,12 @@ def _add_window_options(parser: argparse.ArgumentParser) -> None:
         default=10_000,
         help="longest wait for loading before the screenshot (default 10000)",
     )
+    parser.add_argument(
+        "--first-paint",
+        action="store_true",
+        help="take the screenshot at the window's first paint, not once loaded "
+        "(for timing a start; the PNG notes when the paint was done)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -374,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="See, open and keep what AI agents made for you.",
     )
     parser.add_argument(
-        "--version", action="version", version=f"deliverables {app_version()}"
+        "--version", action=_VersionAction, help="show the version and exit"
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -452,6 +461,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     import_.set_defaults(handler=_import)
     return parser
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the version is looked up only when asked for (reading the
+    installed package's metadata costs a start-up that does not need it)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS)
+        self.help = str(kwargs.get("help", ""))
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"deliverables {app_version()}")
+        parser.exit()
 
 
 def app_version() -> str:

@@ -22,7 +22,6 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from app.core.changes.change_diff import change_diff
 from app.core.changes.index import ChangeRef, look_up_change
 from app.core.filetype import Kind
 from app.core.filetype.text import prepare_legacy_detection
@@ -457,6 +456,7 @@ class MainWindow(QMainWindow):
         mode = self._mode
         store = self._store
         dark = ColorScheme.of(self.palette()) is ColorScheme.DARK
+        from app.core.changes.change_diff import change_diff
         from app.ui.diff_view import DiffDialog
 
         dialog = DiffDialog(found.path, dark=dark, parent=self)

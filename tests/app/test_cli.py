@@ -361,3 +361,55 @@ def test_the_refusals_a_viewer_would_give(workspace: Path) -> None:
     )
     assert len(refusals) == 1
     assert refusals[0].startswith("Cannot open .env: denied")
+
+
+def test_the_command_starts_without_modules_only_some_commands_need() -> None:
+    # The present check is for "validate" only; the package metadata for
+    # "--version" only: a window's start reads neither.
+    probe = (
+        "import sys; from app import cli; cli.build_parser().parse_args(['demo']);"
+        "print(sorted(m for m in ('app.core.declare', 'importlib.metadata')"
+        " if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_a_first_paint_screenshot_shows_the_conversation_and_when_it_was_painted(
+    tmp_path: Path,
+) -> None:
+    import time
+
+    from PySide6.QtGui import QImage
+
+    from app.ui.screenshot import FIRST_PAINT_KEY
+
+    data = tmp_path / "data"
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from app.core.store import Store;"
+            "from app.demo.conversation import play_demo;"
+            "d = Path(sys.argv[1]); play_demo(Store(d), d / 'demo-workspace')",
+            str(data),
+        ],
+        check=True,
+        timeout=120,
+    )
+    png = tmp_path / "first.png"
+    started = time.time_ns()
+    result = run_cli(
+        "open", "--data-dir", str(data), "--screenshot", str(png), "--first-paint"
+    )
+    assert result.returncode == 0, result.stderr
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (1440, 900)
+    painted = int(image.text(FIRST_PAINT_KEY))
+    assert started < painted < time.time_ns()
