@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.core.trust.declare import DeclarationError, declare
-from app.core.trust.policy import PermissionMode, current_policy
+from app.core.trust.policy import MODE_HELP, PermissionMode, current_policy
 from app.mcp.main import add_mcp_command
 
 if TYPE_CHECKING:
@@ -376,21 +376,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"deliverables {app_version()}"
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    # Not required: a bare ``deliverables`` shows this help, not an error.
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = commands.add_parser(
-        "demo", help="build the demo workspace, play the demo and open the window"
+    demo = _add_command(
+        commands, "demo", "build the demo workspace, play the demo and open the window"
     )
     _add_window_options(demo)
     demo.set_defaults(handler=_demo)
 
-    open_ = commands.add_parser("open", help="open the window on stored conversations")
+    open_ = _add_command(commands, "open", "open the window on stored conversations")
     _add_window_options(open_)
     open_.add_argument("--conversation", help="the conversation to show (its id)")
     open_.set_defaults(handler=_open)
 
-    view = commands.add_parser(
-        "view", help="open files straight into the read-only workspace"
+    view = _add_command(
+        commands, "view", "open files straight into the read-only workspace"
     )
     _add_window_options(view)
     view.add_argument(
@@ -399,23 +400,28 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("--workspace", help="the folder shown in the file tree")
     view.set_defaults(handler=_view)
 
-    chat = commands.add_parser("chat", help="chat with a live model in a workspace")
+    chat = _add_command(commands, "chat", "chat with a live model in a workspace")
     _add_window_options(chat)
     chat.add_argument(
         "--model", required=True, help="provider:model, e.g. ollama:llama3.2"
     )
-    chat.add_argument("--workspace", required=True, help="the agent's workspace folder")
+    chat.add_argument(
+        "--workspace",
+        required=True,
+        help="the agent's workspace folder, or ssh://[user@]host[:port]/absolute/path",
+    )
     chat.add_argument(
         "--mode",
         choices=[mode.value for mode in PermissionMode],
         default=PermissionMode.WORKSPACE_ONLY.value,
+        help=MODE_HELP,
     )
     chat.set_defaults(handler=_chat)
 
     add_mcp_command(commands, _data_dir)
 
-    validate = commands.add_parser(
-        "validate", help="run the present check on tool arguments; writes nothing"
+    validate = _add_command(
+        commands, "validate", "run the present check on tool arguments; writes nothing"
     )
     validate.add_argument(
         "--workspace",
@@ -426,6 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--mode",
         choices=[mode.value for mode in PermissionMode],
         default=PermissionMode.WORKSPACE_ONLY.value,
+        help=MODE_HELP,
     )
     validate.add_argument("--policy", help="a policy file used instead of the user's")
     validate.add_argument(
@@ -433,8 +440,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     validate.set_defaults(handler=_validate)
 
-    import_ = commands.add_parser(
-        "import", help="import Claude Code and Codex sessions as conversations"
+    import_ = _add_command(
+        commands, "import", "import Claude Code and Codex sessions as conversations"
     )
     import_.add_argument("--data-dir", help="where conversations are stored")
     import_.add_argument(
@@ -452,6 +459,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     import_.set_defaults(handler=_import)
     return parser
+
+
+def _add_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, what: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose help, like its line in the list, starts with what it does."""
+    return commands.add_parser(name, help=what, description=what[0].upper() + what[1:])
+
+
+DEMO_HINT = "New here? Try: deliverables demo"
 
 
 def app_version() -> str:
@@ -474,7 +491,12 @@ def app_version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     from app.core.store import StoreError
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        print(f"\n{DEMO_HINT}")
+        return 0
     try:
         code: int = args.handler(args)
     except StoreError as error:

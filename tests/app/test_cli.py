@@ -361,3 +361,45 @@ def test_the_refusals_a_viewer_would_give(workspace: Path) -> None:
     )
     assert len(refusals) == 1
     assert refusals[0].startswith("Cannot open .env: denied")
+
+
+# -- help ------------------------------------------------------------------------
+def test_bare_command_shows_the_help_and_the_demo_hint_and_exits_zero() -> None:
+    result = run_cli()
+    assert result.returncode == 0, result.stderr
+    assert "the following arguments are required" not in result.stderr
+    assert result.stdout.startswith("usage: deliverables")
+    assert "deliverables demo" in result.stdout.splitlines()[-1]
+    for command in ("demo", "open", "view", "chat", "mcp", "validate", "import"):
+        assert f"    {command} " in result.stdout
+
+
+def _subcommand_help(command: str, capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as exit_:
+        cli.build_parser().parse_args([command, "--help"])
+    assert exit_.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "command", ["demo", "open", "view", "chat", "mcp", "validate", "import"]
+)
+def test_each_command_help_starts_with_what_it_does(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _subcommand_help(command, capsys)
+    # The first paragraph after the usage lines is the description.
+    description = text.split("\n\n")[1]
+    assert not description.startswith(("options:", "positional arguments:"))
+    assert description[0].isupper()
+
+
+@pytest.mark.parametrize("command", ["chat", "mcp", "validate"])
+def test_mode_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    text = " ".join(_subcommand_help(command, capsys).split())
+    assert "--mode {workspace-only,allow-external} which files may be" in text
+
+
+def test_chat_workspace_help_names_ssh(capsys: pytest.CaptureFixture[str]) -> None:
+    text = " ".join(_subcommand_help("chat", capsys).split())
+    assert "or ssh://[user@]host[:port]/absolute/path" in text
