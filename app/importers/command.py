@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from app.core.filetype.sizes import counted
 from app.core.store import Store
 from app.core.store.import_store import ImportConflictError
 from app.core.trust.import_workspace import WorkspaceChoiceError, chosen_workspace
@@ -115,14 +116,15 @@ def run_import(
     else:
         for s in imported:
             print(
-                f"Imported {s.title!r} from {s.transcript}: {s.turns} turns, "
-                f"{s.files} files (conversation {s.conversation_id})",
+                f"Imported {s.title!r} from {s.transcript}: "
+                f"{counted(s.turns, 'turn')}, {counted(s.files, 'file')} "
+                f"(conversation {s.conversation_id})",
                 file=out,
             )
         if skipped or malformed:
             print(
-                f"Skipped {skipped} lines of unknown types and {malformed} "
-                "malformed lines.",
+                f"Skipped {counted(skipped, 'line')} of unknown types and "
+                f"{counted(malformed, 'malformed line')}.",
                 file=out,
             )
     return 0 if imported else 1

@@ -13,6 +13,7 @@ from app.core.chat.tool_names import (
     SHOW_IMAGE,
     WRITE_FILE,
 )
+from app.core.filetype.sizes import counted
 
 __all__ = ["LIST_FILES", "PRESENT", "READ_FILE", "SHOW_IMAGE", "WRITE_FILE"]
 
@@ -127,10 +128,9 @@ IN_APP_WINDOW: Final = "in the Deliverables app"
 
 def present_reply(names: Sequence[str], where: str = IN_CHAT) -> str:
     """The short text a model receives for presented files (paths as it gave them)."""
-    count = len(names)
-    noun = "file" if count == 1 else "files"
     listed = ", ".join(names)
-    return f"Presented {count} {noun}: {listed}. They appear as cards {where}."
+    presented = counted(len(names), "file")
+    return f"Presented {presented}: {listed}. They appear as cards {where}."
 
 
 # Limits the workspace tools' descriptions promise, and the refusal both hosts

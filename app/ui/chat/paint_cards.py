@@ -22,7 +22,7 @@ from PySide6.QtGui import (
 from app.core.chat.blocks import DeliverableBlock, ImageBlock, ToolCallBlock
 from app.core.chat.tool_names import PRESENT, SHOW_IMAGE
 from app.core.filetype import Kind
-from app.core.filetype.sizes import human_size
+from app.core.filetype.sizes import counted, human_size
 from app.core.trust.display_names import display_name
 from app.core.trust.present_failure import parse_present_failure
 from app.ui.chat.style import (
@@ -181,7 +181,9 @@ def tool_summary(block: ToolCallBlock) -> str:
     if block.name == PRESENT:
         # How many cards follow is the record's to say, not the tool's text.
         count = block.file_count
-        return f"{block.name} — {count} files" if count is not None else block.name
+        if count is None:
+            return block.name
+        return f"{block.name} — {counted(count, 'file')}"
     if block.name == SHOW_IMAGE:
         return f"{block.name} — image shown"
     text = block.result_text.strip()
@@ -190,7 +192,7 @@ def tool_summary(block: ToolCallBlock) -> str:
     if not text:
         return block.name
     if first[:1] in "{[" or len(lines) > 1:
-        return f"{block.name} — {len(lines)} lines"
+        return f"{block.name} — {counted(len(lines), 'line')}"
     return f"{block.name} — {first}"
 
 

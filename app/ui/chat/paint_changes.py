@@ -10,6 +10,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPen
 from app.core.changes.change import Operation
 from app.core.changes.index import ChangedFile
 from app.core.chat.blocks import ChangesBlock
+from app.core.filetype.sizes import counted
 from app.ui.chat.paint_cards import ELIDE, card_background, small_font, tool_card_rect
 from app.ui.chat.style import TOOL_HEADER, Colours
 
@@ -49,7 +50,7 @@ def change_summary(changed: ChangedFile) -> str:
     if added is not None and removed is not None:
         return f"{words}, +{added} {MINUS}{removed}"
     if before is not None and after is not None:
-        return f"{words}, {before} \u2192 {after} lines"
+        return f"{words}, {before} \u2192 {counted(after, 'line')}"
     return words
 
 

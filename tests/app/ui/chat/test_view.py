@@ -441,6 +441,13 @@ def test_a_present_card_counts_the_files_of_its_record() -> None:
     assert cards.tool_summary(without_record) == "present"
 
 
+def test_a_tool_card_counts_agree_with_their_nouns() -> None:
+    one_file = ToolCallBlock("c1", "present", "{}", "finished", "Presented", 1)
+    assert cards.tool_summary(one_file) == "present — 1 file"
+    one_line = ToolCallBlock("c2", "read_file", "{}", "finished", '{"a": 1}')
+    assert cards.tool_summary(one_line) == "read_file — 1 line"
+
+
 def test_a_failed_present_reads_as_an_error_card_not_json(
     qtbot: Any, workspace: Path, policy: Any, new_messages: Any
 ) -> None:
