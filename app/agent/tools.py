@@ -366,6 +366,7 @@ def _show_image(
             workspace=session.workspace,
             policy=session.policy(),
             links=session.links,
+            offered=TOOL_ORDER,
         )
     except host_calls.ToolCallError as failure:
         raise ToolException(failure.text) from failure

@@ -26,7 +26,13 @@ from app.mcp.workspace import (
 )
 from app.tools.host_calls import ToolCallError, check_present, offers_show_image
 from app.tools.host_calls import show_image as run_show_image
-from app.tools.specs import IN_APP_WINDOW, PRESENT, SHOW_IMAGE, present_reply
+from app.tools.specs import (
+    IN_APP_WINDOW,
+    MCP_TOOLS,
+    PRESENT,
+    SHOW_IMAGE,
+    present_reply,
+)
 
 # The lines the app writes around each call, so a presentation reads as a
 # turn of its own: who it came from, the call, and who presented what.
@@ -230,6 +236,7 @@ class Presenter:
                 workspace=workspace,
                 policy=current_policy(workspace),
                 links=self._links,
+                offered=MCP_TOOLS,
             )
         except ToolCallError as failure:
             return Reply(failure.text, is_error=True)

@@ -22,6 +22,8 @@ __all__ = ["LIST_FILES", "PRESENT", "READ_FILE", "SHOW_IMAGE", "WRITE_FILE"]
 # Both hosts (the in-app agent and the MCP server) read these same objects.
 
 TOOL_ORDER: Final = (LIST_FILES, READ_FILE, WRITE_FILE, PRESENT, SHOW_IMAGE)
+# What the MCP server offers other agents: it reads and writes no files for them.
+MCP_TOOLS: Final = (PRESENT, SHOW_IMAGE)
 
 LIST_FILES_DESCRIPTION: Final = (
     "List the files under a folder of the workspace, recursively, with their sizes "
