@@ -11,6 +11,7 @@ from app.core.changes.change import Operation
 from app.core.changes.index import ChangedFile
 from app.core.chat.blocks import ChangesBlock
 from app.core.filetype.sizes import counted
+from app.core.trust.display_names import display_name
 from app.ui.chat.paint_cards import ELIDE, card_background, small_font, tool_card_rect
 from app.ui.chat.style import TOOL_HEADER, Colours
 
@@ -128,7 +129,7 @@ def paint_changes(
         painter.setPen(
             colours.muted if changed.operation is Operation.DELETED else colours.text
         )
-        path = metrics.elidedText(changed.path, ELIDE, text.width())
+        path = metrics.elidedText(display_name(changed.path), ELIDE, text.width())
         painter.drawText(text, _LEFT_V, path)
         painter.setFont(small)
         painter.setPen(colours.accent if changed.presented else colours.muted)
