@@ -312,12 +312,19 @@ def _run_window(
             # a tab behind it decides the exit code too.
             return window.is_loaded() and watched.settled()
 
-    window.show()
-    if remote is not None:
-        window.open_remote_workspace(remote)
-    if args.screenshot:
-        screenshot_when_loaded(window, Path(args.screenshot), is_loaded, args.wait_ms)
-    code = app.exec()
+    if outcome is not None and view is not None and _refused_all(args, outcome, view):
+        # The window refused every file too (one gone since the command
+        # checked it): nothing to show, so no window, as for the command.
+        code = 1
+    else:
+        window.show()
+        if remote is not None:
+            window.open_remote_workspace(remote)
+        if args.screenshot:
+            screenshot_when_loaded(
+                window, Path(args.screenshot), is_loaded, args.wait_ms
+            )
+        code = app.exec()
     if code == 0 and outcome is not None and not outcome.all_shown():
         code = 1
     if live is not None:
@@ -332,6 +339,13 @@ def _run_window(
         app.processEvents()
     store.close()
     return int(code)
+
+
+def _refused_all(
+    args: argparse.Namespace, outcome: ViewOutcome, view: tuple[list[str], Path]
+) -> bool:
+    """Whether no file asked for reached a tab (a screenshot shows the refusal)."""
+    return not args.screenshot and len(outcome.not_shown) >= len(view[0])
 
 
 def _watch_view(window: MainWindow, paths: list[str], workspace: Path) -> ViewOutcome:

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -403,3 +404,30 @@ def test_mode_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None
 def test_chat_workspace_help_names_ssh(capsys: pytest.CaptureFixture[str]) -> None:
     text = " ".join(_subcommand_help("chat", capsys).split())
     assert "or ssh://[user@]host[:port]/absolute/path" in text
+
+
+def test_view_whose_every_file_the_window_refuses_shows_no_window(
+    qapp: Any, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import QTimer
+
+    from app.ui.main_window import MainWindow
+
+    # The file is checked by the command, then gone before the window opens it.
+    monkeypatch.setattr(cli, "view_refusals", lambda paths, root: [])
+    shown: list[MainWindow] = []
+    monkeypatch.setattr(MainWindow, "show", lambda window: shown.append(window))
+    # Without the fix the loop would run until the user quits: quit it at once.
+    quit_ = QTimer()
+    quit_.setSingleShot(True)
+    quit_.timeout.connect(qapp.quit)
+    quit_.start(0)
+    try:
+        code = cli.main(
+            ["view", str(workspace / "gone.txt"), "--data-dir", str(tmp_path / "d")]
+        )
+    finally:
+        quit_.stop()
+
+    assert code == 1
+    assert shown == []
