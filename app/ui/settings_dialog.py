@@ -1,4 +1,4 @@
-"""Settings: which model to chat with and the permission mode."""
+"""Settings: which model to chat with, the permission mode and the colour scheme."""
 
 from __future__ import annotations
 
@@ -15,13 +15,20 @@ from PySide6.QtWidgets import (
 
 from app.agent.failures import install_command
 from app.core.trust.policy import PermissionMode
+from app.ui.application import COLOR_SCHEMES
 
 
 class SettingsDialog(QDialog):
-    """Edits the model spec (``provider:model``) and the permission mode."""
+    """Edits the model spec (``provider:model``), the permission mode and the
+    colour scheme (system, light or dark)."""
 
     def __init__(
-        self, model_spec: str, mode: PermissionMode, parent: QWidget | None = None
+        self,
+        model_spec: str,
+        mode: PermissionMode,
+        parent: QWidget | None = None,
+        *,
+        scheme: str = "system",
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
@@ -33,6 +40,12 @@ class SettingsDialog(QDialog):
         self._mode.addItem("Workspace files only", PermissionMode.WORKSPACE_ONLY.value)
         self._mode.addItem("Allow external files", PermissionMode.ALLOW_EXTERNAL.value)
         self._mode.setCurrentIndex(self._mode.findData(mode.value))
+        self._scheme = QComboBox(self)
+        self._scheme.setAccessibleName("Colour scheme")
+        for value in COLOR_SCHEMES:
+            label = "Same as the system" if value == "system" else value.capitalize()
+            self._scheme.addItem(label, value)
+        self._scheme.setCurrentIndex(max(0, self._scheme.findData(scheme)))
         hint = QLabel(
             "Install the provider's extra first, from the checkout, for example "
             f"{install_command('ollama')}.",
@@ -50,6 +63,7 @@ class SettingsDialog(QDialog):
         form.addRow("Model", self._model)
         form.addRow("", hint)
         form.addRow("Files the agent may present", self._mode)
+        form.addRow("Colour scheme", self._scheme)
         form.addRow(buttons)
 
     def model_spec(self) -> str:
@@ -57,3 +71,6 @@ class SettingsDialog(QDialog):
 
     def mode(self) -> PermissionMode:
         return PermissionMode(self._mode.currentData())
+
+    def color_scheme(self) -> str:
+        return str(self._scheme.currentData())

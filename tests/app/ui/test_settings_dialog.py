@@ -1,4 +1,4 @@
-"""The settings dialog edits the model and the permission mode, nothing else."""
+"""The settings dialog edits the model, the permission mode and the colour scheme."""
 
 from __future__ import annotations
 
@@ -17,3 +17,13 @@ def test_it_shows_the_current_settings_and_returns_the_edited_ones(
     assert dialog.mode() is PermissionMode.WORKSPACE_ONLY
     dialog._mode.setCurrentIndex(dialog._mode.findData("allow-external"))
     assert dialog.mode() is PermissionMode.ALLOW_EXTERNAL
+
+
+def test_it_offers_the_system_light_and_dark_colour_schemes(qtbot: QtBot) -> None:
+    dialog = SettingsDialog("", PermissionMode.WORKSPACE_ONLY, scheme="dark")
+    qtbot.addWidget(dialog)
+    assert dialog.color_scheme() == "dark"
+    choices = [dialog._scheme.itemData(i) for i in range(dialog._scheme.count())]
+    assert choices == ["system", "light", "dark"]
+    dialog._scheme.setCurrentIndex(0)
+    assert dialog.color_scheme() == "system"
