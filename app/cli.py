@@ -16,6 +16,7 @@ from app.mcp.main import add_mcp_command
 
 if TYPE_CHECKING:
     from app.core.store import Store
+    from app.ssh.prompts import HeadlessPrompter
     from app.ui.main_window import MainWindow
     from app.ui.view_outcome import ViewOutcome
     from previewers.widget import PreviewWidget
@@ -69,17 +70,20 @@ def _validate(args: argparse.Namespace) -> int:
 def _validate_remote(args: argparse.Namespace) -> int:
     from app.remote.manager import RemoteManager
     from app.ssh.errors import RemoteError
+    from app.ssh.prompts import HeadlessPrompter
 
-    # Headless: a host key must already be in known_hosts, and only keys and
-    # the ssh agent log in; anything else is refused with what to do.
-    manager = RemoteManager()
+    # Headless: a host key must already be in known_hosts (or be the one the
+    # user confirmed with --accept-host-key), and only keys and the ssh agent
+    # log in; anything else is refused with what to do.
+    prompter = HeadlessPrompter(args.accept_host_key)
+    manager = RemoteManager(prompter=prompter)
     try:
         try:
             workspace = manager.open_workspace(args.workspace).result(300)
             user_file = Path(args.policy) if args.policy else None
             policy = workspace.policy(user_file).result(60)
         except RemoteError as error:
-            print(_failure(str(error)))
+            print(_failure(_with_host_key_hint(str(error), prompter, args)))
             return 2
         if policy.problem is not None:
             print(_failure(policy.problem))
@@ -103,6 +107,24 @@ def _validate_remote(args: argparse.Namespace) -> int:
         manager.close()
     print(record.to_json())
     return 0
+
+
+def _with_host_key_hint(
+    message: str, prompter: HeadlessPrompter, args: argparse.Namespace
+) -> str:
+    """``message``, and how to accept the unknown key it names from here."""
+    if not prompter.refused:
+        return message
+    shown = prompter.refused[-1].fingerprint
+    if args.accept_host_key is not None:
+        return (
+            f"{message} The fingerprint given, {args.accept_host_key}, is not the "
+            "one the server shows; nothing was stored."
+        )
+    return (
+        f"{message} Once checked, accept it with --accept-host-key {shown} "
+        "(it is added to known_hosts)."
+    )
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
@@ -449,6 +471,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=MODE_HELP,
     )
     validate.add_argument("--policy", help="a policy file used instead of the user's")
+    validate.add_argument(
+        "--accept-host-key",
+        metavar="FINGERPRINT",
+        help="for an ssh:// workspace whose host key is not in known_hosts: the "
+        "SHA256 fingerprint you checked with the host's administrator; the key "
+        "is added to known_hosts only if the server shows exactly this one",
+    )
     validate.add_argument(
         "--args", required=True, help='the tool arguments, e.g. {"files": [...]}'
     )
