@@ -32,7 +32,11 @@ from app.core.changes.change_diff import change_diff
 from app.core.changes.index import ChangeRef, look_up_change
 from app.core.filetype import Kind
 from app.core.filetype.text import prepare_legacy_detection
-from app.core.store import Store, StoredMessage
+from app.core.store import STORE_FAILURES, Store, StoredMessage
+from app.core.store.client_conversations import (
+    conversation_rule,
+    set_conversation_rule,
+)
 from app.core.store.deliverables import DeliverableRef
 from app.core.store.import_store import ImportStore
 from app.core.store.imported_files import ImportedFile, ImportedFileRef
@@ -689,9 +693,19 @@ class MainWindow(QMainWindow):
 
         scheme = color_scheme(_application())
         dialog = SettingsDialog(
-            self._model_spec, self._mode, self, scheme=scheme.chosen()
+            self._model_spec,
+            self._mode,
+            self,
+            scheme=scheme.chosen(),
+            rule=conversation_rule(self._store),
         )
         if dialog.exec():
+            try:
+                set_conversation_rule(self._store, dialog.conversation_rule())
+            except STORE_FAILURES as error:
+                self.notice_bar.show_message(
+                    f"The MCP conversation setting was not saved: {error}", "warning"
+                )
             # Applied at once: every widget repaints with the new palette.
             scheme.choose(dialog.color_scheme())
             self._settings.setValue(COLOR_SCHEME_KEY, scheme.chosen())

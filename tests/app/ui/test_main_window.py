@@ -518,6 +518,7 @@ def test_the_colour_scheme_chosen_in_settings_applies_at_once_and_is_kept(
 ):
     from PySide6.QtGui import QPalette
 
+    from app.core.store.client_conversations import conversation_rule
     from app.ui.application import color_scheme
     from app.ui.settings_dialog import SettingsDialog
 
@@ -526,6 +527,7 @@ def test_the_colour_scheme_chosen_in_settings_applies_at_once_and_is_kept(
 
     def choose_dark(dialog: SettingsDialog) -> int:
         dialog._scheme.setCurrentIndex(dialog._scheme.findData("dark"))
+        dialog._per_session.setChecked(True)
         return 1
 
     monkeypatch.setattr(SettingsDialog, "exec", choose_dark)
@@ -542,6 +544,8 @@ def test_the_colour_scheme_chosen_in_settings_applies_at_once_and_is_kept(
         qtbot.addWidget(later)
         # The next window (the next start) reads the choice back.
         assert color_scheme(qapp).chosen() == "dark"
+        # The MCP server reads its part from the store.
+        assert conversation_rule(store).new_per_session
         assert qapp.palette().color(QPalette.ColorRole.Window).lightness() < 60
     finally:
         color_scheme(qapp).choose("system")

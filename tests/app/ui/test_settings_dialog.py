@@ -27,3 +27,16 @@ def test_it_offers_the_system_light_and_dark_colour_schemes(qtbot: QtBot) -> Non
     assert choices == ["system", "light", "dark"]
     dialog._scheme.setCurrentIndex(0)
     assert dialog.color_scheme() == "system"
+
+
+def test_it_edits_when_an_mcp_client_starts_a_new_conversation(qtbot: QtBot) -> None:
+    from datetime import timedelta
+
+    from app.core.store.client_conversations import ConversationRule
+
+    dialog = SettingsDialog("", PermissionMode.WORKSPACE_ONLY)
+    qtbot.addWidget(dialog)
+    assert dialog.conversation_rule() == ConversationRule()  # continue always
+    dialog._per_session.setChecked(True)
+    dialog._gap.setValue(8)
+    assert dialog.conversation_rule() == ConversationRule(True, timedelta(hours=8))
