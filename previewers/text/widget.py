@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.filetype import Kind
-from app.core.filetype.sizes import human_size
+from app.core.filetype.sizes import counted, human_size
 from app.core.trust.safeio import VerifiedFile
 from app.formats.encoding import CHOOSABLE, UTF8, TextEncoding
 from app.formats.json_load import JSON_SIZE_LIMIT
@@ -542,7 +542,7 @@ class CodePreviewWidget(PreviewWidget):
         else:
             self.progress.hide()
             count = self.line_count()
-            lines = f"{count:,} line" + ("" if count == 1 else "s")
+            lines = counted(count, "line")
         self.status.setText(f"{self._facts} · {lines}" if self._facts else lines)
 
     def _start_paged_search(self, needle: str, backward: bool) -> None:
@@ -639,7 +639,7 @@ class CodePreviewWidget(PreviewWidget):
             return
         self._counted = (outcome.needle, outcome.count)
         count = outcome.count
-        self.find_bar.show_count(f"{count:,} match" + ("" if count == 1 else "es"))
+        self.find_bar.show_count(counted(count, "match", "matches"))
 
     def _stop_paged_jobs(self) -> None:
         for running in (self._search, self._count):
@@ -706,7 +706,11 @@ class CodePreviewWidget(PreviewWidget):
         self._count_matches(text)
         total = len(self.code_view.matches)
         self.find_bar.status.setText(
-            "" if not text else f"{total:,} matches" if total else "No matches"
+            ""
+            if not text
+            else counted(total, "match", "matches")
+            if total
+            else "No matches"
         )
 
     @Slot()
