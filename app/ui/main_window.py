@@ -20,7 +20,7 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
-from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from app.core.changes.change_diff import change_diff
 from app.core.changes.index import ChangeRef, look_up_change
@@ -401,6 +401,7 @@ class MainWindow(QMainWindow):
         self.workspace.quietNotice.connect(self.notice_bar.show_message)
         self.workspace.previewOpened.connect(self._on_workspace_preview_opened)
         self.workspace.actionRequested.connect(self._on_workspace_action_requested)
+        self.workspace.fileMenuRequested.connect(self._on_workspace_file_menu_requested)
         self.workspace.focusToggled.connect(self._on_workspace_focus_toggled)
         self.chat_input.sendRequested.connect(self._on_input_send_requested)
         self.chat_input.stopRequested.connect(self._on_input_stop_requested)
@@ -599,10 +600,31 @@ class MainWindow(QMainWindow):
         window.show()
 
     def _on_workspace_action_requested(
-        self, action: str, path: str, _ref: object
+        self, action: str, path: str, ref: object
     ) -> None:
+        if isinstance(ref, DeliverableRef):
+            # A card's file: checked against its record, as the card is.
+            self.file_actions.perform(action, ref)
+            return
         root = str(self._workspace_root) if self._workspace_root else None
         self.file_actions.perform_path(action, path, root)
+
+    def file_menu(self, path: str, remote: object | None) -> QMenu:
+        """The file actions' menu for a file of the tree (remote or not)."""
+        if is_remote_workspace(remote):
+            return self.remote_actions.menu_for_path(remote, path, self)
+        root = str(self._workspace_root) if self._workspace_root else None
+        return self.file_actions.menu_for_path(path, root, self)
+
+    def _on_workspace_file_menu_requested(
+        self, path: str, remote: object, position: QPoint
+    ) -> None:
+        self.show_menu(self.file_menu(path, remote), position)
+
+    def show_menu(self, menu: QMenu, position: QPoint) -> None:
+        """Show a context menu until it closes, then let it go."""
+        menu.exec(position)
+        menu.deleteLater()
 
     # Agent ---------------------------------------------------------------------
 
@@ -749,6 +771,11 @@ class MainWindow(QMainWindow):
         self.remote_actions.verdictChanged.connect(self.chat.set_verdict)
         self.remote_actions.openRequested.connect(self._on_remote_open_requested)
         self.remote_actions.locateRequested.connect(self._on_remote_locate_requested)
+        self.workspace.remoteActionRequested.connect(
+            lambda action, workspace, path: self.remote_actions.perform_path(
+                action, workspace, path
+            )
+        )
 
     def remote_manager(self) -> RemoteManager:
         """This window's connections (one SSH loop), asking with dialogs; made once."""

@@ -12,6 +12,7 @@ from typing import NamedTuple, Protocol
 from PySide6.QtCore import (
     QModelIndex,
     QObject,
+    QPoint,
     QPointF,
     QRectF,
     QRunnable,
@@ -528,10 +529,13 @@ class ListingTreeView(QTreeView):
     Signals:
         openRequested(str): a file row was activated and may be opened.
         refused(str): a locked or link row was activated; the reason.
+        menuRequested(str, QPoint): the file actions' menu was asked for on
+            this file row, at this global position.
     """
 
     openRequested = Signal(str)
     refused = Signal(str)
+    menuRequested = Signal(str, QPoint)
 
     def __init__(
         self,
@@ -555,6 +559,8 @@ class ListingTreeView(QTreeView):
         self.setAccessibleName(name)
         self.expanded.connect(self._on_self_expanded)
         self.activated.connect(self._on_self_activated)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._on_self_context_menu_requested)
 
     def selected_path(self) -> str | None:
         index = self.currentIndex()
@@ -569,6 +575,16 @@ class ListingTreeView(QTreeView):
     @Slot(QModelIndex)
     def _on_self_activated(self, index: QModelIndex) -> None:
         activate_row(self.tree_model, index, self.openRequested, self.refused)
+
+    @Slot(QPoint)
+    def _on_self_context_menu_requested(self, position: QPoint) -> None:
+        index = self.indexAt(position).siblingAtColumn(0)
+        item = self.tree_model.itemFromIndex(index) if index.isValid() else None
+        if item is None or item.data(NODE_ROLE) not in (Node.FILE, Node.SYMLINK):
+            return
+        self.setCurrentIndex(index)
+        global_position = self.viewport().mapToGlobal(position)
+        self.menuRequested.emit(str(item.data(PATH_ROLE)), global_position)
 
 
 class FileTreeView(ListingTreeView):

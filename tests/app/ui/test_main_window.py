@@ -511,3 +511,56 @@ def test_a_page_in_sight_starts_the_web_engine_once_the_window_is_idle(
     qtbot.waitUntil(lambda: started == [1], timeout=5000)
     third.close()
     empty.close()
+
+
+def test_the_tree_menu_has_the_card_actions_and_saves_a_checked_copy(
+    qtbot, tmp_path, monkeypatch
+):
+    from PySide6.QtWidgets import QMenu
+
+    from app.ui.save_copy import SaveCopyDialogs
+
+    folder = tmp_path / "viewed"
+    folder.mkdir()
+    (folder / "report.md").write_text("# Report\n")
+    store = Store(tmp_path / "data")
+    win = MainWindow(store, tmp_path / "data")
+    qtbot.addWidget(win)
+    win.view_files([str(folder / "report.md")], folder)
+    win.show()
+    qtbot.waitExposed(win)
+    shown: list[QMenu] = []
+    monkeypatch.setattr(win, "show_menu", lambda menu, _at: shown.append(menu))
+    target = tmp_path / "kept" / "report.md"
+    target.parent.mkdir()
+    answers = SaveCopyDialogs(
+        choose_target=lambda *_args: str(target), confirm_changed=lambda *_: True
+    )
+    monkeypatch.setattr(win.file_actions._saver, "_dialogs", answers)
+    tree = win.workspace.tree
+    item = tree.tree_model.find_item(str(folder.resolve() / "report.md"))
+    assert item is not None
+
+    tree.customContextMenuRequested.emit(tree.visualRect(item.index()).center())
+
+    assert len(shown) == 1
+    actions = {str(a.data()): a for a in shown[0].actions() if a.data()}
+    for wanted in ("open", "show_source", "reveal", "copy_path", "save_copy"):
+        assert wanted in actions
+    assert "open_native" in actions  # the workspace is on this computer
+    # Checked again when chosen: a file swapped since the menu opened is refused.
+    (folder / "report.md").unlink()
+    (folder / "report.md").symlink_to(tmp_path / "data")
+    refusals: list[str] = []
+    win.file_actions.refused.connect(refusals.append)
+    actions["save_copy"].trigger()
+    assert refusals and "symbolic link" in refusals[0]
+    assert not target.exists()
+
+    (folder / "report.md").unlink()
+    (folder / "report.md").write_text("# Report, again\n")
+    with qtbot.waitSignal(win.file_actions.notice, timeout=10_000):
+        actions["save_copy"].trigger()
+    assert target.read_text() == "# Report, again\n"
+    win.close()
+    store.close()

@@ -309,3 +309,27 @@ def test_a_big_folder_that_cannot_be_read_on_says_so(
     workspace.tree.expand(item.index())
     qtbot.waitUntil(lambda: not model.listing_in_progress(), timeout=20_000)
     assert _names(item) == ["Cannot list this folder: Permission denied"]
+
+
+def test_a_right_click_on_a_file_row_asks_for_its_file_menu(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    workspace.show()
+    qtbot.waitExposed(workspace)
+    tree = workspace.tree
+    item = tree.tree_model.find_item(str(root / "notes.txt"))
+    assert item is not None
+    folder = tree.tree_model.find_item(str(root / "docs"))
+    assert folder is not None
+    asked: list[tuple[str, object]] = []
+    workspace.fileMenuRequested.connect(
+        lambda path, remote, _at: asked.append((path, remote))
+    )
+
+    spot = tree.visualRect(folder.index()).center()
+    tree.customContextMenuRequested.emit(spot)  # a folder: no file menu
+    spot = tree.visualRect(item.index()).center()
+    tree.customContextMenuRequested.emit(spot)
+
+    assert asked == [(str(root / "notes.txt"), None)]
+    assert tree.selected_path() == str(root / "notes.txt")
