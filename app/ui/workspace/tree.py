@@ -42,6 +42,7 @@ from app.core.trust.paths import is_within
 from app.core.trust.policy import Policy
 from app.core.trust.records import FileEntry
 from app.ui.icons import kind_file_icon, painted_icon
+from app.ui.workspace.tree_rows import NameSizeDelegate
 from previewers.web import needs_web_engine
 from previewers.widgets import plain_tooltip
 
@@ -547,11 +548,13 @@ class ListingTreeView(QTreeView):
         self.tree_model = make_model(self)
         self.setModel(self.tree_model)
         self.setHeaderHidden(True)
-        # Names take the width, sizes what they need.
+        # Names take the width; a row draws its size only where the whole
+        # name leaves room (the size column stays in the model, not shown).
         header = self.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.setColumnHidden(1, True)
+        self.setItemDelegateForColumn(0, NameSizeDelegate(self))
         self.setUniformRowHeights(True)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)

@@ -333,3 +333,25 @@ def test_a_right_click_on_a_file_row_asks_for_its_file_menu(
 
     assert asked == [(str(root / "notes.txt"), None)]
     assert tree.selected_path() == str(root / "notes.txt")
+
+
+def test_a_name_gets_the_row_before_its_size(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    from app.ui.workspace.tree_rows import size_fits
+
+    (root / "summary-of-the-quarter.md").write_text("# Summary\n" * 50)
+    workspace.set_root(root)
+    workspace.show()
+    workspace.splitter.setSizes([210, 790])
+    qtbot.waitExposed(workspace)
+    tree = workspace.tree
+    item = tree.tree_model.find_item(str(root / "summary-of-the-quarter.md"))
+    assert item is not None
+    name_room = tree.visualRect(item.index()).width()
+    row_room = tree.viewport().width() - tree.visualRect(item.index()).left()
+    # The whole row is the name's; the size is drawn only in what it leaves.
+    assert name_room >= row_room - 1
+    assert item.index().siblingAtColumn(1).data() == "500 bytes"
+    assert not size_fits(150, 40, 180)
+    assert size_fits(100, 40, 180)
