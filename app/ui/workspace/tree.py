@@ -478,6 +478,7 @@ class FileTreeModel(QStandardItemModel):
         item.setSelectable(False)
         item.setData(Node.PLACEHOLDER, NODE_ROLE)
         item.setForeground(self._dim)
+        item.setToolTip(plain_tooltip(text))  # whole, where the row cuts it
         return item
 
     def _entry_row(self, entry: ListedEntry, policy: Policy) -> list[QStandardItem]:
