@@ -146,10 +146,12 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
         self.setCentralWidget(central)
-        # Floating over the window, a notice never moves what is under the
-        # pointer, and a viewer (whose chat is folded away) shows it too.
+        # A row of its own under the panes, its room kept while hidden: a
+        # notice never moves what is under the pointer nor covers a control
+        # or content, and a viewer (whose chat is folded away) shows it too.
         self.notice_bar = NoticeBarWidget(central)
-        self.notice_bar.float_over(central)
+        self.notice_bar.keep_room()
+        layout.addWidget(self.notice_bar)
         self.panes = PaneLayout(
             self.splitter,
             self.conversations_panel,
