@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         self._bridge: object | None = None
         self._browsers: list[QWidget] = []
         self._web_engine_scheduled = False
+        self._viewing = False  # opening files the user named (view)
 
         self.conversations_panel = ConversationsPanelWidget(self)
         self.conversations = self.conversations_panel.list
@@ -111,7 +112,9 @@ class MainWindow(QMainWindow):
         self.workspace = WorkspaceWidget(
             self.current_policy,
             self,
-            mode_provider=lambda: None if self.panes.is_viewer() else self._mode,
+            mode_provider=lambda: (
+                None if self.panes.is_viewer() or self._viewing else self._mode
+            ),
         )
         self.file_actions = FileActions(
             store, self._policy_for, lambda: self._mode, parent=self
@@ -324,25 +327,34 @@ class MainWindow(QMainWindow):
         workspace: Path | None,
         *,
         on_shown: Callable[[PreviewWidget], None] | None = None,
+        beside: bool = False,
     ) -> list[str]:
         """Open files straight into the workspace, the last one active.
 
         The window becomes a viewer: the conversations and the chat fold away,
-        and this layout is not remembered for the next start. Returns why each
-        file that could not be opened was not (empty when all were);
-        ``on_shown`` gets the preview of each file that was, still loading.
+        and this layout is not remembered for the next start. With ``beside``
+        (a window the user already works in) the files open beside its tabs
+        instead, and its panes, conversation and tree stay as they were.
+        Returns why each file that could not be opened was not (empty when
+        all were); ``on_shown`` gets the preview of each file that was, still
+        loading.
         """
-        self.panes.set_viewer(True)
-        self._workspace_root = workspace
-        self.workspace.set_root(workspace)
+        if not beside:
+            self.panes.set_viewer(True)
+            self._workspace_root = workspace
+            self.workspace.set_root(workspace)
         refusals: list[str] = []
-        for path in paths:
-            reason = self.workspace.open_path_or_reason(path)
-            preview = self.workspace.current_preview()
-            if reason is not None:
-                refusals.append(reason)
-            elif on_shown is not None and preview is not None:
-                on_shown(preview)
+        self._viewing = True
+        try:
+            for path in paths:
+                reason = self.workspace.open_path_or_reason(path)
+                preview = self.workspace.current_preview()
+                if reason is not None:
+                    refusals.append(reason)
+                elif on_shown is not None and preview is not None:
+                    on_shown(preview)
+        finally:
+            self._viewing = False
         if refusals:
             shown = "\n".join(refusals)
             self.notice_bar.show_message(shown, "warning")
