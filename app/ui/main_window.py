@@ -624,11 +624,19 @@ class MainWindow(QMainWindow):
         self.file_actions.perform_path(action, path, root)
 
     def file_menu(self, path: str, remote: object | None) -> QMenu:
-        """The file actions' menu for a file of the tree (remote or not)."""
+        """The file actions' menu for a file of the tree (remote or not).
+
+        Less the action that finds the file in the tree: it is there already.
+        """
         if is_remote_workspace(remote):
-            return self.remote_actions.menu_for_path(remote, path, self)
-        root = str(self._workspace_root) if self._workspace_root else None
-        return self.file_actions.menu_for_path(path, root, self)
+            menu = self.remote_actions.menu_for_path(remote, path, self)
+        else:
+            root = str(self._workspace_root) if self._workspace_root else None
+            menu = self.file_actions.menu_for_path(path, root, self)
+        for action in menu.actions():
+            if action.data() in ("reveal", "locate"):
+                menu.removeAction(action)
+        return menu
 
     def _on_workspace_file_menu_requested(
         self, path: str, remote: object, position: QPoint

@@ -303,7 +303,7 @@ def test_a_remote_file_is_saved_from_the_tree_menu(
     tree = opened_remote(qtbot, window, ssh_home.address(remote_root))
     actions = _tree_menu(qtbot, window, tree, f"{remote_root}/notes.md", monkeypatch)
     # What a remote card offers, and nothing that hands the path to this computer.
-    assert set(actions) == {"open", "locate", "copy_url", "copy_scp", "save_local"}
+    assert set(actions) == {"open", "copy_url", "copy_scp", "save_local"}
     target = tmp_path / "kept" / "notes.md"
     target.parent.mkdir()
     monkeypatch.setattr(
