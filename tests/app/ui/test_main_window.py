@@ -565,3 +565,30 @@ def test_the_tree_menu_has_the_card_actions_and_saves_a_checked_copy(
     assert target.read_text() == "# Report, again\n"
     win.close()
     store.close()
+
+
+def test_a_tab_opened_from_a_card_acts_through_the_cards_check(
+    window, qtbot, monkeypatch
+):
+    from app.ui.workspace.tabs import tab_menu
+
+    refs = _deliverable_refs(window)
+    window.chat.deliverableActivated.emit(refs["summary.md"])
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
+    page = window.workspace.tabs.current_page()
+    assert page is not None
+    actions = [action for action, _text in tab_menu(page)]
+    assert "show_source" in actions and "save_copy" in actions
+    by_card, by_path = [], []
+    monkeypatch.setattr(
+        window.file_actions, "perform", lambda *args: by_card.append(args)
+    )
+    monkeypatch.setattr(
+        window.file_actions, "perform_path", lambda *args: by_path.append(args)
+    )
+
+    window.workspace.tabs.menuActionRequested.emit("save_copy", page)
+
+    # Checked against its record (trusted, same file), not as a bare path.
+    assert by_card == [("save_copy", refs["summary.md"])]
+    assert by_path == []
