@@ -117,7 +117,7 @@ class LiveUpdates(QObject):
         in_use = window.current_conversation_id() is not None or bool(
             window.workspace.tab_count()
         )
-        window.view_files(paths, workspace, beside=in_use and not window.is_viewer())
+        window.view_files(paths, workspace, beside=in_use)
         self._bring_forward()
 
     def _bring_forward(self) -> None:

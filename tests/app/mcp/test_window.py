@@ -366,3 +366,23 @@ def test_a_view_into_a_window_in_use_opens_beside_and_keeps_the_layout(
     assert window.conversations_panel.isVisible()
     assert window.current_conversation_id() == conversation_id
     assert window.workspace.tree.tree_model.root == root
+
+
+def test_a_second_view_into_a_viewer_keeps_its_folder_and_tabs(
+    live: Live, qtbot: Any, server: Server, workspace: Path, tmp_path: Path
+) -> None:
+    window = live.window
+    assert window.view_files([str(workspace / "notes.md")], workspace) == []
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "asked.txt").write_text("asked for\n")
+
+    code, err = run_cli(
+        qtbot, "view", str(elsewhere / "asked.txt"), "--data-dir", str(server.data_dir)
+    )
+
+    assert code == 0, err
+    qtbot.waitUntil(lambda: window.workspace.tab_count() == 2, timeout=WAIT_MS)
+    assert window.is_viewer()
+    # The tree still shows the folder of the tabs it had.
+    assert window.workspace.tree.tree_model.root == str(workspace.resolve())
