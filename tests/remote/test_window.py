@@ -281,10 +281,12 @@ def _tree_menu(
     qtbot: QtBot, window: MainWindow, tree: RemoteTreeView, path: str, monkeypatch: Any
 ) -> dict[str, QAction]:
     """Right-click the row of ``path`` and return its menu's actions by id."""
+    from tests.app.ui.workspace.test_tree import right_click
+
     shown: list[Any] = []
     monkeypatch.setattr(window, "show_menu", lambda menu, _at: shown.append(menu))
     item = row(qtbot, tree, path)
-    tree.customContextMenuRequested.emit(tree.visualRect(item.index()).center())
+    right_click(tree, tree.visualRect(item.index()).center())
     assert len(shown) == 1
     return {str(a.data()): a for a in shown[0].actions() if a.data()}
 

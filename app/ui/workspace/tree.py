@@ -24,6 +24,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QColor,
+    QContextMenuEvent,
     QFont,
     QIcon,
     QPainter,
@@ -563,8 +564,6 @@ class ListingTreeView(QTreeView):
         self.setAccessibleName(name)
         self.expanded.connect(self._on_self_expanded)
         self.activated.connect(self._on_self_activated)
-        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.customContextMenuRequested.connect(self._on_self_context_menu_requested)
 
     def selected_path(self) -> str | None:
         index = self.currentIndex()
@@ -580,12 +579,20 @@ class ListingTreeView(QTreeView):
     def _on_self_activated(self, index: QModelIndex) -> None:
         activate_row(self.tree_model, index, self.openRequested, self.refused)
 
-    @Slot(QPoint)
-    def _on_self_context_menu_requested(self, position: QPoint) -> None:
-        index = self.indexAt(position).siblingAtColumn(0)
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        # From the keyboard (the Menu key, Shift+F10) the menu is the current
+        # row's, shown at that row; from the mouse, the row under the pointer's
+        # (the event comes from the viewport, in its coordinates).
+        if event.reason() == QContextMenuEvent.Reason.Keyboard:
+            index = self.currentIndex().siblingAtColumn(0)
+            position = self.visualRect(index).center()
+        else:
+            position = event.pos()
+            index = self.indexAt(position).siblingAtColumn(0)
         item = self.tree_model.itemFromIndex(index) if index.isValid() else None
         if item is None or item.data(NODE_ROLE) not in (Node.FILE, Node.SYMLINK):
             return
+        event.accept()
         self.setCurrentIndex(index)
         global_position = self.viewport().mapToGlobal(position)
         self.menuRequested.emit(str(item.data(PATH_ROLE)), global_position)

@@ -519,6 +519,7 @@ def test_the_tree_menu_has_the_card_actions_and_saves_a_checked_copy(
     from PySide6.QtWidgets import QMenu
 
     from app.ui.save_copy import SaveCopyDialogs
+    from tests.app.ui.workspace.test_tree import right_click
 
     folder = tmp_path / "viewed"
     folder.mkdir()
@@ -541,7 +542,7 @@ def test_the_tree_menu_has_the_card_actions_and_saves_a_checked_copy(
     item = tree.tree_model.find_item(str(folder.resolve() / "report.md"))
     assert item is not None
 
-    tree.customContextMenuRequested.emit(tree.visualRect(item.index()).center())
+    right_click(tree, tree.visualRect(item.index()).center())
 
     assert len(shown) == 1
     actions = {str(a.data()): a for a in shown[0].actions() if a.data()}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QThreadPool
 from PySide6.QtGui import QStandardItem
@@ -327,12 +328,19 @@ def test_a_right_click_on_a_file_row_asks_for_its_file_menu(
     )
 
     spot = tree.visualRect(folder.index()).center()
-    tree.customContextMenuRequested.emit(spot)  # a folder: no file menu
+    right_click(tree, spot)  # a folder: no file menu
     spot = tree.visualRect(item.index()).center()
-    tree.customContextMenuRequested.emit(spot)
+    right_click(tree, spot)
 
     assert asked == [(str(root / "notes.txt"), None)]
     assert tree.selected_path() == str(root / "notes.txt")
+
+    # The Menu key asks for the current row's menu, wherever the pointer is.
+    guide = tree.tree_model.find_item(str(root / "docs" / "guide.md"))
+    assert guide is not None
+    tree.setCurrentIndex(guide.index())
+    right_click(tree, spot, keyboard=True)
+    assert asked[-1] == (str(root / "docs" / "guide.md"), None)
 
 
 def test_a_name_gets_the_row_before_its_size(
@@ -355,3 +363,17 @@ def test_a_name_gets_the_row_before_its_size(
     assert item.index().siblingAtColumn(1).data() == "500 bytes"
     assert not size_fits(150, 40, 180)
     assert size_fits(100, 40, 180)
+
+
+def right_click(tree: Any, spot: Any, *, keyboard: bool = False) -> None:
+    """Ask for ``tree``'s context menu at ``spot`` (viewport), as a user does."""
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    reason = (
+        QContextMenuEvent.Reason.Keyboard
+        if keyboard
+        else QContextMenuEvent.Reason.Mouse
+    )
+    event = QContextMenuEvent(reason, spot, tree.viewport().mapToGlobal(spot))
+    QApplication.sendEvent(tree.viewport(), event)
