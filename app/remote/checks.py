@@ -137,3 +137,29 @@ async def check_remote_entry(
     return RemoteCheck(
         Check(Verdict.CHANGED, "it was modified since it was presented"), now
     )
+
+
+async def check_remote_path(
+    sftp: asyncssh.SFTPClient, place: Place, path: str, policy: Policy
+) -> RemoteCheck:
+    """Check a remote file no record vouches for (chosen in the tree) now.
+
+    The remote twin of ``check_path``: inside the workspace, allowed by
+    ``policy``, and a regular file, not a link, reached through its real
+    folders. The identity it has now is the version an action may use.
+    """
+    path = posixpath.normpath(path)
+    if not posixpath.isabs(path) or not is_within(path, place.root, sep="/"):
+        reason = "it is outside the remote workspace"
+        return RemoteCheck(Check(Verdict.DENIED, reason))
+    rule = policy.denying_rule(path)
+    if rule is not None:
+        return RemoteCheck(
+            Check(Verdict.DENIED, f"denied by read-deny rule {rule.describe()}")
+        )
+    try:
+        now = await regular_identity(sftp, path)
+    except SafeOpenError as error:
+        verdict = _VERDICTS.get(error.reason, Verdict.MISSING)
+        return RemoteCheck(Check(verdict, str(error)))
+    return RemoteCheck(Check(Verdict.OK, "checked now"), now)

@@ -11,7 +11,12 @@ import asyncssh
 
 from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.records import FileEntry, Record
-from app.remote.checks import RemoteCheck, check_remote_entry, remote_policy
+from app.remote.checks import (
+    RemoteCheck,
+    check_remote_entry,
+    check_remote_path,
+    remote_policy,
+)
 from app.remote.files import (
     LISTING_LIMIT,
     Listing,
@@ -209,3 +214,12 @@ class RemoteWorkspace:
             )
 
         return self.submit(run, f"checking {entry.resolved}")
+
+    def check_path(self, path: str) -> Future[RemoteCheck]:
+        """Check a file of the tree now, before an action (the policy read again)."""
+
+        async def run(sftp: asyncssh.SFTPClient) -> RemoteCheck:
+            rules = await self._policy(sftp, None)
+            return await check_remote_path(sftp, self.place, path, rules)
+
+        return self.submit(run, f"checking {path}")

@@ -112,7 +112,12 @@ class LiveUpdates(QObject):
         )
         # view_files opens each path through the policy door, exactly as the
         # command line's view does; a refused path is reported in the window.
-        self._window.view_files(paths, workspace)
+        # A window in use keeps its panes and tabs; the files open beside.
+        window = self._window
+        in_use = window.current_conversation_id() is not None or bool(
+            window.workspace.tab_count()
+        )
+        window.view_files(paths, workspace, beside=in_use)
         self._bring_forward()
 
     def _bring_forward(self) -> None:

@@ -23,6 +23,7 @@ from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
     QMainWindow,
+    QMenu,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -117,6 +118,7 @@ class MainWindow(QMainWindow):
         self._bridge: object | None = None
         self._browsers: list[QWidget] = []
         self._web_engine_scheduled = False
+        self._viewing = False  # opening files the user named (view)
 
         self.conversations_panel = ConversationsPanelWidget(self)
         self.conversations = self.conversations_panel.list
@@ -128,7 +130,9 @@ class MainWindow(QMainWindow):
         self.workspace = WorkspaceWidget(
             self.current_policy,
             self,
-            mode_provider=lambda: None if self.panes.is_viewer() else self._mode,
+            mode_provider=lambda: (
+                None if self.panes.is_viewer() or self._viewing else self._mode
+            ),
         )
         self.file_actions = FileActions(
             store, self._policy_for, lambda: self._mode, parent=self
@@ -163,10 +167,12 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
         self.setCentralWidget(central)
-        # Floating over the window, a notice never moves what is under the
-        # pointer, and a viewer (whose chat is folded away) shows it too.
+        # A row of its own under the panes, its room kept while hidden: a
+        # notice never moves what is under the pointer nor covers a control
+        # or content, and a viewer (whose chat is folded away) shows it too.
         self.notice_bar = NoticeBarWidget(central)
-        self.notice_bar.float_over(central)
+        self.notice_bar.keep_room()
+        layout.addWidget(self.notice_bar)
         self.panes = PaneLayout(
             self.splitter,
             self.conversations_panel,
@@ -339,25 +345,34 @@ class MainWindow(QMainWindow):
         workspace: Path | None,
         *,
         on_shown: Callable[[PreviewWidget], None] | None = None,
+        beside: bool = False,
     ) -> list[str]:
         """Open files straight into the workspace, the last one active.
 
         The window becomes a viewer: the conversations and the chat fold away,
-        and this layout is not remembered for the next start. Returns why each
-        file that could not be opened was not (empty when all were);
-        ``on_shown`` gets the preview of each file that was, still loading.
+        and this layout is not remembered for the next start. With ``beside``
+        (a window the user already works in) the files open beside its tabs
+        instead, and its panes, conversation and tree stay as they were.
+        Returns why each file that could not be opened was not (empty when
+        all were); ``on_shown`` gets the preview of each file that was, still
+        loading.
         """
-        self.panes.set_viewer(True)
-        self._workspace_root = workspace
-        self.workspace.set_root(workspace)
+        if not beside:
+            self.panes.set_viewer(True)
+            self._workspace_root = workspace
+            self.workspace.set_root(workspace)
         refusals: list[str] = []
-        for path in paths:
-            reason = self.workspace.open_path_or_reason(path)
-            preview = self.workspace.current_preview()
-            if reason is not None:
-                refusals.append(reason)
-            elif on_shown is not None and preview is not None:
-                on_shown(preview)
+        self._viewing = True
+        try:
+            for path in paths:
+                reason = self.workspace.open_path_or_reason(path)
+                preview = self.workspace.current_preview()
+                if reason is not None:
+                    refusals.append(reason)
+                elif on_shown is not None and preview is not None:
+                    on_shown(preview)
+        finally:
+            self._viewing = False
         if refusals:
             shown = "\n".join(refusals)
             self.notice_bar.show_message(shown, "warning")
@@ -418,6 +433,7 @@ class MainWindow(QMainWindow):
         self.workspace.quietNotice.connect(self.notice_bar.show_message)
         self.workspace.previewOpened.connect(self._on_workspace_preview_opened)
         self.workspace.actionRequested.connect(self._on_workspace_action_requested)
+        self.workspace.fileMenuRequested.connect(self._on_workspace_file_menu_requested)
         self.workspace.focusToggled.connect(self._on_workspace_focus_toggled)
         self.chat_input.sendRequested.connect(self._on_input_send_requested)
         self.chat_input.stopRequested.connect(self._on_input_stop_requested)
@@ -617,10 +633,39 @@ class MainWindow(QMainWindow):
         window.show()
 
     def _on_workspace_action_requested(
-        self, action: str, path: str, _ref: object
+        self, action: str, path: str, ref: object
     ) -> None:
+        if isinstance(ref, DeliverableRef):
+            # A card's file: checked against its record, as the card is.
+            self.file_actions.perform(action, ref)
+            return
         root = str(self._workspace_root) if self._workspace_root else None
         self.file_actions.perform_path(action, path, root)
+
+    def file_menu(self, path: str, remote: object | None) -> QMenu:
+        """The file actions' menu for a file of the tree (remote or not).
+
+        Less the action that finds the file in the tree: it is there already.
+        """
+        if is_remote_workspace(remote):
+            menu = self.remote_actions.menu_for_path(remote, path, self)
+        else:
+            root = str(self._workspace_root) if self._workspace_root else None
+            menu = self.file_actions.menu_for_path(path, root, self)
+        for action in menu.actions():
+            if action.data() in ("reveal", "locate"):
+                menu.removeAction(action)
+        return menu
+
+    def _on_workspace_file_menu_requested(
+        self, path: str, remote: object, position: QPoint
+    ) -> None:
+        self.show_menu(self.file_menu(path, remote), position)
+
+    def show_menu(self, menu: QMenu, position: QPoint) -> None:
+        """Show a context menu until it closes, then let it go."""
+        menu.exec(position)
+        menu.deleteLater()
 
     # Agent ---------------------------------------------------------------------
 
@@ -783,6 +828,11 @@ class MainWindow(QMainWindow):
         self.remote_actions.verdictChanged.connect(self.chat.set_verdict)
         self.remote_actions.openRequested.connect(self._on_remote_open_requested)
         self.remote_actions.locateRequested.connect(self._on_remote_locate_requested)
+        self.workspace.remoteActionRequested.connect(
+            lambda action, workspace, path: self.remote_actions.perform_path(
+                action, workspace, path
+            )
+        )
 
     def remote_manager(self) -> RemoteManager:
         """This window's connections (one SSH loop), asking with dialogs; made once."""

@@ -1,7 +1,10 @@
-"""A non-modal message that floats over the window: plain text, an action, close.
+"""A non-modal message in a row of its own: plain text, an action, close.
 
-It floats (``float_over``) rather than sitting in a layout, so showing it never
-moves what is under the pointer: a card the user is about to click stays put.
+The window keeps the row's room whether a message shows or not
+(``keep_room``): showing one never moves what is under the pointer, and it
+never covers a control or content, as a bar floating over a preview's
+bottom row ("Wrap lines", a media transport, the last lines) would. It can
+still float over a host (``float_over``) where nothing sits beneath.
 """
 
 from __future__ import annotations
@@ -9,19 +12,30 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPaintEvent, QPalette
+from PySide6.QtGui import (
+    QColor,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QToolButton,
     QWidget,
 )
 
+from previewers.widgets import plain_tooltip
+
 INFO_TIMEOUT_MS = 6000
 FLOAT_MARGIN = 14
 FLOAT_WIDTH = 460
+ROW_PADDING = 6
 PROBLEM_KINDS = frozenset({"warning", "error"})
 
 # Translucent tints read on both light and dark palettes; the text keeps the
@@ -61,6 +75,8 @@ class NoticeBarWidget(QFrame):
         self._kind = "info"
         self._on_action: Callable[[], None] | None = None
         self._host: QWidget | None = None
+        self._one_line = False
+        self._full = ""
 
         self._text = QLabel(self)
         self._text.setObjectName("noticeText")
@@ -82,7 +98,7 @@ class NoticeBarWidget(QFrame):
         self._close.clicked.connect(self._on_close_clicked)
 
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 6, 6, 6)
+        layout.setContentsMargins(10, ROW_PADDING, 6, ROW_PADDING)
         layout.setSpacing(8)
         layout.addWidget(self._text, 1)
         layout.addWidget(self._action)
@@ -98,7 +114,7 @@ class NoticeBarWidget(QFrame):
         return self._kind
 
     def text(self) -> str:
-        return self._text.text()
+        return self._full
 
     def action_button(self) -> QPushButton:
         return self._action
@@ -114,6 +130,7 @@ class NoticeBarWidget(QFrame):
         if kind not in _ACCENTS:
             raise ValueError(f"unknown notice kind {kind!r}")
         self._kind = kind
+        self._full = text
         self._text.setText(text)
         self._on_action = on_action
         if action_text:
@@ -130,6 +147,41 @@ class NoticeBarWidget(QFrame):
             self._timer.start(INFO_TIMEOUT_MS)
         self.show()
         self._place()
+        self._fit_text()
+
+    def keep_room(self) -> None:
+        """Hold one line's height in the parent's layout, shown or hidden.
+
+        The text is then one line, cut at the end where it is too long (the
+        whole message is the tooltip and the accessible description).
+        """
+        self._one_line = True
+        self._text.setWordWrap(False)
+        self._text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        policy = self.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        policy.setVerticalPolicy(QSizePolicy.Policy.Fixed)
+        self.setSizePolicy(policy)
+        button = self._action.sizeHint().height() + 2 * ROW_PADDING
+        self.setFixedHeight(max(self.sizeHint().height(), button))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_text()
+
+    def _fit_text(self) -> None:
+        if not self._one_line:
+            return
+        lines = self._full.splitlines() or [""]
+        shown = lines[0] if len(lines) == 1 else f"{lines[0]} (+{len(lines) - 1} more)"
+        width = self._text.width()
+        if self._text.isVisible() and width > 0:
+            # Cut only once laid out: before that the row has no width yet.
+            metrics = self._text.fontMetrics()
+            shown = metrics.elidedText(shown, Qt.TextElideMode.ElideRight, width)
+        self._text.setText(shown)
+        cut = self._text.text() != self._full
+        self._text.setToolTip(plain_tooltip(self._full) if cut else "")
 
     def float_over(self, host: QWidget) -> None:
         """Float over ``host`` (a parent or ancestor), at its bottom right."""

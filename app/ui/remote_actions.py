@@ -10,6 +10,7 @@ file that changed since it was presented is refused as changed.
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
@@ -19,17 +20,19 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QProgressDialog, QWidget
 
+from app.core.filetype import Kind
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef
 from app.core.trust.display_names import display_name, plain_file_name
 from app.core.trust.policy import PermissionMode
 from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import Verdict
-from app.remote.recognise import is_remote_identity
+from app.remote.recognise import is_remote_identity, is_remote_workspace
 from app.ssh.errors import RemoteError
 
 if TYPE_CHECKING:
     # The SSH library loads when a remote action first runs, not at start-up.
+    from app.remote.checks import RemoteCheck
     from app.remote.manager import Checked, RemoteManager
     from app.remote.save import RemoteCopyResult
     from app.remote.workspace import RemoteWorkspace
@@ -66,8 +69,22 @@ CONTENT_ACTIONS = frozenset({"open", "save_local"})
 
 class _Relay(QObject):
     checked = Signal(str, object, object)  # action, ref, Future[Checked]
+    path_checked = Signal(str, object, str, object)  # ..., Future[RemoteCheck]
     progress = Signal(object, int, int)  # save job, done, total
     saved = Signal(object, object)  # save job, Future[RemoteCopyResult]
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The remote file an action works on: its path, name and recorded kind."""
+
+    resolved: str
+    name: str
+    kind: Kind | None
+
+    @property
+    def display_name(self) -> str:
+        return display_name(self.name)
 
 
 class _SaveJob:
@@ -109,11 +126,12 @@ class RemoteCardActions(QObject):
         self._manager = manager
         self._mode_provider = mode_provider
         self._dialog_parent: QWidget | None = None
-        self._pending: set[Future[Checked]] = set()
+        self._pending: set[Future[Checked] | Future[RemoteCheck]] = set()
         self._saves: dict[_SaveJob, Future[RemoteCopyResult]] = {}
         self._relay = _Relay(self)
         queued = Qt.ConnectionType.QueuedConnection
         self._relay.checked.connect(self._on_checked, queued)
+        self._relay.path_checked.connect(self._on_path_checked, queued)
         self._relay.progress.connect(self._on_progress, queued)
         self._relay.saved.connect(self._on_saved, queued)
 
@@ -124,7 +142,24 @@ class RemoteCardActions(QObject):
         """The remote card's menu: the host first, then what can be done there."""
         origin = entry.remote
         assert origin is not None
-        where = QAction(f"On {display_name(origin.host)} (remote)", menu)
+        self._fill(menu, origin.host, lambda action_id: self.perform(action_id, ref))
+
+    def menu_for_path(
+        self, workspace: RemoteWorkspace, path: str, parent: QWidget
+    ) -> QMenu:
+        """The same menu for a file of the remote tree or a remote tab."""
+        menu = QMenu(parent)
+        menu.setAccessibleName("File actions")
+        self._fill(
+            menu,
+            workspace.place.host,
+            lambda action_id: self.perform_path(action_id, workspace, path),
+        )
+        return menu
+
+    @staticmethod
+    def _fill(menu: QMenu, host: str, run: Callable[[str], object]) -> None:
+        where = QAction(f"On {display_name(host)} (remote)", menu)
         where.setObjectName("action_none")
         where.setEnabled(False)
         menu.addAction(where)
@@ -134,7 +169,7 @@ class RemoteCardActions(QObject):
             action.setData(spec.id)
             action.setObjectName(f"action_{spec.id}")
             action.triggered.connect(
-                lambda _checked=False, action_id=spec.id: self.perform(action_id, ref)
+                lambda _checked=False, action_id=spec.id: run(action_id)
             )
             menu.addAction(action)
 
@@ -148,6 +183,23 @@ class RemoteCardActions(QObject):
         self._pending.add(future)
         future.add_done_callback(
             lambda done: self._relay.checked.emit(action, ref, done)
+        )
+        return future
+
+    def perform_path(
+        self, action: str, workspace: RemoteWorkspace, path: str
+    ) -> Future[RemoteCheck]:
+        """Check a file no record vouches for over SSH now, then do ``action``.
+
+        As for a card, nothing learnt earlier is used: the policy and the
+        file are looked up again, and the version seen now is the one saved.
+        """
+        if action not in _SPECS:
+            raise ValueError(f"unknown remote file action {action!r}")
+        future = workspace.check_path(path)
+        self._pending.add(future)
+        future.add_done_callback(
+            lambda done: self._relay.path_checked.emit(action, workspace, path, done)
         )
         return future
 
@@ -190,13 +242,37 @@ class RemoteCardActions(QObject):
         from app.remote.files import RemoteIdentity
 
         recorded = RemoteIdentity(entry.size, entry.mtime_ns, entry.remote.mode)
-        self._act(spec, ref, entry, workspace, recorded)
+        target = _Target(entry.resolved, entry.name, entry.kind_enum)
+        self._act(spec, ref, target, workspace, recorded)
+
+    def _on_path_checked(
+        self, action: str, workspace: object, path: str, future: object
+    ) -> None:
+        assert isinstance(future, Future) and is_remote_workspace(workspace)
+        self._pending.discard(future)
+        spec = _SPECS[action]
+        name = display_name(posixpath.basename(path) or path)
+        try:
+            check = future.result()
+        except CancelledError:
+            return
+        except RemoteError as error:
+            self._refuse(spec, name, error.message)
+            return
+        except Exception as error:  # a sentence, never a crash
+            self._refuse(spec, name, f"the check failed: {error}")
+            return
+        if not check.allowed or check.identity is None:
+            self._refuse(spec, name, check.check.reason)
+            return
+        target = _Target(path, posixpath.basename(path), None)
+        self._act(spec, None, target, workspace, check.identity)
 
     def _act(
         self,
         spec: RemoteActionSpec,
-        ref: DeliverableRef,
-        entry: FileEntry,
+        ref: DeliverableRef | None,
+        entry: _Target,
         workspace: RemoteWorkspace,
         identity: object,
     ) -> None:
@@ -204,7 +280,7 @@ class RemoteCardActions(QObject):
         coordinate = workspace.place.coordinate(path)
         if spec.id == "open":
             self.acted.emit(spec.id)
-            self.openRequested.emit(workspace, path, identity, ref, entry.kind_enum)
+            self.openRequested.emit(workspace, path, identity, ref, entry.kind)
         elif spec.id == "locate":
             self.acted.emit(spec.id)
             self.locateRequested.emit(workspace, path)
@@ -227,7 +303,7 @@ class RemoteCardActions(QObject):
     def _save(
         self,
         spec: RemoteActionSpec,
-        entry: FileEntry,
+        entry: _Target,
         workspace: RemoteWorkspace,
         identity: object,
     ) -> None:

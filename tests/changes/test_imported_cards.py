@@ -102,3 +102,25 @@ def test_verify_gives_each_imported_card_its_verdict_and_only_then_actions(
     window.show_conversation(summary.conversation_id)
     assert message(window, rows["changed.txt"]) == "modified since the session"
     assert message(window, rows["gone.txt"]) == "imported — not verified"
+
+
+def test_a_cards_state_is_drawn_whole_before_its_path(qtbot: QtBot) -> None:
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from app.core.store.imported_files import ImportedFile, ImportedFileRef
+    from app.ui.chat.paint_imported import state_line
+
+    path = "/home/someone/projects/quarterly/reports/2026/final/summary-draft.md"
+    file = ImportedFile(
+        "e1", path, path, "/home/someone", "created", None, 10,
+        "claude-code", "s1", "t.jsonl", (1,), 0,
+    )  # fmt: skip
+    block = ImportedFileBlock(ImportedFileRef("c", "e1"), file)
+    message = "imported — not verified"
+    font = QFont()
+    width = QFontMetrics(font).horizontalAdvance(message) + 160
+
+    line = state_line(message, block, font, width)
+
+    assert line.startswith(message + " \u00b7 ")
+    assert "…" in line and line.endswith(".md")

@@ -275,3 +275,113 @@ def test_a_remote_show_image_is_drawn_from_the_hosts_bytes(
     finally:
         win.close()
         store.close()
+
+
+def _tree_menu(
+    qtbot: QtBot, window: MainWindow, tree: RemoteTreeView, path: str, monkeypatch: Any
+) -> dict[str, QAction]:
+    """Right-click the row of ``path`` and return its menu's actions by id."""
+    from tests.app.ui.workspace.test_tree import right_click
+
+    shown: list[Any] = []
+    monkeypatch.setattr(window, "show_menu", lambda menu, _at: shown.append(menu))
+    item = row(qtbot, tree, path)
+    right_click(tree, tree.visualRect(item.index()).center())
+    assert len(shown) == 1
+    return {str(a.data()): a for a in shown[0].actions() if a.data()}
+
+
+def test_a_remote_file_is_saved_from_the_tree_menu(
+    qtbot: QtBot,
+    window: MainWindow,
+    ssh_home: SshHome,
+    remote_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    openers: list[tuple[str, tuple[Any, ...]]],
+) -> None:
+    from app.ui.remote_actions import RemoteCardActions
+
+    tree = opened_remote(qtbot, window, ssh_home.address(remote_root))
+    actions = _tree_menu(qtbot, window, tree, f"{remote_root}/notes.md", monkeypatch)
+    # What a remote card offers, and nothing that hands the path to this computer.
+    assert set(actions) == {"open", "copy_url", "copy_scp", "save_local"}
+    target = tmp_path / "kept" / "notes.md"
+    target.parent.mkdir()
+    monkeypatch.setattr(
+        RemoteCardActions, "ask_target", lambda _self, _name: str(target)
+    )
+    notices: list[str] = []
+    window.remote_actions.notice.connect(notices.append)
+
+    actions["save_local"].trigger()
+
+    qtbot.waitUntil(lambda: bool(notices), timeout=HANG)
+    assert notices == [f"Saved notes.md to {target}"]
+    assert target.read_bytes() == (remote_root / "notes.md").read_bytes()
+    assert openers == []
+
+
+def test_a_tree_menu_action_checks_the_remote_file_again_when_chosen(
+    qtbot: QtBot,
+    window: MainWindow,
+    ssh_home: SshHome,
+    remote_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.ui.remote_actions import RemoteCardActions
+
+    tree = opened_remote(qtbot, window, ssh_home.address(remote_root))
+    actions = _tree_menu(qtbot, window, tree, f"{remote_root}/notes.md", monkeypatch)
+    asked: list[str] = []
+    monkeypatch.setattr(
+        RemoteCardActions,
+        "ask_target",
+        lambda _self, name: asked.append(name) or str(tmp_path / "x"),
+    )
+    # Swapped for a link to a secret after the menu opened.
+    secret = remote_root / ".env"
+    secret.write_text("TOKEN=1\n")
+    (remote_root / "notes.md").unlink()
+    (remote_root / "notes.md").symlink_to(secret)
+    refusals: list[str] = []
+    window.remote_actions.refused.connect(refusals.append)
+
+    actions["save_local"].trigger()
+
+    qtbot.waitUntil(lambda: bool(refusals), timeout=HANG)
+    assert "symbolic link" in refusals[0]
+    assert asked == []
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_remote_tab_saves_to_local_from_its_menu(
+    qtbot: QtBot,
+    window: MainWindow,
+    ssh_home: SshHome,
+    remote_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.ui.remote_actions import RemoteCardActions
+    from app.ui.workspace.tabs import tab_menu
+
+    tree = opened_remote(qtbot, window, ssh_home.address(remote_root))
+    notes = row(qtbot, tree, f"{remote_root}/notes.md")
+    with qtbot.waitSignal(window.workspace.previewOpened, timeout=HANG):
+        tree.activated.emit(notes.index())
+    page = window.workspace.tabs.current_page()
+    assert page is not None
+    assert ("save_local", "Save to local…") in tab_menu(page)
+    target = tmp_path / "notes-copy.md"
+    monkeypatch.setattr(
+        RemoteCardActions, "ask_target", lambda _self, _name: str(target)
+    )
+    notices: list[str] = []
+    window.remote_actions.notice.connect(notices.append)
+
+    window.workspace.tabs.menuActionRequested.emit("save_local", page)
+
+    qtbot.waitUntil(lambda: bool(notices), timeout=HANG)
+    assert target.read_bytes() == (remote_root / "notes.md").read_bytes()

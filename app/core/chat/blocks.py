@@ -73,6 +73,32 @@ class DeliverableBlock(NamedTuple):
     ref: DeliverableRef
     entry: FileEntry | None
     unsupported: UnsupportedRecord | None
+    folder: str = ""
+    """The end of its folder, when another card of its declaration has its name."""
+
+
+def telling_folders(paths: Sequence[str]) -> list[str]:
+    """For each path, the fewest last folders that tell same-named files apart.
+
+    ``""`` for a name no other path shares. Three ``index.ts`` in ``src/a``,
+    ``src/b`` and ``lib`` get ``a``, ``b`` and ``lib``; ``x/a`` and ``y/a``
+    (both ``index.ts``) get ``x/a`` and ``y/a``.
+    """
+    parts = [os.path.normpath(path).split(os.sep) for path in paths]
+    names = [split[-1] for split in parts]
+    folders = [""] * len(paths)
+    for name in set(names):
+        group = [i for i, other in enumerate(names) if other == name]
+        if len(group) < 2:
+            continue
+        deepest = max(len(parts[i]) - 1 for i in group)
+        for depth in range(1, deepest + 1):
+            tails = {i: "/".join(parts[i][-1 - depth : -1]) for i in group}
+            if len(set(tails.values())) == len(group) or depth == deepest:
+                for i, tail in tails.items():
+                    folders[i] = tail
+                break
+    return folders
 
 
 class ChangesBlock(NamedTuple):
@@ -438,9 +464,12 @@ class BlockBuilder:
             ref = DeliverableRef(self.conversation_id, call_id, 0)
             return [DeliverableBlock(ref, None, record)]
         conversation = self.conversation_id
+        folders = telling_folders([entry.resolved for entry in record.files])
         return [
-            DeliverableBlock(DeliverableRef(conversation, call_id, i), entry, None)
-            for i, entry in enumerate(record.files)
+            DeliverableBlock(
+                DeliverableRef(conversation, call_id, i), entry, None, folder
+            )
+            for i, (entry, folder) in enumerate(zip(record.files, folders, strict=True))
         ]
 
 

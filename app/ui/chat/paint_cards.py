@@ -443,27 +443,36 @@ def paint_deliverable(
         badge_right = _badge(
             painter, badge_right, top - 1, host, colours.accent, colours, small
         )
+    # The name gets the room first; its folder (when another card shares
+    # the name) and its size follow in what is left.
     size_text = human_size(entry.size)
-    size_width = QFontMetrics(small).horizontalAdvance(size_text)
-    painter.setFont(small)
-    painter.setPen(colours.muted)
-    name_width = max(20, badge_right - text_left - size_width - 12)
+    if block.folder:
+        size_text = f"{display_name(block.folder)} \u00b7 {size_text}"
+    small_metrics = QFontMetrics(small)
+    room = max(20, badge_right - text_left)
     name = name_metrics.elidedText(
-        entry.display_name, Qt.TextElideMode.ElideMiddle, name_width
+        entry.display_name, Qt.TextElideMode.ElideMiddle, room
     )
+    drawn = name_metrics.horizontalAdvance(name)
+    left_over = room - drawn - 10
+    if small_metrics.horizontalAdvance(size_text) > left_over:
+        # The nearest folder and the size are kept; the start is cut.
+        size_text = small_metrics.elidedText(
+            size_text, Qt.TextElideMode.ElideLeft, max(0, left_over)
+        )
     painter.setFont(bold)
     painter.setPen(colours.text)
     painter.drawText(
-        QRect(text_left, top, name_width, name_metrics.height()), _ALIGN_LEFT_V, name
+        QRect(text_left, top, drawn + 2, name_metrics.height()), _ALIGN_LEFT_V, name
     )
-    drawn = name_metrics.horizontalAdvance(name)
     painter.setFont(small)
     painter.setPen(colours.muted)
-    painter.drawText(
-        QRect(text_left + drawn + 10, top, size_width + 2, name_metrics.height()),
-        _ALIGN_LEFT_V,
-        size_text,
-    )
+    if left_over > 0 and size_text:
+        painter.drawText(
+            QRect(text_left + drawn + 10, top, left_over, name_metrics.height()),
+            _ALIGN_LEFT_V,
+            size_text,
+        )
     description_rect = QRect(
         text_left,
         top + name_metrics.height() + 3,

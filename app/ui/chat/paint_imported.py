@@ -67,18 +67,15 @@ def paint_imported(
     painter.setFont(bold)
     painter.setPen(colours.text)
     top = QRect(left, card.top() + 10, width, card.height() // 2 - 10)
-    name = QFontMetrics(bold).elidedText(name, ELIDE, width)
+    name = QFontMetrics(bold).elidedText(name, Qt.TextElideMode.ElideMiddle, width)
     painter.drawText(top, _LEFT_V, name)
     small = small_font(font)
     painter.setFont(small)
     painter.setPen(
         colours.warning if state.problem or not state.verified else colours.muted
     )
-    line = f"{state.message} \u00b7 {display_name(block.file.path)}"
     bottom = QRect(left, card.center().y(), width, card.height() // 2 - 10)
-    painter.drawText(
-        bottom, _LEFT_V, QFontMetrics(small).elidedText(line, ELIDE, width)
-    )
+    painter.drawText(bottom, _LEFT_V, state_line(state.message, block, small, width))
     painter.setPen(QPen(colours.border, 1))
     painter.setBrush(colours.card_hover if hovered == "verify" else colours.base)
     radius = button.height() / 2
@@ -87,3 +84,16 @@ def paint_imported(
     painter.drawText(
         button, Qt.AlignmentFlag.AlignCenter, "Verifying…" if state.busy else "Verify"
     )
+
+
+def state_line(message: str, block: ImportedFileBlock, font: QFont, width: int) -> str:
+    """The card's state, whole where it fits, then its path cut in the middle."""
+    metrics = QFontMetrics(font)
+    if metrics.horizontalAdvance(message) > width:
+        return metrics.elidedText(message, ELIDE, width)
+    separator = " \u00b7 "
+    left = width - metrics.horizontalAdvance(message + separator)
+    path = metrics.elidedText(
+        display_name(block.file.path), Qt.TextElideMode.ElideMiddle, left
+    )
+    return message + separator + path if path else message

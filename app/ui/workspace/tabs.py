@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.filetype import Kind
+from app.core.filetype import Kind, kind_from_name
+from app.ui.actions import offers_source
 from previewers.widget import PreviewWidget
 from previewers.widgets import plain_tooltip
 
@@ -28,6 +29,7 @@ MAX_TABS = 5
 # actions; the others the workspace handles itself.
 TAB_MENU: tuple[tuple[str, str], ...] = (
     ("reload", "Reload"),
+    ("show_source", "Show source"),
     ("reveal", "Reveal in file tree"),
     ("copy_path", "Copy path"),
     ("open_native", "Open with system app"),
@@ -37,6 +39,8 @@ TAB_MENU: tuple[tuple[str, str], ...] = (
 )
 # Not offered for a remote file: each would hand its path to this computer.
 REMOTE_ABSENT = frozenset({"open_native", "show_in_file_manager", "save_copy"})
+# Offered only for a remote file, in place of Save a copy: streamed over SSH.
+REMOTE_TAB_MENU: tuple[tuple[str, str], ...] = (("save_local", "Save to local…"),)
 
 
 class DiskState(StrEnum):
@@ -125,6 +129,24 @@ class DocumentPageWidget(QWidget):
 
     def release(self) -> None:
         self.preview.release()
+
+
+def tab_menu(page: DocumentPageWidget) -> list[tuple[str, str]]:
+    """The tab menu's (action, text) pairs for ``page``: its file's actions."""
+    remote = page.remote is not None
+    kind = page.kind if page.kind is not None else kind_from_name(page.path)
+    shown = []
+    for action, text in TAB_MENU:
+        if remote and action in REMOTE_ABSENT:
+            continue  # a remote path is never handed to this computer's apps
+        if action == "show_source" and (
+            page.source_view or not offers_source(page.path, kind)
+        ):
+            continue
+        shown.append((action, text))
+        if remote and action == "copy_path":
+            shown.extend(REMOTE_TAB_MENU)
+    return shown
 
 
 def _tab_title(page: DocumentPageWidget) -> str:
@@ -308,9 +330,7 @@ class DocumentTabsWidget(QTabWidget):
             return
         page = self.page(index)
         menu = QMenu(self)
-        for action, text in TAB_MENU:
-            if page.remote is not None and action in REMOTE_ABSENT:
-                continue  # a remote path is never handed to this computer's apps
+        for action, text in tab_menu(page):
             item = menu.addAction(text)
             item.setData(action)
         chosen = menu.exec(self.tabBar().mapToGlobal(position))

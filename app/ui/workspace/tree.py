@@ -12,6 +12,7 @@ from typing import NamedTuple, Protocol
 from PySide6.QtCore import (
     QModelIndex,
     QObject,
+    QPoint,
     QPointF,
     QRectF,
     QRunnable,
@@ -23,6 +24,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QColor,
+    QContextMenuEvent,
     QFont,
     QIcon,
     QPainter,
@@ -41,6 +43,7 @@ from app.core.trust.paths import is_within
 from app.core.trust.policy import Policy
 from app.core.trust.records import FileEntry
 from app.ui.icons import kind_file_icon, painted_icon
+from app.ui.workspace.tree_rows import NameSizeDelegate
 from previewers.web import needs_web_engine
 from previewers.widgets import plain_tooltip
 
@@ -476,6 +479,7 @@ class FileTreeModel(QStandardItemModel):
         item.setSelectable(False)
         item.setData(Node.PLACEHOLDER, NODE_ROLE)
         item.setForeground(self._dim)
+        item.setToolTip(plain_tooltip(text))  # whole, where the row cuts it
         return item
 
     def _entry_row(self, entry: ListedEntry, policy: Policy) -> list[QStandardItem]:
@@ -528,10 +532,13 @@ class ListingTreeView(QTreeView):
     Signals:
         openRequested(str): a file row was activated and may be opened.
         refused(str): a locked or link row was activated; the reason.
+        menuRequested(str, QPoint): the file actions' menu was asked for on
+            this file row, at this global position.
     """
 
     openRequested = Signal(str)
     refused = Signal(str)
+    menuRequested = Signal(str, QPoint)
 
     def __init__(
         self,
@@ -543,11 +550,13 @@ class ListingTreeView(QTreeView):
         self.tree_model = make_model(self)
         self.setModel(self.tree_model)
         self.setHeaderHidden(True)
-        # Names take the width, sizes what they need.
+        # Names take the width; a row draws its size only where the whole
+        # name leaves room (the size column stays in the model, not shown).
         header = self.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.setColumnHidden(1, True)
+        self.setItemDelegateForColumn(0, NameSizeDelegate(self))
         self.setUniformRowHeights(True)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setDragDropMode(QAbstractItemView.DragDropMode.NoDragDrop)
@@ -569,6 +578,24 @@ class ListingTreeView(QTreeView):
     @Slot(QModelIndex)
     def _on_self_activated(self, index: QModelIndex) -> None:
         activate_row(self.tree_model, index, self.openRequested, self.refused)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        # From the keyboard (the Menu key, Shift+F10) the menu is the current
+        # row's, shown at that row; from the mouse, the row under the pointer's
+        # (the event comes from the viewport, in its coordinates).
+        if event.reason() == QContextMenuEvent.Reason.Keyboard:
+            index = self.currentIndex().siblingAtColumn(0)
+            position = self.visualRect(index).center()
+        else:
+            position = event.pos()
+            index = self.indexAt(position).siblingAtColumn(0)
+        item = self.tree_model.itemFromIndex(index) if index.isValid() else None
+        if item is None or item.data(NODE_ROLE) not in (Node.FILE, Node.SYMLINK):
+            return
+        event.accept()
+        self.setCurrentIndex(index)
+        global_position = self.viewport().mapToGlobal(position)
+        self.menuRequested.emit(str(item.data(PATH_ROLE)), global_position)
 
 
 class FileTreeView(ListingTreeView):

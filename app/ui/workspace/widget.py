@@ -8,7 +8,7 @@ from concurrent.futures import CancelledError, Future
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, QPoint, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
@@ -69,6 +69,11 @@ class WorkspaceWidget(QWidget):
         actionRequested(str, str, object): a file action (``open_native``,
             ``show_in_file_manager``, ``save_copy``, ``copy_path``), the host
             path, and the reference the file was opened with (or ``None``).
+        fileMenuRequested(str, object, QPoint): the file actions' menu for
+            this path of the tree shown, its remote workspace (``None``: on
+            this computer), at this global position.
+        remoteActionRequested(str, object, str): a remote file action (by
+            its id), the remote workspace and the path, for a remote tab.
         focusToggled(bool): the user asked to focus the preview, or to stop.
         loaded(): the active preview finished loading (or failed to).
         webFilesListed(): the tree listed a page or an SVG.
@@ -78,6 +83,8 @@ class WorkspaceWidget(QWidget):
     quietNotice = Signal(str)
     previewOpened = Signal(str)
     actionRequested = Signal(str, str, object)
+    fileMenuRequested = Signal(str, object, QPoint)
+    remoteActionRequested = Signal(str, object, str)
     focusToggled = Signal(bool)
     loaded = Signal()
     webFilesListed = Signal()
@@ -122,6 +129,9 @@ class WorkspaceWidget(QWidget):
         self.tree.openRequested.connect(self._on_tree_open_requested)
         self.tree.tree_model.webFilesListed.connect(self.webFilesListed)
         self.tree.refused.connect(self.notice)
+        self.tree.menuRequested.connect(
+            lambda path, at: self.fileMenuRequested.emit(path, None, at)
+        )
         self.tabs.pageReleased.connect(self._on_tabs_page_released)
         self.tabs.pageEvicted.connect(self._on_tabs_page_evicted)
         self.tabs.focusToggled.connect(self.focusToggled)
@@ -482,6 +492,9 @@ class WorkspaceWidget(QWidget):
         tree = RemoteTreeView(workspace, self.tree_pane)
         tree.openRequested.connect(self._on_remote_tree_open_requested)
         tree.refused.connect(self.notice)
+        tree.menuRequested.connect(
+            lambda path, at: self.fileMenuRequested.emit(path, workspace, at)
+        )
         self.remote_tree = tree
         self.tree_pane.addWidget(tree)
         self.tree_pane.setCurrentWidget(tree)
@@ -610,7 +623,11 @@ class WorkspaceWidget(QWidget):
         workspace = page.remote
         assert is_remote_workspace(workspace)
         name = display_name(PurePath(page.path).name)
-        if action == "reveal":
+        if action == "save_local":
+            self.remoteActionRequested.emit(action, workspace, page.path)
+        elif action == "show_source":
+            self._open_remote_on(workspace, page.path, None, True, page.ref, page.kind)
+        elif action == "reveal":
             if self.remote_tree is not None and self._remote is workspace:
                 self.remote_tree.locate(page.path)
             else:

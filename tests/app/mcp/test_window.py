@@ -361,3 +361,54 @@ def test_an_import_from_the_command_line_appears_in_the_open_window(
         timeout=WAIT_MS,
     )
     assert listing.rowCount() == 1
+
+
+def test_a_view_into_a_window_in_use_opens_beside_and_keeps_the_layout(
+    live: Live, qtbot: Any, server: Server, workspace: Path, tmp_path: Path
+) -> None:
+    wait_for(qtbot, live.call("present", files(("notes.md", "Notes"))))
+    qtbot.waitUntil(lambda: bool(live.cards()), timeout=WAIT_MS)
+    window = live.window
+    conversation_id = window.current_conversation_id()
+    assert conversation_id is not None
+    window.file_actions.perform("open", live.cards()["notes.md"].ref)
+    assert window.workspace.tab_count() == 1
+    root = window.workspace.tree.tree_model.root
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "asked.txt").write_text("asked for\n")
+
+    code, err = run_cli(
+        qtbot, "view", str(elsewhere / "asked.txt"), "--data-dir", str(server.data_dir)
+    )
+
+    assert code == 0, err
+    qtbot.waitUntil(lambda: window.workspace.tab_count() == 2, timeout=WAIT_MS)
+    page = window.workspace.tabs.current_page()
+    assert page is not None and page.path == str(elsewhere / "asked.txt")
+    # What the user had stays: the panes, the conversation, its tree.
+    assert not window.is_viewer()
+    assert window.chat_column.isVisible()
+    assert window.conversations_panel.isVisible()
+    assert window.current_conversation_id() == conversation_id
+    assert window.workspace.tree.tree_model.root == root
+
+
+def test_a_second_view_into_a_viewer_keeps_its_folder_and_tabs(
+    live: Live, qtbot: Any, server: Server, workspace: Path, tmp_path: Path
+) -> None:
+    window = live.window
+    assert window.view_files([str(workspace / "notes.md")], workspace) == []
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "asked.txt").write_text("asked for\n")
+
+    code, err = run_cli(
+        qtbot, "view", str(elsewhere / "asked.txt"), "--data-dir", str(server.data_dir)
+    )
+
+    assert code == 0, err
+    qtbot.waitUntil(lambda: window.workspace.tab_count() == 2, timeout=WAIT_MS)
+    assert window.is_viewer()
+    # The tree still shows the folder of the tabs it had.
+    assert window.workspace.tree.tree_model.root == str(workspace.resolve())

@@ -189,3 +189,33 @@ def test_a_record_edited_in_the_database_is_untrusted(
         db.execute("UPDATE records SET raw = replace(raw, 'notes.md', 'NOTES.md')")
     result, _entry, _opened = manager.check_deliverable(store, ref).result(60)
     assert result.check.verdict is Verdict.UNTRUSTED
+
+
+def test_a_tree_file_is_checked_now_with_no_record(
+    workspace: RemoteWorkspace, remote_root: Path, tmp_path: Path
+) -> None:
+    ok = workspace.check_path(f"{remote_root}/notes.md").result(30)
+    assert ok.check.verdict is Verdict.OK
+    assert ok.identity is not None
+    assert ok.identity.size == (remote_root / "notes.md").stat().st_size
+
+    (remote_root / ".env").write_text("TOKEN=1\n")
+    denied = workspace.check_path(f"{remote_root}/.env").result(30)
+    assert denied.check.verdict is Verdict.DENIED and denied.identity is None
+
+    (remote_root / "link.md").symlink_to(remote_root / ".env")
+    link = workspace.check_path(f"{remote_root}/link.md").result(30)
+    assert link.check.verdict is Verdict.SYMLINK and link.identity is None
+
+    outside = tmp_path / "outside.md"
+    outside.write_text("elsewhere\n")
+    for path in (str(outside), f"{remote_root}/../outside.md"):
+        away = workspace.check_path(path).result(30)
+        assert away.check.verdict is Verdict.DENIED and away.identity is None
+
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "inner.md").write_text("through a linked folder\n")
+    (remote_root / "linked").symlink_to(real)
+    through = workspace.check_path(f"{remote_root}/linked/inner.md").result(30)
+    assert through.check.verdict is Verdict.SYMLINK and through.identity is None

@@ -551,3 +551,85 @@ def test_the_colour_scheme_chosen_in_settings_applies_at_once_and_is_kept(
         color_scheme(qapp).choose("system")
         qapp.setPalette(before)
         store.close()
+
+
+def test_the_tree_menu_has_the_card_actions_and_saves_a_checked_copy(
+    qtbot, tmp_path, monkeypatch
+):
+    from PySide6.QtWidgets import QMenu
+
+    from app.ui.save_copy import SaveCopyDialogs
+    from tests.app.ui.workspace.test_tree import right_click
+
+    folder = tmp_path / "viewed"
+    folder.mkdir()
+    (folder / "report.md").write_text("# Report\n")
+    store = Store(tmp_path / "data")
+    win = MainWindow(store, tmp_path / "data")
+    qtbot.addWidget(win)
+    win.view_files([str(folder / "report.md")], folder)
+    win.show()
+    qtbot.waitExposed(win)
+    shown: list[QMenu] = []
+    monkeypatch.setattr(win, "show_menu", lambda menu, _at: shown.append(menu))
+    target = tmp_path / "kept" / "report.md"
+    target.parent.mkdir()
+    answers = SaveCopyDialogs(
+        choose_target=lambda *_args: str(target), confirm_changed=lambda *_: True
+    )
+    monkeypatch.setattr(win.file_actions._saver, "_dialogs", answers)
+    tree = win.workspace.tree
+    item = tree.tree_model.find_item(str(folder.resolve() / "report.md"))
+    assert item is not None
+
+    right_click(tree, tree.visualRect(item.index()).center())
+
+    assert len(shown) == 1
+    actions = {str(a.data()): a for a in shown[0].actions() if a.data()}
+    for wanted in ("open", "show_source", "copy_path", "save_copy"):
+        assert wanted in actions
+    assert "reveal" not in actions  # the row is in the tree already
+    assert "open_native" in actions  # the workspace is on this computer
+    # Checked again when chosen: a file swapped since the menu opened is refused.
+    (folder / "report.md").unlink()
+    (folder / "report.md").symlink_to(tmp_path / "data")
+    refusals: list[str] = []
+    win.file_actions.refused.connect(refusals.append)
+    actions["save_copy"].trigger()
+    assert refusals and "symbolic link" in refusals[0]
+    assert not target.exists()
+
+    (folder / "report.md").unlink()
+    (folder / "report.md").write_text("# Report, again\n")
+    with qtbot.waitSignal(win.file_actions.notice, timeout=10_000):
+        actions["save_copy"].trigger()
+    assert target.read_text() == "# Report, again\n"
+    win.close()
+    store.close()
+
+
+def test_a_tab_opened_from_a_card_acts_through_the_cards_check(
+    window, qtbot, monkeypatch
+):
+    from app.ui.workspace.tabs import tab_menu
+
+    refs = _deliverable_refs(window)
+    window.chat.deliverableActivated.emit(refs["summary.md"])
+    qtbot.waitUntil(window.workspace.is_loaded, timeout=10_000)
+    page = window.workspace.tabs.current_page()
+    assert page is not None
+    actions = [action for action, _text in tab_menu(page)]
+    assert "show_source" in actions and "save_copy" in actions
+    by_card, by_path = [], []
+    monkeypatch.setattr(
+        window.file_actions, "perform", lambda *args: by_card.append(args)
+    )
+    monkeypatch.setattr(
+        window.file_actions, "perform_path", lambda *args: by_path.append(args)
+    )
+
+    window.workspace.tabs.menuActionRequested.emit("save_copy", page)
+
+    # Checked against its record (trusted, same file), not as a bare path.
+    assert by_card == [("save_copy", refs["summary.md"])]
+    assert by_path == []

@@ -144,3 +144,25 @@ def test_a_stale_warning_clears_when_a_later_action_succeeds(
     assert not window.notice_bar.isVisible()
     window.close()
     store.close()
+
+
+def test_a_notice_covers_no_control_or_content(
+    qtbot, tmp_path: Path, folder: Path
+) -> None:
+    window, store = open_window(qtbot, tmp_path / "data", folder)
+    window.resize(1440, 900)
+    assert window.workspace.open_path(str(folder / "notes.md"))
+    panes = window.splitter.geometry()
+
+    window.notice_bar.show_message(
+        "Cannot open a file with a long name: " + "very " * 60 + "long.", "warning"
+    )
+    qtbot.waitUntil(window.notice_bar.isVisible)
+
+    bar = window.notice_bar.geometry()
+    # Under the panes, never over the chat, the input or a preview's controls.
+    assert not bar.intersects(window.splitter.geometry())
+    assert window.splitter.geometry() == panes
+    assert window.notice_bar.text().endswith("long.")
+    window.close()
+    store.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QThreadPool
 from PySide6.QtGui import QStandardItem
@@ -309,3 +310,70 @@ def test_a_big_folder_that_cannot_be_read_on_says_so(
     workspace.tree.expand(item.index())
     qtbot.waitUntil(lambda: not model.listing_in_progress(), timeout=20_000)
     assert _names(item) == ["Cannot list this folder: Permission denied"]
+
+
+def test_a_right_click_on_a_file_row_asks_for_its_file_menu(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    workspace.show()
+    qtbot.waitExposed(workspace)
+    tree = workspace.tree
+    item = tree.tree_model.find_item(str(root / "notes.txt"))
+    assert item is not None
+    folder = tree.tree_model.find_item(str(root / "docs"))
+    assert folder is not None
+    asked: list[tuple[str, object]] = []
+    workspace.fileMenuRequested.connect(
+        lambda path, remote, _at: asked.append((path, remote))
+    )
+
+    spot = tree.visualRect(folder.index()).center()
+    right_click(tree, spot)  # a folder: no file menu
+    spot = tree.visualRect(item.index()).center()
+    right_click(tree, spot)
+
+    assert asked == [(str(root / "notes.txt"), None)]
+    assert tree.selected_path() == str(root / "notes.txt")
+
+    # The Menu key asks for the current row's menu, wherever the pointer is.
+    guide = tree.tree_model.find_item(str(root / "docs" / "guide.md"))
+    assert guide is not None
+    tree.setCurrentIndex(guide.index())
+    right_click(tree, spot, keyboard=True)
+    assert asked[-1] == (str(root / "docs" / "guide.md"), None)
+
+
+def test_a_name_gets_the_row_before_its_size(
+    qtbot: QtBot, workspace: WorkspaceWidget, root: Path
+) -> None:
+    from app.ui.workspace.tree_rows import size_fits
+
+    (root / "summary-of-the-quarter.md").write_text("# Summary\n" * 50)
+    workspace.set_root(root)
+    workspace.show()
+    workspace.splitter.setSizes([210, 790])
+    qtbot.waitExposed(workspace)
+    tree = workspace.tree
+    item = tree.tree_model.find_item(str(root / "summary-of-the-quarter.md"))
+    assert item is not None
+    name_room = tree.visualRect(item.index()).width()
+    row_room = tree.viewport().width() - tree.visualRect(item.index()).left()
+    # The whole row is the name's; the size is drawn only in what it leaves.
+    assert name_room >= row_room - 1
+    assert item.index().siblingAtColumn(1).data() == "500 bytes"
+    assert not size_fits(150, 40, 180)
+    assert size_fits(100, 40, 180)
+
+
+def right_click(tree: Any, spot: Any, *, keyboard: bool = False) -> None:
+    """Ask for ``tree``'s context menu at ``spot`` (viewport), as a user does."""
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    reason = (
+        QContextMenuEvent.Reason.Keyboard
+        if keyboard
+        else QContextMenuEvent.Reason.Mouse
+    )
+    event = QContextMenuEvent(reason, spot, tree.viewport().mapToGlobal(spot))
+    QApplication.sendEvent(tree.viewport(), event)
