@@ -273,6 +273,36 @@ def test_the_build_fails_when_a_bundled_library_differs_from_its_manifest(tmp_pa
         build.check_web_libraries(folder)
 
 
+def test_the_bundled_libraries_are_packed_and_still_read_as_recorded(tmp_path):
+    from app.core.serve.web_libraries import (
+        libraries_folder,
+        load_catalogue,
+        read_library_file,
+    )
+
+    folder = tmp_path / "libraries"
+    shutil.copytree(libraries_folder(), folder)
+    before = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    saved = build.pack_web_libraries(folder)
+    after = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    assert saved == before - after
+    assert after < before / 3
+    catalogue = load_catalogue(folder)
+    for library in catalogue.libraries:
+        for version in library.versions:
+            # Licences stay readable as text where they are.
+            assert (folder / version.licence_file).is_file()
+            for entry in version.files.values():
+                path = catalogue.path_of(library, version, entry.name)
+                data = read_library_file(path, entry.size + 1)
+                assert len(data) == entry.size
+    # What the build packed, it checks as it checks the originals.
+    packed = folder / "d3" / "7.9.2" / "dist" / "d3.min.js.xz"
+    packed.write_bytes(packed.read_bytes()[:-64])
+    with pytest.raises(build.BuildError, match=r"cannot be read.*d3\.min\.js"):
+        build.check_web_libraries(folder)
+
+
 def test_a_link_to_a_file_left_out_is_left_out_too():
     entries = [
         ("PySide6/Qt/lib/libQt6Pdf.so.6", "/wheel/libQt6Pdf.so.6", "BINARY"),

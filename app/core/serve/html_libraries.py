@@ -40,7 +40,13 @@ from app.core.serve.manifest import (
     Resource,
     is_canonical_key,
 )
-from app.core.serve.web_libraries import BundledFile, NotBundled, VersionMatch, resolve
+from app.core.serve.web_libraries import (
+    BundledFile,
+    NotBundled,
+    VersionMatch,
+    read_library_file,
+    resolve,
+)
 from app.core.serve.web_libraries.routes import clean_url
 
 LIBRARIES_FOLDER = "_libraries"
@@ -129,8 +135,7 @@ def map_specifier(specifier: str, imports: Mapping[str, str]) -> str | None:
 def read_copy(file: BundledFile) -> bytes:
     """The bytes of a bundled file, checked against its recorded size and hash."""
     try:
-        with open(file.path, "rb") as handle:
-            data = handle.read(file.size + 1)
+        data = read_library_file(file.path, file.size + 1)
     except OSError as error:
         raise LibraryRefusedError(
             "library", f"the app's copy of {file.library} cannot be read: {error}"

@@ -6,7 +6,8 @@ The app ships pinned copies (``resources/web/libraries``, written by
 ``scripts/fetch_web_libraries.py``) and answers a known CDN URL with the
 bundled file: ``resolve(url)`` gives a ``BundledFile`` or ``NotBundled``,
 ``describe`` the words for it, ``bundled`` a file for the app's own pages and
-``verify_catalogue`` checks the files against their recorded hashes.
+``verify_catalogue`` checks the files against their recorded hashes;
+``read_library_file`` reads one, from its packed twin in the package.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from app.core.serve.web_libraries.catalogue import (
     Library,
     LibraryVersion,
     load_catalogue,
+    packed_twin,
+    read_library_file,
     verify_catalogue,
 )
 from app.core.serve.web_libraries.lookup import (
@@ -45,6 +48,8 @@ __all__ = [
     "describe",
     "libraries_folder",
     "load_catalogue",
+    "packed_twin",
+    "read_library_file",
     "resolve",
     "verify_catalogue",
 ]

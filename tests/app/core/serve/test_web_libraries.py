@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import lzma
 import re
 import shutil
 from pathlib import Path
@@ -11,6 +12,7 @@ from urllib.parse import urljoin
 import pytest
 
 from app.core.serve import web_libraries
+from app.core.serve.html_libraries import LibraryRefusedError, read_copy
 from app.core.serve.web_libraries import (
     BundledFile,
     CatalogueError,
@@ -510,6 +512,61 @@ def test_verify_finds_a_changed_a_missing_and_an_unlisted_file(tmp_path: Path) -
     assert any("SHA-256 differs" in p and "4.1.0" in p for p in problems)
     assert any("missing" in p and "LICENSE.txt" in p for p in problems)
     assert any("not in the manifest" in p and "extra.js" in p for p in problems)
+
+
+def _pack(path: Path, data: bytes | None = None) -> Path:
+    """Store ``path`` as the package build does: xz-compressed beside its name."""
+    twin = web_libraries.packed_twin(path)
+    twin.write_bytes(lzma.compress(path.read_bytes() if data is None else data))
+    path.unlink()
+    return twin
+
+
+def test_a_packed_copy_verifies_and_reads_as_the_file_it_replaces(
+    tmp_path: Path,
+) -> None:
+    root = _copy(tmp_path)
+    script = root / "jquery" / "4.1.0" / "dist" / "jquery.min.js"
+    original = script.read_bytes()
+    twin = _pack(script)
+    assert twin.stat().st_size < len(original) // 2
+    assert verify_catalogue(load_catalogue(root)) == []
+    assert web_libraries.read_library_file(script, len(original) + 1) == original
+    served = resolve(
+        "https://cdn.jsdelivr.net/npm/jquery@4.1.0/dist/jquery.min.js",
+        load_catalogue(root),
+    )
+    assert isinstance(served, BundledFile)
+    assert read_copy(served) == original
+
+
+def test_a_packed_copy_changed_damaged_or_swollen_is_refused(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    dist = root / "jquery" / "4.1.0" / "dist"
+    changed = dist / "jquery.min.js"
+    damaged = root / "jquery" / "3.8.0" / "dist" / "jquery.min.js"
+    _pack(changed, changed.read_bytes() + b"\n")
+    twin = _pack(damaged)
+    twin.write_bytes(twin.read_bytes()[: twin.stat().st_size // 2])
+    problems = verify_catalogue(load_catalogue(root))
+    assert len(problems) == 2
+    assert any("SHA-256 differs" in p and "jquery.min.js.xz" in p for p in problems)
+    assert any("cannot be read" in p and "3.8.0" in p for p in problems)
+    with pytest.raises(OSError, match="ends before its data does"):
+        web_libraries.read_library_file(damaged, 1 << 30)
+    # A bomb: 64 MiB of zeros packed into a few kilobytes is read only as far
+    # as the caller asks, and refused as not the shipped copy.
+    slim = dist / "jquery.slim.min.js"
+    bomb = _pack(slim, bytes(64 << 20))
+    assert bomb.stat().st_size < 64 << 10
+    assert len(web_libraries.read_library_file(slim, 1000)) == 1000
+    served = resolve(
+        "https://cdn.jsdelivr.net/npm/jquery@4.1.0/dist/jquery.slim.min.js",
+        load_catalogue(root),
+    )
+    assert isinstance(served, BundledFile)
+    with pytest.raises(LibraryRefusedError, match="not the one it shipped with"):
+        read_copy(served)
 
 
 @pytest.mark.parametrize(
