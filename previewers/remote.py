@@ -35,6 +35,7 @@ from app.core.trust.display_names import display_name
 from app.core.trust.paths import is_within
 from app.core.trust.policy import Policy
 from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
+from app.core.trust.verdicts import access_check
 from app.formats.json_load import JSON_SIZE_LIMIT
 from app.formats.pdf_doc import MAX_PDF_BYTES
 from app.formats.text_pages import (
@@ -333,10 +334,9 @@ def _prepare(
     if not posixpath.isabs(path) or not is_within(path, workspace.root, sep="/"):
         raise SafeOpenError("outside", "the file is outside the remote workspace")
     policy = waits.wait(workspace.policy())
-    rule = policy.denying_rule(path)
-    if rule is not None:
-        reason = f"it is denied by read-deny rule {rule.describe()}"
-        raise SafeOpenError("denied", reason)
+    refused = access_check(policy, (path,), inside=True, mode=None)
+    if refused is not None:
+        raise SafeOpenError("denied", refused.reason)
     remote = waits.wait(workspace.open_fenced(path, expected=expected))
     reader = _HostReader(remote)
     try:

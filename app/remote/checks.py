@@ -17,19 +17,17 @@ from app.core.trust.policy import (
     current_policy,
 )
 from app.core.trust.records import FileEntry
-from app.core.trust.revalidate import Check, Verdict
 from app.core.trust.safeio import SafeOpenError
+from app.core.trust.verdicts import (
+    Check,
+    Verdict,
+    access_check,
+    open_verdict,
+    version_check,
+)
 from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of
 from app.remote.place import Place
 from app.remote.snapshot import read_exactly, regular_identity
-
-_VERDICTS = {
-    "missing": Verdict.MISSING,
-    "symlink": Verdict.SYMLINK,
-    "directory": Verdict.NOT_REGULAR,
-    "not_regular": Verdict.NOT_REGULAR,
-    "unreadable": Verdict.DENIED,
-}
 
 
 async def _workspace_policy_bytes(sftp: asyncssh.SFTPClient, path: str) -> bytes | None:
@@ -116,24 +114,13 @@ async def check_remote_entry(
     if (origin.user, origin.host, origin.port) != (place.user, place.host, place.port):
         reason = "the record names a file on another host or account"
         return RemoteCheck(Check(Verdict.UNTRUSTED, reason))
-    rule = policy.denying_rule(entry.resolved)
-    if rule is not None:
-        return RemoteCheck(
-            Check(Verdict.DENIED, f"denied by read-deny rule {rule.describe()}")
-        )
-    if (
-        not is_within(entry.resolved, place.root, sep="/")
-        and mode is PermissionMode.WORKSPACE_ONLY
-    ):
-        reason = "it is outside the workspace and the mode is workspace-only"
-        return RemoteCheck(Check(Verdict.DENIED, reason))
+    inside = is_within(entry.resolved, place.root, sep="/")
+    refused = access_check(policy, (entry.resolved,), inside=inside, mode=mode)
+    if refused is not None:
+        return RemoteCheck(refused)
     try:
         now = await regular_identity(sftp, entry.resolved)
     except SafeOpenError as error:
-        verdict = _VERDICTS.get(error.reason, Verdict.MISSING)
-        return RemoteCheck(Check(verdict, str(error)))
-    if now == recorded:
-        return RemoteCheck(Check(Verdict.OK, "unchanged since it was presented"), now)
-    return RemoteCheck(
-        Check(Verdict.CHANGED, "it was modified since it was presented"), now
-    )
+        return RemoteCheck(Check(open_verdict(error.reason), str(error)))
+    # No inode over SFTP: another file at the path reads as this one changed.
+    return RemoteCheck(version_check(unchanged=now == recorded, same_file=True), now)
