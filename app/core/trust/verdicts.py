@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from app.core.trust.policy import PermissionMode, Policy
-from app.core.trust.safeio import Identity
+from app.core.trust.safeio import Identity, SafeOpenError
 
 # What a look-up found at a path, without opening it: a regular file, or one
 # of the reasons a safe open refuses (``SafeOpenError.reason``).
@@ -199,3 +199,17 @@ def version_check(
     else:
         reason = "it was modified since it was presented"
     return Check(Verdict.CHANGED, reason, identity)
+
+
+_REFUSED_REASONS = {
+    Verdict.MISSING: MISSING,
+    Verdict.SYMLINK: SYMLINK,
+    Verdict.NOT_REGULAR: NOT_REGULAR,
+    Verdict.DENIED: "denied",
+    Verdict.UNTRUSTED: "untrusted",
+}
+
+
+def refused(check: Check) -> SafeOpenError:
+    """The error that refuses an action ``check`` does not allow, with its reason."""
+    return SafeOpenError(_REFUSED_REASONS.get(check.verdict, "denied"), check.reason)

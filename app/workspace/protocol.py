@@ -1,0 +1,101 @@
+"""What a workspace can do, whichever backend holds its files.
+
+A local folder and a folder on an SSH host do the same jobs: list, look up,
+read a verified version, the ``present`` check, revalidate a record entry and
+save a copy. Callers hold a ``Workspace`` and never ask which backend it is;
+``app.workspace.choose`` picks the backend once, where the workspace is opened.
+Every method returns a ``concurrent.futures.Future`` at once: a worker waits on
+``result()``, the GUI adds a done-callback. A refused file fails the future
+with ``SafeOpenError`` (its ``reason`` says why: ``outside``, ``denied``,
+``missing``, ``symlink``, ``directory``, ``not_regular``, ``too_large``,
+``changed``); a failing host with ``app.ssh.errors.RemoteError``.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Protocol
+
+from app.core.trust.copying import CopyResult
+from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.records import FileEntry, Record
+from app.core.trust.revalidate import Check
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One name in a workspace folder, as a look-up sees it (no link followed).
+
+    ``kind`` is one of ``app.core.trust.verdicts``' look-up kinds (regular,
+    symlink, directory, not_regular); ``denied_by`` describes the read-deny
+    rule that locks it, ``None`` when it is readable.
+    """
+
+    name: str
+    path: str
+    kind: str
+    size: int
+    mtime_ns: int
+    denied_by: str | None
+
+
+class Workspace(Protocol):
+    """A folder the agent works in and the user looks at, local or remote."""
+
+    @property
+    def address(self) -> str:
+        """The folder as records store it: a path, or ``ssh://user@host:port/root``."""
+        ...
+
+    @property
+    def root(self) -> str:
+        """The folder's real path on its own host."""
+        ...
+
+    def policy(self) -> Future[Policy]:
+        """The read-deny policy in force for this workspace now."""
+        ...
+
+    def list(self, path: str = "") -> Future[tuple[Entry, ...]]:
+        """A folder's entries, sorted by name, denied ones flagged."""
+        ...
+
+    def stat(self, path: str) -> Future[Entry]:
+        """What sits at ``path``, without following a final link."""
+        ...
+
+    def read(self, path: str, *, limit: int) -> Future[bytes]:
+        """A workspace file no record vouches for, whole, as one checked version.
+
+        Refused when outside the workspace, denied, not a regular file, a
+        link (or behind a link leading out), larger than ``limit`` or changed
+        while it was read.
+        """
+        ...
+
+    def present(self, arguments: object, *, mode: PermissionMode) -> Future[Record]:
+        """The ``present`` check; fails with ``DeclarationError`` naming each entry."""
+        ...
+
+    def revalidate(
+        self, entry: FileEntry, *, trusted: bool, mode: PermissionMode | None = None
+    ) -> Future[Check]:
+        """The verdict on a record's entry now, opening nothing beyond the check."""
+        ...
+
+    def save_copy(
+        self,
+        entry: FileEntry,
+        target: str,
+        *,
+        trusted: bool,
+        mode: PermissionMode | None = None,
+    ) -> Future[CopyResult]:
+        """Check ``entry`` again, then save the version checked as local ``target``.
+
+        All or nothing: a refused check raises ``SafeOpenError`` and writes
+        nothing; a copy that fails or sees the file change leaves ``target``
+        as it was.
+        """
+        ...
