@@ -43,6 +43,7 @@ from app.tools.specs import LIST_LIMIT as LIST_LIMIT
 from app.tools.specs import PRESENT as PRESENT
 from app.tools.specs import READ_LIMIT as READ_LIMIT
 from app.tools.specs import TOOL_ORDER as TOOL_ORDER
+from app.workspace.choose import backend
 
 if TYPE_CHECKING:
     from app.remote.workspace import RemoteWorkspace
@@ -345,7 +346,7 @@ def _present(session: AgentSession, arguments: dict[str, Any]) -> tuple[str, str
     try:
         record = host_calls.check_present(
             arguments,
-            workspace=session.workspace,
+            workspace=backend(session.workspace),
             mode=session.permission.get(),
             policy=session.policy(),
         )

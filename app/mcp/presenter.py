@@ -6,6 +6,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -24,9 +25,12 @@ from app.mcp.workspace import (
     choose_workspace,
     usable_roots,
 )
+from app.ssh.errors import RemoteError
 from app.tools.host_calls import ToolCallError, check_present, offers_show_image
 from app.tools.host_calls import show_image as run_show_image
 from app.tools.specs import IN_APP_WINDOW, PRESENT, SHOW_IMAGE, present_reply
+from app.workspace.choose import local_workspace
+from app.workspace.protocol import Workspace
 
 # The lines the app writes around each call, so a presentation reads as a
 # turn of its own: who it came from, the call, and who presented what.
@@ -71,8 +75,12 @@ class Presenter:
         fallback: Fallback,
         client: str | None = None,
         open_window: Callable[[str], None] | None = None,
+        fixed: Future[Workspace] | None = None,
     ) -> None:
         self._store = store
+        # A workspace opened at start (an ssh:// --workspace): every call
+        # works in it, and the client's roots, local folders, do not apply.
+        self._fixed = fixed
         self._mode = mode
         self._fallback = fallback
         self._window = WindowNotifier(data_dir, open_window)
@@ -185,7 +193,18 @@ class Presenter:
             self._ask_user(refusal.folders)
             raise
 
+    def _opened_for_call(self, arguments: object) -> Workspace:
+        """The workspace a call works in, opened; ``ToolCallError`` if none is."""
+        if self._fixed is None:
+            return local_workspace(self._workspace_of_call(arguments))
+        try:
+            return self._fixed.result()
+        except (RemoteError, OSError, ValueError) as error:
+            raise ToolCallError(f"the workspace cannot be reached: {error}") from error
+
     def offers_show_image(self) -> bool:
+        if self._fixed is not None:
+            return False  # public images are shown from local folders only
         try:
             workspace = self.workspace()
             return offers_show_image(workspace, current_policy(workspace))
@@ -198,13 +217,8 @@ class Presenter:
 
     def present(self, arguments: object) -> Reply:
         try:
-            workspace = self._workspace_of_call(arguments)
-            record = check_present(
-                arguments,
-                workspace=workspace,
-                mode=self._mode,
-                policy=current_policy(workspace),
-            )
+            workspace = self._opened_for_call(arguments)
+            record = check_present(arguments, workspace=workspace, mode=self._mode)
         except ToolCallError as failure:
             return Reply(failure.text, is_error=True)
         names = [entry.path for entry in record.files]
@@ -212,7 +226,7 @@ class Presenter:
         # The arguments as checked, not as sent: only what the record holds.
         files = [{"path": e.path, "description": e.description} for e in record.files]
         self._store_turn(
-            workspace,
+            workspace.address,
             PRESENT,
             {"files": files},
             text,
@@ -236,25 +250,29 @@ class Presenter:
         assert isinstance(arguments, dict)  # show_image refuses anything else
         shown = {k: v for k, v in arguments.items() if v is not None}
         self._store_turn(
-            workspace, SHOW_IMAGE, shown, text, None, SHOWN_BY.format(agent=self._agent)
+            os.fspath(workspace),
+            SHOW_IMAGE,
+            shown,
+            text,
+            None,
+            SHOWN_BY.format(agent=self._agent),
         )
         return Reply(text)
 
     # -- storing ---------------------------------------------------------------
 
-    def _conversation(self, workspace: Path) -> str:
-        key = os.fspath(workspace)
+    def _conversation(self, key: str) -> str:
         with self._lock:
             found = self._conversations.get(key)
             if found is None:
-                title = conversation_title(self._agent, workspace)
+                title = conversation_title(self._agent, key)
                 found = self._store.create_conversation(title, key).id
                 self._conversations[key] = found
             return found
 
     def _store_turn(
         self,
-        workspace: Path,
+        workspace: str,
         tool: str,
         args: dict[str, Any],
         result: str,
@@ -272,7 +290,7 @@ class Presenter:
             # The user deleted this session's conversation in the window: the
             # session goes on in a new one.
             with self._lock:
-                self._conversations.pop(os.fspath(workspace), None)
+                self._conversations.pop(workspace, None)
             conversation_id = self._conversation(workspace)
             self._store.append_messages(conversation_id, items)
         self._window.changed(conversation_id)

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from app.core.trust.declare import DeclarationError, declare
+from app.core.trust.declare import DeclarationError
 from app.core.trust.policy import PermissionMode, Policy, PolicyError
 from app.core.trust.public_files import (
     LinkRegistry,
@@ -21,6 +21,7 @@ from app.core.trust.public_files import (
     public_images,
 )
 from app.core.trust.records import Record
+from app.ssh.errors import RemoteError
 from app.tools.specs import (
     LIST_FILES,
     MAX_IMAGE_TEXT,
@@ -31,6 +32,7 @@ from app.tools.specs import (
 if TYPE_CHECKING:
     from app.core.trust.public_files import PublicFile
     from app.remote.workspace import RemoteWorkspace
+    from app.workspace.protocol import Workspace
 
 # The chat shows public images up to this size; a larger remote one is not fetched.
 MAX_REMOTE_IMAGE_BYTES: Final = 32 * 1024 * 1024
@@ -47,36 +49,21 @@ class ToolCallError(Exception):
 def check_present(
     arguments: object,
     *,
-    workspace: Path | RemoteWorkspace,
+    workspace: Workspace,
     mode: PermissionMode,
-    policy: Policy,
+    policy: Policy | None = None,
 ) -> Record:
     """Run the ``present`` check: its record, or ``ToolCallError`` naming each entry.
 
-    A remote workspace is checked over SFTP, by metadata only, with the same
-    reasons and texts.
+    The workspace checks it where its files are (over SFTP for a remote one,
+    by metadata only), with the same reasons and texts.
     """
     try:
-        if isinstance(workspace, Path):
-            return declare(arguments, workspace=workspace, mode=mode, policy=policy)
-        return _remote_present(workspace, arguments, mode, policy)
+        return workspace.present(arguments, mode=mode, policy=policy).result()
     except DeclarationError as error:
         text = json.dumps(error.to_dict(), ensure_ascii=False)
         raise ToolCallError(text + "\n" + PRESENT_FAILED_HINT) from error
-    except PolicyError as error:
-        raise ToolCallError(f"present failed: {error}") from error
-
-
-def _remote_present(
-    workspace: RemoteWorkspace, arguments: object, mode: PermissionMode, policy: Policy
-) -> Record:
-    from app.ssh.errors import RemoteError
-
-    try:
-        return workspace.present(arguments, mode=mode, policy=policy).result(
-            workspace.link.settings.operation_timeout + 5
-        )
-    except RemoteError as error:
+    except (PolicyError, RemoteError) as error:
         raise ToolCallError(f"present failed: {error}") from error
 
 

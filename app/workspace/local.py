@@ -157,12 +157,14 @@ class LocalWorkspace:
                 raise SafeOpenError("changed", f"{path} changed while it was read")
         return data
 
-    def present(self, arguments: object, *, mode: PermissionMode) -> Future[Record]:
-        return self._run(
-            lambda: declare(
-                arguments, workspace=self._root, mode=mode, policy=self._policy_now()
-            )
-        )
+    def present(
+        self, arguments: object, *, mode: PermissionMode, policy: Policy | None = None
+    ) -> Future[Record]:
+        def run() -> Record:
+            rules = policy if policy is not None else self._policy_now()
+            return declare(arguments, workspace=self._root, mode=mode, policy=rules)
+
+        return self._run(run)
 
     def revalidate(
         self, entry: FileEntry, *, trusted: bool, mode: PermissionMode | None = None

@@ -74,8 +74,13 @@ class Workspace(Protocol):
         """
         ...
 
-    def present(self, arguments: object, *, mode: PermissionMode) -> Future[Record]:
-        """The ``present`` check; fails with ``DeclarationError`` naming each entry."""
+    def present(
+        self, arguments: object, *, mode: PermissionMode, policy: Policy | None = None
+    ) -> Future[Record]:
+        """The ``present`` check; fails with ``DeclarationError`` naming each entry.
+
+        ``policy`` is the one a caller already loaded; ``None`` reads it now.
+        """
         ...
 
     def revalidate(

@@ -185,8 +185,10 @@ class SshWorkspace:
             timeout=self.remote.link.settings.operation_timeout + limit / (1 << 20),
         )
 
-    def present(self, arguments: object, *, mode: PermissionMode) -> Future[Record]:
-        return self.remote.present(arguments, mode=mode)
+    def present(
+        self, arguments: object, *, mode: PermissionMode, policy: Policy | None = None
+    ) -> Future[Record]:
+        return self.remote.present(arguments, mode=mode, policy=policy)
 
     def _check(
         self, entry: FileEntry, trusted: bool, mode: PermissionMode | None
