@@ -108,7 +108,7 @@ class AgentSession:
         return os.path.realpath(self.workspace)
 
     def has_public_files(self) -> bool:
-        return host_calls.offers_show_image(self.workspace, self.policy())
+        return host_calls.offers_show_image(backend(self.workspace), self.policy())
 
 
 def make_tools(session: AgentSession) -> list[BaseTool]:
@@ -363,7 +363,7 @@ def _show_image(
     try:
         return host_calls.show_image(
             arguments,
-            workspace=session.workspace,
+            workspace=backend(session.workspace),
             policy=session.policy(),
             links=session.links,
         )

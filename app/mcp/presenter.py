@@ -14,7 +14,7 @@ from typing import Any, Final
 from app.core.channel.notify import FolderRequest
 from app.core.store import STORE_FAILURES, Store
 from app.core.store.messages import AIMessage, HumanMessage, ToolCall, ToolResult, write
-from app.core.trust.policy import PermissionMode, current_policy
+from app.core.trust.policy import PermissionMode
 from app.core.trust.public_files import LinkRegistry
 from app.mcp.clients import agent_name, configured_label, conversation_title
 from app.mcp.window import WindowNotifier
@@ -193,22 +193,24 @@ class Presenter:
             self._ask_user(refusal.folders)
             raise
 
-    def _opened_for_call(self, arguments: object) -> Workspace:
-        """The workspace a call works in, opened; ``ToolCallError`` if none is."""
+    def _opened_for_call(self, arguments: object, *, ask: bool = True) -> Workspace:
+        """The workspace a call works in, opened; ``ToolCallError`` if none is.
+
+        ``ask``: a root beyond the boundary makes the window ask the user.
+        """
         if self._fixed is None:
-            return local_workspace(self._workspace_of_call(arguments))
+            call = self._workspace_of_call if ask else self.workspace
+            return local_workspace(call(arguments))
         try:
             return self._fixed.result()
         except (RemoteError, OSError, ValueError) as error:
             raise ToolCallError(f"the workspace cannot be reached: {error}") from error
 
     def offers_show_image(self) -> bool:
-        if self._fixed is not None:
-            return False  # public images are shown from local folders only
         try:
-            workspace = self.workspace()
-            return offers_show_image(workspace, current_policy(workspace))
-        except (ToolCallError, OSError):
+            workspace = self._opened_for_call(None, ask=False)
+            return offers_show_image(workspace, workspace.policy().result())
+        except (ToolCallError, OSError, RemoteError):
             # No usable workspace, or a public folder that cannot be listed:
             # nothing to show, so the tool is not offered.
             return False
@@ -238,19 +240,21 @@ class Presenter:
 
     def show_image(self, arguments: object) -> Reply:
         try:
-            workspace = self._workspace_of_call(arguments)
+            workspace = self._opened_for_call(arguments)
             text, _artifact = run_show_image(
                 arguments,
                 workspace=workspace,
-                policy=current_policy(workspace),
+                policy=workspace.policy().result(),
                 links=self._links,
             )
+        except (OSError, RemoteError) as error:
+            return Reply(f"show_image failed: {error}", is_error=True)
         except ToolCallError as failure:
             return Reply(failure.text, is_error=True)
         assert isinstance(arguments, dict)  # show_image refuses anything else
         shown = {k: v for k, v in arguments.items() if v is not None}
         self._store_turn(
-            os.fspath(workspace),
+            workspace.address,
             SHOW_IMAGE,
             shown,
             text,

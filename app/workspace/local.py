@@ -7,12 +7,13 @@ import stat
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from app.core.trust.copying import CopyResult, copy_verified
 from app.core.trust.declare import declare
 from app.core.trust.paths import is_within
 from app.core.trust.policy import PermissionMode, Policy, current_policy
+from app.core.trust.public_files import PublicFile, public_files, public_folder
 from app.core.trust.records import FileEntry, Record
 from app.core.trust.revalidate import Check, check_path, open_entry, revalidate
 from app.core.trust.safeio import SafeOpenError
@@ -156,6 +157,17 @@ class LocalWorkspace:
             if len(data) != size or opened.current_identity() != opened.identity:
                 raise SafeOpenError("changed", f"{path} changed while it was read")
         return data
+
+    def public_files(self, policy: Policy) -> Future[tuple[PublicFile, ...]]:
+        return self._run(lambda: tuple(public_files(Path(self._root), policy)))
+
+    def image_artifact(
+        self, image: PublicFile, *, limit: int
+    ) -> Future[dict[str, Any]]:
+        folder = os.path.realpath(public_folder(Path(self._root)))
+        done: Future[dict[str, Any]] = Future()
+        done.set_result({"path": os.path.join(folder, image.name)})
+        return done
 
     def present(
         self, arguments: object, *, mode: PermissionMode, policy: Policy | None = None

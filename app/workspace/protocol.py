@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from app.core.trust.copying import CopyResult
 from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.public_files import PublicFile
 from app.core.trust.records import FileEntry, Record
 from app.core.trust.revalidate import Check
 
@@ -71,6 +72,21 @@ class Workspace(Protocol):
         Refused when outside the workspace, denied, not a regular file, a
         link (or behind a link leading out), larger than ``limit`` or changed
         while it was read.
+        """
+        ...
+
+    def public_files(self, policy: Policy) -> Future[tuple[PublicFile, ...]]:
+        """The regular, allowed files directly in ``public/``; none if unreachable."""
+        ...
+
+    def image_artifact(
+        self, image: PublicFile, *, limit: int
+    ) -> Future[dict[str, Any]]:
+        """What the chat needs to show a public image, for the host only.
+
+        A local image is named by its real path; a remote one is fetched now
+        (at most ``limit`` bytes) with its coordinate, since no local path
+        exists that the chat could read later.
         """
         ...
 

@@ -18,6 +18,7 @@ import asyncssh
 from app.core.trust.copying import CopyResult
 from app.core.trust.paths import is_within
 from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.public_files import PublicFile
 from app.core.trust.records import FileEntry, Record
 from app.core.trust.revalidate import Check
 from app.core.trust.safeio import SafeOpenError
@@ -30,6 +31,7 @@ from app.core.trust.verdicts import (
     open_verdict,
     refused,
 )
+from app.remote import agent_files
 from app.remote.checks import RemoteCheck, remote_policy
 from app.remote.files import RemoteIdentity, list_folder, lstat, real_path
 from app.remote.snapshot import take_snapshot
@@ -184,6 +186,27 @@ class SshWorkspace:
             f"fetching {path}",
             timeout=self.remote.link.settings.operation_timeout + limit / (1 << 20),
         )
+
+    def public_files(self, policy: Policy) -> Future[tuple[PublicFile, ...]]:
+        place = self.remote.place
+
+        async def run(sftp: asyncssh.SFTPClient) -> tuple[PublicFile, ...]:
+            return tuple(await agent_files.public_files(sftp, place, policy))
+
+        return self.remote.submit(run, "listing the public files")
+
+    def image_artifact(
+        self, image: PublicFile, *, limit: int
+    ) -> Future[dict[str, Any]]:
+        path = str(image.path)
+        url = self.remote.place.coordinate(path).url()
+
+        def artifact(data: bytes) -> Future[dict[str, Any]]:
+            done: Future[dict[str, Any]] = Future()
+            done.set_result({"remote": url, "data": data})
+            return done
+
+        return _then(self.read(path, limit=limit), artifact)
 
     def present(
         self, arguments: object, *, mode: PermissionMode, policy: Policy | None = None
