@@ -48,6 +48,9 @@ class Previewer(Protocol):
     """
 
     name: str
+    # The most bytes a remote preview fetches whole for this family; 0 when
+    # its preview needs no bytes (it shows the facts only).
+    fetch_limit: int
 
     def accepts(self, source: PreviewSource) -> bool: ...
 

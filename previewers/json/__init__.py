@@ -23,6 +23,7 @@ class JsonPreviewer:
     """JSON and JSON Lines up to ``JSON_SIZE_LIMIT``; larger goes to paged text."""
 
     name = "json"
+    fetch_limit = JSON_SIZE_LIMIT
 
     def accepts(self, source: PreviewSource) -> bool:
         if source.kind is Kind.JSON and not source.is_text:

@@ -51,6 +51,7 @@ class MarkdownPreviewer:
     """
 
     name = "markdown"
+    fetch_limit = MARKDOWN_LIMIT
 
     def __init__(self, show_page: ShowBoundPage | None = None) -> None:
         self._show_page = show_page

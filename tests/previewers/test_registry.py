@@ -106,3 +106,60 @@ def test_svg_is_never_decoded_as_an_image() -> None:
 
 def test_text_named_mp4_shows_as_text() -> None:
     assert registry.choose(_source(b"not a video\n", "clip.mp4")).name == ("code")
+
+
+def test_each_family_states_what_a_remote_preview_fetches_whole() -> None:
+    from app.core.serve.manifest import MAX_BUNDLE_BYTES
+    from app.formats.json_load import JSON_SIZE_LIMIT
+    from app.formats.pdf_doc import MAX_PDF_BYTES
+    from app.formats.text_pages import PAGE_SIZE
+    from previewers.csv import CsvPreviewer
+    from previewers.fallback import FallbackPreviewer
+    from previewers.image import ImagePreviewer
+    from previewers.json import JsonPreviewer
+    from previewers.markdown import MarkdownPreviewer
+    from previewers.markdown.document import MARKDOWN_LIMIT
+    from previewers.media import MediaPreviewer
+    from previewers.notebook import NotebookPreviewer
+    from previewers.pdf import PdfPreviewer
+    from previewers.text import CodePreviewer
+    from previewers.web import (
+        HtmlPreviewer,
+        ImagePagePreviewer,
+        NotAPagePreviewer,
+        SvgPreviewer,
+    )
+
+    whole = 256 << 20
+    assert {
+        family.name: family.fetch_limit
+        for family in (
+            CodePreviewer,
+            MarkdownPreviewer,
+            JsonPreviewer,
+            CsvPreviewer,
+            HtmlPreviewer,
+            SvgPreviewer,
+            ImagePagePreviewer,
+            PdfPreviewer,
+            ImagePreviewer,
+            MediaPreviewer,
+            NotebookPreviewer,
+            FallbackPreviewer,
+            NotAPagePreviewer,
+        )
+    } == {
+        "code": PAGE_SIZE,
+        "markdown": MARKDOWN_LIMIT,
+        "json": JSON_SIZE_LIMIT,
+        "csv": whole,
+        "html": MAX_BUNDLE_BYTES,
+        "svg": MAX_BUNDLE_BYTES,
+        "image_page": MAX_BUNDLE_BYTES,
+        "pdf": MAX_PDF_BYTES,
+        "image": whole,
+        "media": whole,
+        "notebook": whole,
+        "fallback": 0,
+        "not_a_page": 0,
+    }
