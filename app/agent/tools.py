@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
+from app.agent.tool_errors import tool_errors
 from app.core.changes.change import BeforeState, ChangeArtifact
 from app.core.changes.edits import describe_write, read_before
 from app.core.trust.beneath import Beneath, OutsideRootError
@@ -196,10 +196,6 @@ def _outside(given: str) -> ToolException:
     return ToolException(outside_text(given))
 
 
-def _relative(path: str, root: str) -> str:
-    return os.path.relpath(path, root).replace(os.sep, "/")
-
-
 # -- workspace tools --------------------------------------------------------------
 #
 # Every file is reached through descriptors from the workspace root
@@ -209,78 +205,28 @@ def _relative(path: str, root: str) -> str:
 def _list_files(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, (), ("path",)).get("path") or "."
     policy = session.policy()
-    if not isinstance(session.workspace, Path):
-        from app.agent import remote_tools
-
-        return remote_tools.list_files(session.workspace, given, policy)
-    beneath = Beneath(session.root())
-    try:
-        lexical = beneath.lexical_path(given)
-        _refuse_denied(given, [lexical], policy)
-        folder_fd, real = beneath.open_folder(given)
-    except OutsideRootError as error:
-        raise _outside(given) from error
-    except SafeOpenError as error:
-        raise ToolException(f"{given!r} is not a folder of the workspace.") from error
-    try:
-        _refuse_denied(given, [real], policy)
-        return _listing(given, folder_fd, real, beneath.root, policy)
-    finally:
-        os.close(folder_fd)
-
-
-def _listing(given: str, folder_fd: int, real: str, root: str, policy: Policy) -> str:
-    lines: list[str] = []
-    walk = os.fwalk(".", dir_fd=folder_fd, follow_symlinks=False)
-    try:
-        for current, folders, files, current_fd in walk:
-            here = os.path.normpath(os.path.join(real, current))
-            # Links to folders are not entered; denied folders are hidden.
-            folders[:] = sorted(
-                name
-                for name in folders
-                if policy.denying_rule(os.path.join(here, name)) is None
-            )
-            for name in sorted(files):
-                path = os.path.join(here, name)
-                if policy.denying_rule(path) is not None:
-                    continue
-                try:
-                    status = os.stat(name, dir_fd=current_fd, follow_symlinks=False)
-                except OSError:
-                    continue  # gone since the folder was read
-                size = f"{status.st_size} bytes"
-                what = "symbolic link" if stat.S_ISLNK(status.st_mode) else size
-                lines.append(f"{_relative(path, root)} ({what})")
-                if len(lines) >= LIST_LIMIT:
-                    lines.append(f"... stopped after {LIST_LIMIT} files")
-                    return "\n".join(lines)
-    finally:
-        # fwalk is a generator holding a descriptor per open folder until it
-        # is closed; its annotation says only Iterator.
-        getattr(walk, "close")()  # noqa: B009
+    workspace = backend(session.workspace)
+    with tool_errors(
+        given, lambda _error: f"{given!r} is not a folder of the workspace."
+    ):
+        lines, stopped = workspace.list_for_agent(
+            given, policy, limit=LIST_LIMIT
+        ).result()
+    if stopped:
+        lines += (f"... stopped after {len(lines)} files",)
     return "\n".join(lines) if lines else f"{given!r} has no files."
 
 
 def _read_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, ("path",), ())["path"]
     policy = session.policy()
-    if not isinstance(session.workspace, Path):
-        from app.agent import remote_tools
-
-        data = remote_tools.read_bytes(session.workspace, given, policy, READ_LIMIT + 1)
-        return _text_answer(given, data)
-    beneath = Beneath(session.root())
-    try:
-        lexical = beneath.lexical_path(given)
-        _refuse_denied(given, [lexical], policy)
-        with beneath.open_file(given) as handle:
-            _refuse_denied(given, [handle.real_path or lexical], policy)
-            data = handle.read(READ_LIMIT + 1)
-    except OutsideRootError as error:
-        raise _outside(given) from error
-    except SafeOpenError as error:
-        raise ToolException(f"Cannot read {given!r}: {error}.") from error
+    workspace = backend(session.workspace)
+    with tool_errors(
+        given,
+        lambda error: f"Cannot read {given!r}: {str(error).rstrip('.')}.",
+        changed_is_unreadable=True,
+    ):
+        data = workspace.read_for_agent(given, policy, size=READ_LIMIT + 1).result()
     return _text_answer(given, data)
 
 

@@ -24,6 +24,7 @@ from app.core.trust.verdicts import (
     SYMLINK,
     refused,
 )
+from app.workspace import agent_files
 from app.workspace.protocol import Entry
 
 _T = TypeVar("_T")
@@ -157,6 +158,18 @@ class LocalWorkspace:
             if len(data) != size or opened.current_identity() != opened.identity:
                 raise SafeOpenError("changed", f"{path} changed while it was read")
         return data
+
+    def list_for_agent(
+        self, given: str, policy: Policy, *, limit: int
+    ) -> Future[tuple[tuple[str, ...], bool]]:
+        def run() -> tuple[tuple[str, ...], bool]:
+            lines, stopped = agent_files.list_files(self._root, given, policy, limit)
+            return tuple(lines), stopped
+
+        return self._run(run)
+
+    def read_for_agent(self, given: str, policy: Policy, *, size: int) -> Future[bytes]:
+        return self._run(lambda: agent_files.read_file(self._root, given, policy, size))
 
     def public_files(self, policy: Policy) -> Future[tuple[PublicFile, ...]]:
         return self._run(lambda: tuple(public_files(Path(self._root), policy)))

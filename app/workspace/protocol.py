@@ -75,6 +75,26 @@ class Workspace(Protocol):
         """
         ...
 
+    def list_for_agent(
+        self, given: str, policy: Policy, *, limit: int
+    ) -> Future[tuple[tuple[str, ...], bool]]:
+        """The agent's ``list_files``: lines below ``given``, and whether cut short.
+
+        Lines read ``relative/path (N bytes)`` or ``(symbolic link)``; links
+        to folders are not entered, denied names are left out. Fails with
+        ``OutsideRootError``, ``DeniedPathError`` or ``SafeOpenError`` (not a
+        folder of the workspace).
+        """
+        ...
+
+    def read_for_agent(self, given: str, policy: Policy, *, size: int) -> Future[bytes]:
+        """Up to ``size`` bytes of a workspace file, links followed inside it.
+
+        Fails as ``list_for_agent`` does; ``SafeOpenError`` says why the file
+        cannot be read.
+        """
+        ...
+
     def public_files(self, policy: Policy) -> Future[tuple[PublicFile, ...]]:
         """The regular, allowed files directly in ``public/``; none if unreachable."""
         ...

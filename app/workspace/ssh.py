@@ -29,11 +29,18 @@ from app.core.trust.verdicts import (
     SYMLINK,
     access_check,
     open_verdict,
+    refuse_denied,
     refused,
 )
 from app.remote import agent_files
 from app.remote.checks import RemoteCheck, remote_policy
-from app.remote.files import RemoteIdentity, list_folder, lstat, real_path
+from app.remote.files import (
+    RemoteIdentity,
+    lexical_path,
+    list_folder,
+    lstat,
+    real_path,
+)
 from app.remote.snapshot import take_snapshot
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
@@ -186,6 +193,31 @@ class SshWorkspace:
             f"fetching {path}",
             timeout=self.remote.link.settings.operation_timeout + limit / (1 << 20),
         )
+
+    def list_for_agent(
+        self, given: str, policy: Policy, *, limit: int
+    ) -> Future[tuple[tuple[str, ...], bool]]:
+        place = self.remote.place
+
+        async def run(sftp: asyncssh.SFTPClient) -> tuple[tuple[str, ...], bool]:
+            lexical = lexical_path(place.root, given)
+            refuse_denied(policy, lexical)
+            real = await agent_files.open_folder(sftp, place, lexical, policy)
+            lines, stopped = await agent_files.listing(sftp, place, real, policy, limit)
+            return tuple(lines), stopped
+
+        timeout = 5 * self.remote.link.settings.operation_timeout
+        return self.remote.submit(run, f"listing {given}", timeout=timeout)
+
+    def read_for_agent(self, given: str, policy: Policy, *, size: int) -> Future[bytes]:
+        place = self.remote.place
+
+        async def run(sftp: asyncssh.SFTPClient) -> bytes:
+            lexical = lexical_path(place.root, given)
+            refuse_denied(policy, lexical)
+            return await agent_files.read_file(sftp, place, lexical, policy, size)
+
+        return self.remote.submit(run, f"reading {given}")
 
     def public_files(self, policy: Policy) -> Future[tuple[PublicFile, ...]]:
         place = self.remote.place

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.policy import PermissionMode, Policy, Rule
 from app.core.trust.safeio import Identity, SafeOpenError
 
 # What a look-up found at a path, without opening it: a regular file, or one
@@ -213,3 +213,19 @@ _REFUSED_REASONS = {
 def refused(check: Check) -> SafeOpenError:
     """The error that refuses an action ``check`` does not allow, with its reason."""
     return SafeOpenError(_REFUSED_REASONS.get(check.verdict, "denied"), check.reason)
+
+
+class DeniedPathError(Exception):
+    """A path the read-deny policy forbids; ``rule`` says which rule."""
+
+    def __init__(self, rule: Rule) -> None:
+        super().__init__(rule.describe())
+        self.rule = rule
+
+
+def refuse_denied(policy: Policy, *paths: str) -> None:
+    """``DeniedPathError`` for the first of ``paths`` the policy denies."""
+    for path in dict.fromkeys(paths):
+        rule = policy.denying_rule(path)
+        if rule is not None:
+            raise DeniedPathError(rule)
