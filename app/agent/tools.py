@@ -12,12 +12,10 @@ from typing import TYPE_CHECKING, Any, Final
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from app.agent.tool_errors import tool_errors
-from app.core.changes.change import BeforeState, ChangeArtifact
-from app.core.changes.edits import describe_write, read_before
-from app.core.trust.beneath import Beneath, OutsideRootError
+from app.core.changes.change import ChangeArtifact
+from app.core.changes.edits import describe_write
 from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.public_files import LinkRegistry
-from app.core.trust.safeio import SafeOpenError
 from app.tools import host_calls
 from app.tools.specs import (
     LIST_FILES,
@@ -34,7 +32,6 @@ from app.tools.specs import (
     WRITE_FILE,
     WRITE_FILE_DESCRIPTION,
     WRITE_FILE_SCHEMA,
-    outside_text,
     present_reply,
 )
 from app.tools.specs import LIST_LIMIT as LIST_LIMIT
@@ -183,23 +180,11 @@ def _arguments(
     return arguments
 
 
-def _refuse_denied(given: str, paths: list[str], policy: Policy) -> None:
-    # The name as given and the place it leads to must both be allowed, so a
-    # harmless-looking link cannot reach a secret, nor a secret's name be used.
-    for candidate in dict.fromkeys(paths):
-        rule = policy.denying_rule(candidate)
-        if rule is not None:
-            raise ToolException(f"{given!r} is denied by rule {rule.describe()}.")
-
-
-def _outside(given: str) -> ToolException:
-    return ToolException(outside_text(given))
-
-
 # -- workspace tools --------------------------------------------------------------
 #
-# Every file is reached through descriptors from the workspace root
-# (app.core.trust.beneath): a folder swapped for a symlink mid-call cannot lead out.
+# Each workspace reaches its files itself (app.workspace): a local one through
+# descriptors from its root, so a folder swapped for a symlink mid-call cannot
+# lead out; a remote one over SFTP. The refusals are worded once, here.
 
 
 def _list_files(session: AgentSession, arguments: dict[str, Any]) -> str:
@@ -247,40 +232,18 @@ def _write_file(
     if os.path.basename(given.rstrip("/")) in ("", ".", "..") or given.endswith("/"):
         raise ToolException(f"{given!r} does not name a file.")
     policy = session.policy()
-    if not isinstance(session.workspace, Path):
-        from app.agent import remote_tools
-
-        data = content.encode("utf-8")
-        remote_tools.write_bytes(session.workspace, given, policy, data)
-        # The change index covers local workspaces; a remote write records none.
-        return f"Wrote {len(data)} bytes to {given}.", ChangeArtifact(())
-    beneath = Beneath(session.root())
-    try:
-        lexical = beneath.lexical_path(given)
-        _refuse_denied(given, [lexical], policy)
-        target = beneath.locate_for_write(given)
-    except OutsideRootError as error:
-        raise _outside(given) from error
-    except SafeOpenError as error:
-        raise ToolException(f"Cannot write {given!r}: {error}.") from error
     data = content.encode("utf-8")
-    try:
-        _refuse_denied(given, [target.real_path], policy)
-        # The change index needs what was there; a new folder holds nothing.
-        before = BeforeState.absent()
-        if not target.missing:
-            before = read_before(target.folder_fd, target.name)
-        identity = beneath.write(target, data)
-    except SafeOpenError as error:
-        raise ToolException(f"Cannot write {given!r}: {error}.") from error
-    except OSError as error:
-        raise ToolException(f"Cannot write {given!r}: {error.strerror}.") from error
-    finally:
-        os.close(target.folder_fd)
-    resolved = target.real_path
-    change = describe_write(given, resolved, before, data, identity, tool=WRITE_FILE)
+    workspace = backend(session.workspace)
+    with tool_errors(given, lambda error: f"Cannot write {given!r}: {error}."):
+        written = workspace.write_for_agent(given, policy, data).result()
+    text = f"Wrote {len(data)} bytes to {given}."
+    if written is None:
+        return text, ChangeArtifact(())
+    change = describe_write(
+        given, written.resolved, written.before, data, written.identity, tool=WRITE_FILE
+    )
     # The change is the artifact: host-only, it never goes back to the model.
-    return f"Wrote {len(data)} bytes to {given}.", ChangeArtifact((change,))
+    return text, ChangeArtifact((change,))
 
 
 # -- present and show_image --------------------------------------------------------

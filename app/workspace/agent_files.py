@@ -1,4 +1,4 @@
-"""The agent's list and read on a local workspace, through descriptors from its root.
+"""The agent's list, read and write on a local workspace, by descriptors.
 
 Every file is reached through descriptors from the workspace root
 (``app.core.trust.beneath``): a folder swapped for a symlink mid-call cannot
@@ -12,9 +12,13 @@ from __future__ import annotations
 import os
 import stat
 
+from app.core.changes.change import BeforeState
+from app.core.changes.edits import read_before
 from app.core.trust.beneath import Beneath
 from app.core.trust.policy import Policy
+from app.core.trust.safeio import SafeOpenError
 from app.core.trust.verdicts import refuse_denied
+from app.workspace.protocol import Written
 
 
 def _relative(path: str, root: str) -> str:
@@ -81,3 +85,24 @@ def read_file(root: str, given: str, policy: Policy, size: int) -> bytes:
     with beneath.open_file(given) as handle:
         refuse_denied(policy, handle.real_path or lexical)
         return handle.read(size)
+
+
+def write_file(root: str, given: str, policy: Policy, data: bytes) -> Written:
+    """Create or replace the workspace file ``given`` with ``data``, whole."""
+    beneath = Beneath(root)
+    refuse_denied(policy, beneath.lexical_path(given))
+    target = beneath.locate_for_write(given)
+    try:
+        refuse_denied(policy, target.real_path)
+        # The change index needs what was there; a new folder holds nothing.
+        before = BeforeState.absent()
+        if not target.missing:
+            before = read_before(target.folder_fd, target.name)
+        identity = beneath.write(target, data)
+    except SafeOpenError:
+        raise
+    except OSError as error:
+        raise SafeOpenError("unwritable", f"{error.strerror}") from error
+    finally:
+        os.close(target.folder_fd)
+    return Written(target.real_path, before, identity)

@@ -25,7 +25,7 @@ from app.core.trust.verdicts import (
     refused,
 )
 from app.workspace import agent_files
-from app.workspace.protocol import Entry
+from app.workspace.protocol import Entry, Written
 
 _T = TypeVar("_T")
 
@@ -170,6 +170,13 @@ class LocalWorkspace:
 
     def read_for_agent(self, given: str, policy: Policy, *, size: int) -> Future[bytes]:
         return self._run(lambda: agent_files.read_file(self._root, given, policy, size))
+
+    def write_for_agent(
+        self, given: str, policy: Policy, data: bytes
+    ) -> Future[Written | None]:
+        return self._run(
+            lambda: agent_files.write_file(self._root, given, policy, data)
+        )
 
     def public_files(self, policy: Policy) -> Future[tuple[PublicFile, ...]]:
         return self._run(lambda: tuple(public_files(Path(self._root), policy)))

@@ -17,11 +17,13 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from app.core.changes.change import BeforeState
 from app.core.trust.copying import CopyResult
 from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.public_files import PublicFile
 from app.core.trust.records import FileEntry, Record
 from app.core.trust.revalidate import Check
+from app.core.trust.safeio import Identity
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,15 @@ class Entry:
     size: int
     mtime_ns: int
     denied_by: str | None
+
+
+@dataclass(frozen=True)
+class Written:
+    """A write as the change index needs it: where, what was there, what is now."""
+
+    resolved: str
+    before: BeforeState
+    identity: Identity
 
 
 class Workspace(Protocol):
@@ -92,6 +103,17 @@ class Workspace(Protocol):
 
         Fails as ``list_for_agent`` does; ``SafeOpenError`` says why the file
         cannot be read.
+        """
+        ...
+
+    def write_for_agent(
+        self, given: str, policy: Policy, data: bytes
+    ) -> Future[Written | None]:
+        """Create or replace a workspace file with ``data``, whole.
+
+        ``None`` when the backend keeps no change index (a remote host).
+        Fails as ``list_for_agent`` does; ``SafeOpenError`` says why the file
+        cannot be written.
         """
         ...
 

@@ -44,7 +44,7 @@ from app.remote.files import (
 from app.remote.snapshot import take_snapshot
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
-from app.workspace.protocol import Entry
+from app.workspace.protocol import Entry, Written
 
 _T = TypeVar("_T")
 _U = TypeVar("_U")
@@ -218,6 +218,20 @@ class SshWorkspace:
             return await agent_files.read_file(sftp, place, lexical, policy, size)
 
         return self.remote.submit(run, f"reading {given}")
+
+    def write_for_agent(
+        self, given: str, policy: Policy, data: bytes
+    ) -> Future[Written | None]:
+        place = self.remote.place
+
+        async def run(sftp: asyncssh.SFTPClient) -> Written | None:
+            lexical = lexical_path(place.root, given)
+            refuse_denied(policy, lexical)
+            await agent_files.write_file(sftp, place, lexical, policy, data)
+            return None  # the change index covers local workspaces only
+
+        timeout = self.remote.link.settings.operation_timeout + len(data) / 1e6
+        return self.remote.submit(run, f"writing {given}", timeout=timeout)
 
     def public_files(self, policy: Policy) -> Future[tuple[PublicFile, ...]]:
         place = self.remote.place
