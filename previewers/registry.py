@@ -51,6 +51,9 @@ class Previewer(Protocol):
     # The most bytes a remote preview fetches whole for this family; 0 when
     # its preview needs no bytes (it shows the facts only).
     fetch_limit: int
+    # Whether a remote file over ``fetch_limit`` is paged over SFTP (text the
+    # widget reads page by page) instead of refused.
+    pages_remotely: bool
 
     def accepts(self, source: PreviewSource) -> bool: ...
 

@@ -37,7 +37,6 @@ from app.core.trust.policy import Policy
 from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
 from app.core.trust.verdicts import access_check
 from app.formats.text_pages import (
-    PAGE_SIZE,
     FenceBrokenError,
     FencedReader,
     ReaderFile,
@@ -359,7 +358,7 @@ def _choose(
         policy_provider=lambda: policy,
         remote=RemoteFilesAround(workspace),
     )
-    if previewer.name == "code" and identity.size > PAGE_SIZE:
+    if previewer.pages_remotely and identity.size > previewer.fetch_limit:
         file: VerifiedFile = ReaderFile(reader, on_close=reader.close_soon)
         return RemotePreview(source, file, previewer, remote_context, identity)
     reader.close_soon()  # the rest is one snapshot, or nothing

@@ -23,6 +23,7 @@ class CsvPreviewer:
 
     name = "csv"
     fetch_limit = WHOLE_FETCH_LIMIT
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return source.kind is Kind.CSV and not source.source_view and source.is_text

@@ -19,6 +19,7 @@ class FallbackPreviewer:
 
     name = "fallback"
     fetch_limit = 0  # the card shows facts only: nothing is fetched
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return True

@@ -23,6 +23,7 @@ class ImagePreviewer:
 
     name = "image"
     fetch_limit = WHOLE_FETCH_LIMIT
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return not source.source_view and format_for_mime(source.mime) is not None

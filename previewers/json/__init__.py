@@ -24,6 +24,7 @@ class JsonPreviewer:
 
     name = "json"
     fetch_limit = JSON_SIZE_LIMIT
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         if source.kind is Kind.JSON and not source.is_text:

@@ -52,6 +52,7 @@ class MarkdownPreviewer:
 
     name = "markdown"
     fetch_limit = MARKDOWN_LIMIT
+    pages_remotely = False
 
     def __init__(self, show_page: ShowBoundPage | None = None) -> None:
         self._show_page = show_page

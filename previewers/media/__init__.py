@@ -25,6 +25,7 @@ class MediaPreviewer:
 
     name = "media"
     fetch_limit = WHOLE_FETCH_LIMIT
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return (

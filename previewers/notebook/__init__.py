@@ -71,6 +71,7 @@ class NotebookPreviewer:
 
     name = "notebook"
     fetch_limit = WHOLE_FETCH_LIMIT
+    pages_remotely = False
 
     def __init__(self, show_page: ShowPage, show_json: ShowJson) -> None:
         self._show_page = show_page

@@ -25,6 +25,7 @@ class PdfPreviewer:
 
     name = "pdf"
     fetch_limit = MAX_PDF_BYTES
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return not source.source_view and source.mime == PDF_MIME

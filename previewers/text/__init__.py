@@ -28,6 +28,7 @@ class CodePreviewer:
     name = "code"
     # Larger text is paged over SFTP, never fetched whole.
     fetch_limit = PAGE_SIZE
+    pages_remotely = True
 
     def accepts(self, source: PreviewSource) -> bool:
         textual = is_textual_mime(source.mime) or source.mime in _TEXT_MIMES

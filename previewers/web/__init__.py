@@ -62,6 +62,7 @@ class HtmlPreviewer:
 
     name = "html"
     fetch_limit = MAX_BUNDLE_BYTES
+    pages_remotely = False
 
     def __init__(self, *, toggle: bool = True) -> None:
         self._toggle = toggle
@@ -107,6 +108,7 @@ class SvgPreviewer:
 
     name = "svg"
     fetch_limit = MAX_BUNDLE_BYTES
+    pages_remotely = False
 
     def __init__(self, *, toggle: bool = True) -> None:
         self._toggle = toggle
@@ -130,6 +132,7 @@ class ImagePagePreviewer:
 
     name = "image_page"
     fetch_limit = MAX_BUNDLE_BYTES
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return source.kind is Kind.IMAGE and not source.type.is_svg
@@ -150,6 +153,7 @@ class NotAPagePreviewer:
 
     name = "not_a_page"
     fetch_limit = 0  # the refusal needs no bytes
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return True

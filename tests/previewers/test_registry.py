@@ -131,6 +131,23 @@ def test_each_family_states_what_a_remote_preview_fetches_whole() -> None:
     )
 
     whole = 256 << 20
+    families = (
+        CodePreviewer,
+        MarkdownPreviewer,
+        JsonPreviewer,
+        CsvPreviewer,
+        HtmlPreviewer,
+        SvgPreviewer,
+        ImagePagePreviewer,
+        PdfPreviewer,
+        ImagePreviewer,
+        MediaPreviewer,
+        NotebookPreviewer,
+        FallbackPreviewer,
+        NotAPagePreviewer,
+    )
+    # Only text is paged over SFTP past its limit; the rest is refused.
+    assert [f.name for f in families if f.pages_remotely] == ["code"]
     assert {
         family.name: family.fetch_limit
         for family in (
