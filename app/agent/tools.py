@@ -14,6 +14,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from app.agent.tool_errors import tool_errors
 from app.core.changes.change import ChangeArtifact
 from app.core.changes.edits import describe_write
+from app.core.filetype.sizes import counted
 from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.public_files import LinkRegistry
 from app.tools import host_calls
@@ -236,7 +237,7 @@ def _write_file(
     workspace = backend(session.workspace)
     with tool_errors(given, lambda error: f"Cannot write {given!r}: {error}."):
         written = workspace.write_for_agent(given, policy, data).result()
-    text = f"Wrote {len(data)} bytes to {given}."
+    text = f"Wrote {counted(len(data), 'byte')} to {given}."
     if written is None:
         return text, ChangeArtifact(())
     change = describe_write(
@@ -275,6 +276,7 @@ def _show_image(
             workspace=backend(session.workspace),
             policy=session.policy(),
             links=session.links,
+            offered=TOOL_ORDER,
         )
     except host_calls.ToolCallError as failure:
         raise ToolException(failure.text) from failure

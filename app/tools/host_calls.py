@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Final
 
 from app.core.trust.declare import DeclarationError
@@ -80,7 +81,10 @@ def _public_images(workspace: Workspace, policy: Policy) -> list[PublicFile]:
 
 
 def _image_artifact(
-    workspace: Workspace, found: PublicFile, available: list[str]
+    workspace: Workspace,
+    found: PublicFile,
+    available: list[str],
+    offered: Collection[str],
 ) -> dict[str, Any]:
     """What the host needs to show the image; a remote one within the chat's limit."""
     try:
@@ -96,19 +100,29 @@ def _image_artifact(
             f"Images over {limit} MiB are not shown; use present instead."
             if too_large
             else str(error),
+            offered,
         ) from error
 
 
 def _image_failure(
-    message: str, filename: object, reason: str, available: list[str], hint: str
+    message: str,
+    filename: object,
+    reason: str,
+    available: list[str],
+    hint: str,
+    offered: Collection[str],
 ) -> ToolCallError:
-    details = {
+    details: dict[str, object] = {
         "filename": filename,
         "rejection_reason": reason,
         "available_image_files": available,
-        "suggested_tool": PRESENT if reason == "unsupported extension" else LIST_FILES,
-        "hint": hint,
     }
+    # A suggestion names only a tool this caller has: an MCP client has no
+    # list_files, and a name it cannot call would only send it looking.
+    suggested = PRESENT if reason == "unsupported extension" else LIST_FILES
+    if suggested in offered:
+        details["suggested_tool"] = suggested
+    details["hint"] = hint
     text = json.dumps(
         {"error": f"show_image failed: {message}", "details": details},
         ensure_ascii=False,
@@ -135,8 +149,11 @@ def show_image(
     workspace: Workspace,
     policy: Policy,
     links: LinkRegistry,
+    offered: Collection[str],
 ) -> tuple[str, dict[str, Any]]:
     """The model's text and the host's artifact for one ``show_image`` call.
+
+    ``offered`` names the tools the caller has; a refusal suggests no other.
 
     The artifact adds the resolved path (or, for a remote workspace, the
     coordinate and the verified bytes), which the model never receives.
@@ -152,7 +169,12 @@ def show_image(
     )
     if problem is not None:
         raise _image_failure(
-            "invalid arguments.", filename, "invalid arguments", available, problem
+            "invalid arguments.",
+            filename,
+            "invalid arguments",
+            available,
+            problem,
+            offered,
         )
     assert isinstance(filename, str)  # checked above
     alt_text = values.get("alt_text") or filename
@@ -165,6 +187,7 @@ def show_image(
                 f"{label} too long",
                 available,
                 f"Keep {label} to at most {MAX_IMAGE_TEXT} characters.",
+                offered,
             )
     if image_mime(filename) is None:
         extension = os.path.splitext(filename)[1].lower() or "extension-less"
@@ -174,6 +197,7 @@ def show_image(
             "unsupported extension",
             available,
             f"Use present for {extension} files.",
+            offered,
         )
     found = next((image for image in images if image.name == filename), None)
     if found is None:
@@ -184,6 +208,7 @@ def show_image(
             available,
             "Use an exact name from available_image_files; images must be "
             "directly in the public/ folder.",
+            offered,
         )
     result: dict[str, Any] = {
         "action": "image",
@@ -195,4 +220,4 @@ def show_image(
         "caption": caption,
     }
     text = json.dumps(result, ensure_ascii=False)
-    return text, {**result, **_image_artifact(workspace, found, available)}
+    return text, {**result, **_image_artifact(workspace, found, available, offered)}

@@ -14,6 +14,7 @@ import stat
 
 from app.core.changes.change import BeforeState
 from app.core.changes.edits import read_before
+from app.core.filetype.sizes import counted
 from app.core.trust.beneath import Beneath
 from app.core.trust.policy import Policy
 from app.core.trust.safeio import SafeOpenError
@@ -65,7 +66,7 @@ def _listing(
                     status = os.stat(name, dir_fd=current_fd, follow_symlinks=False)
                 except OSError:
                     continue  # gone since the folder was read
-                size = f"{status.st_size} bytes"
+                size = counted(status.st_size, "byte")
                 what = "symbolic link" if stat.S_ISLNK(status.st_mode) else size
                 lines.append(f"{_relative(path, root)} ({what})")
                 if len(lines) >= limit:

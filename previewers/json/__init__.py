@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from app.core.filetype import Kind
 from app.core.trust.safeio import VerifiedFile
-from app.formats.json_load import JSON_SIZE_LIMIT
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource, is_text_of_kind
 
@@ -23,10 +22,20 @@ class JsonPreviewer:
     """JSON and JSON Lines up to ``JSON_SIZE_LIMIT``; larger goes to paged text."""
 
     name = "json"
-    fetch_limit = JSON_SIZE_LIMIT
     pages_remotely = False
 
+    @property
+    def fetch_limit(self) -> int:
+        # Imported here, as in accepts: the reader loads msgspec and orjson.
+        from app.formats.json_load import JSON_SIZE_LIMIT
+
+        return JSON_SIZE_LIMIT
+
     def accepts(self, source: PreviewSource) -> bool:
+        # Imported here: the reader loads msgspec and orjson, which a start
+        # that shows no JSON file never needs.
+        from app.formats.json_load import JSON_SIZE_LIMIT
+
         if source.kind is Kind.JSON and not source.is_text:
             # Not text (invalid UTF-8, a NUL byte): the parser says where.
             return not source.source_view and source.identity.size <= JSON_SIZE_LIMIT

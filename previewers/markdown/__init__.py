@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Protocol
 from app.core.filetype import Kind
 from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
-from previewers.markdown.document import MARKDOWN_LIMIT
 from previewers.source import PreviewSource, is_text_of_kind
 
 if TYPE_CHECKING:
@@ -51,13 +50,23 @@ class MarkdownPreviewer:
     """
 
     name = "markdown"
-    fetch_limit = MARKDOWN_LIMIT
     pages_remotely = False
+
+    @property
+    def fetch_limit(self) -> int:
+        # Imported here, as in accepts: the document module brings Qt's browser.
+        from previewers.markdown.document import MARKDOWN_LIMIT
+
+        return MARKDOWN_LIMIT
 
     def __init__(self, show_page: ShowBoundPage | None = None) -> None:
         self._show_page = show_page
 
     def accepts(self, source: PreviewSource) -> bool:
+        # Imported here: the document module brings Qt's text browser and the
+        # Markdown readers, which a start that shows no Markdown never needs.
+        from previewers.markdown.document import MARKDOWN_LIMIT
+
         return is_text_of_kind(source, Kind.MARKDOWN, MARKDOWN_LIMIT)
 
     def create(

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from app.core.filetype import PDF_MIME
 from app.core.trust.safeio import VerifiedFile
-from app.formats.pdf_doc import MAX_PDF_BYTES
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 
@@ -24,8 +23,14 @@ class PdfPreviewer:
     """Files whose first bytes are ``%PDF-``, whatever their name says."""
 
     name = "pdf"
-    fetch_limit = MAX_PDF_BYTES
     pages_remotely = False
+
+    @property
+    def fetch_limit(self) -> int:
+        # Imported here: the document reader is loaded by create() only.
+        from app.formats.pdf_doc import MAX_PDF_BYTES
+
+        return MAX_PDF_BYTES
 
     def accepts(self, source: PreviewSource) -> bool:
         return not source.source_view and source.mime == PDF_MIME

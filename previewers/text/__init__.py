@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from app.core.filetype import EMPTY_MIME, SVG_MIME, TEXT_KINDS, is_textual_mime
 from app.core.trust.safeio import VerifiedFile
-from app.formats.text_pages import PAGE_SIZE
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
 
@@ -26,9 +25,15 @@ class CodePreviewer:
     """Text of the text kinds, and "Show source" of any text; never binary."""
 
     name = "code"
-    # Larger text is paged over SFTP, never fetched whole.
-    fetch_limit = PAGE_SIZE
     pages_remotely = True
+
+    @property
+    def fetch_limit(self) -> int:
+        # Larger text is paged over SFTP, never fetched whole. Imported here:
+        # the pager is loaded by create() only.
+        from app.formats.text_pages import PAGE_SIZE
+
+        return PAGE_SIZE
 
     def accepts(self, source: PreviewSource) -> bool:
         textual = is_textual_mime(source.mime) or source.mime in _TEXT_MIMES

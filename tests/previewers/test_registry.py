@@ -113,59 +113,14 @@ def test_each_family_states_what_a_remote_preview_fetches_whole() -> None:
     from app.formats.json_load import JSON_SIZE_LIMIT
     from app.formats.pdf_doc import MAX_PDF_BYTES
     from app.formats.text_pages import PAGE_SIZE
-    from previewers.csv import CsvPreviewer
-    from previewers.fallback import FallbackPreviewer
-    from previewers.image import ImagePreviewer
-    from previewers.json import JsonPreviewer
-    from previewers.markdown import MarkdownPreviewer
     from previewers.markdown.document import MARKDOWN_LIMIT
-    from previewers.media import MediaPreviewer
-    from previewers.notebook import NotebookPreviewer
-    from previewers.pdf import PdfPreviewer
-    from previewers.text import CodePreviewer
-    from previewers.web import (
-        HtmlPreviewer,
-        ImagePagePreviewer,
-        NotAPagePreviewer,
-        SvgPreviewer,
-    )
+    from previewers.registry import BROWSER, REGISTRY
 
+    families = REGISTRY.previewers() + BROWSER.previewers()
     whole = 256 << 20
-    families = (
-        CodePreviewer,
-        MarkdownPreviewer,
-        JsonPreviewer,
-        CsvPreviewer,
-        HtmlPreviewer,
-        SvgPreviewer,
-        ImagePagePreviewer,
-        PdfPreviewer,
-        ImagePreviewer,
-        MediaPreviewer,
-        NotebookPreviewer,
-        FallbackPreviewer,
-        NotAPagePreviewer,
-    )
     # Only text is paged over SFTP past its limit; the rest is refused.
     assert [f.name for f in families if f.pages_remotely] == ["code"]
-    assert {
-        family.name: family.fetch_limit
-        for family in (
-            CodePreviewer,
-            MarkdownPreviewer,
-            JsonPreviewer,
-            CsvPreviewer,
-            HtmlPreviewer,
-            SvgPreviewer,
-            ImagePagePreviewer,
-            PdfPreviewer,
-            ImagePreviewer,
-            MediaPreviewer,
-            NotebookPreviewer,
-            FallbackPreviewer,
-            NotAPagePreviewer,
-        )
-    } == {
+    assert {family.name: family.fetch_limit for family in families} == {
         "code": PAGE_SIZE,
         "markdown": MARKDOWN_LIMIT,
         "json": JSON_SIZE_LIMIT,
@@ -180,3 +135,24 @@ def test_each_family_states_what_a_remote_preview_fetches_whole() -> None:
         "fallback": 0,
         "not_a_page": 0,
     }
+
+
+def test_the_registry_loads_no_family_reader_before_a_file_needs_it() -> None:
+    import subprocess
+    import sys
+
+    # The window builds the registry at start-up; the JSON reader (msgspec,
+    # orjson) and the Markdown document wait for a file of theirs.
+    probe = (
+        "import sys; import previewers.registry;"
+        "print(sorted(m for m in ('app.formats.json_load', 'msgspec',"
+        " 'previewers.markdown.document', 'markdown_it') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert result.stdout.strip() == "[]"
