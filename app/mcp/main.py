@@ -15,11 +15,10 @@ from app.mcp.clients import CLIENTS, client_config, config_location
 from app.mcp.early import EarlyStart, answer_first_message
 from app.mcp.workspace import Fallback
 from app.ssh.address import is_remote_address
-from app.workspace.choose import open_workspace
-from app.workspace.protocol import Workspace
 
 if TYPE_CHECKING:
     from app.remote.manager import RemoteManager
+    from app.workspace.protocol import Workspace
 
 DataDir = Callable[[argparse.Namespace], Path]
 
@@ -94,6 +93,7 @@ def _connect(
     if remote is None:
         return None, None
     from app.remote.manager import RemoteManager
+    from app.workspace.choose import open_workspace
 
     manager = RemoteManager()
     return manager, open_workspace(remote, manager)
