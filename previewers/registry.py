@@ -49,6 +49,19 @@ class Previewer(Protocol):
 
     name: str
 
+    @property
+    def fetch_limit(self) -> int:
+        """The most bytes a remote preview fetches whole for this family.
+
+        0 when its preview needs no bytes (it shows the facts only).
+        """
+        ...
+
+    @property
+    def pages_remotely(self) -> bool:
+        """Whether a remote file over ``fetch_limit`` is paged, not refused."""
+        ...
+
     def accepts(self, source: PreviewSource) -> bool: ...
 
     def create(
@@ -76,7 +89,11 @@ class PreviewerRegistry:
 
     def names(self) -> list[str]:
         """The table in order, fallback last."""
-        return [previewer.name for previewer in self._table] + [self._fallback.name]
+        return [previewer.name for previewer in self.previewers()]
+
+    def previewers(self) -> list[Previewer]:
+        """The previewers in order, fallback last."""
+        return [*self._table, self._fallback]
 
     def register(self, previewer: Previewer, before: str | None = None) -> None:
         """Add ``previewer`` before the one named ``before`` (default: the fallback)."""

@@ -30,15 +30,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from app.core.filetype import HEAD_SIZE, Kind, detect
 from app.core.filetype.sizes import human_size
 from app.core.serve.html_bind import Skip, check_dependency_size
-from app.core.serve.manifest import MAX_BUNDLE_BYTES, MAX_DEPENDENCY_BYTES
+from app.core.serve.manifest import MAX_DEPENDENCY_BYTES
 from app.core.trust.display_names import display_name
 from app.core.trust.paths import is_within
 from app.core.trust.policy import Policy
 from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
-from app.formats.json_load import JSON_SIZE_LIMIT
-from app.formats.pdf_doc import MAX_PDF_BYTES
+from app.core.trust.verdicts import access_check
 from app.formats.text_pages import (
-    PAGE_SIZE,
     FenceBrokenError,
     FencedReader,
     ReaderFile,
@@ -49,7 +47,6 @@ from app.remote.snapshot import changed
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
 from previewers.context import STANDALONE, PreviewContext
-from previewers.markdown.document import MARKDOWN_LIMIT
 from previewers.registry import REGISTRY, Previewer, PreviewerRegistry
 from previewers.source import PreviewSource
 
@@ -59,28 +56,6 @@ if TYPE_CHECKING:
     from previewers.widget import PreviewWidget
 
 _T = TypeVar("_T")
-
-MIB = 1 << 20
-WHOLE_LIMIT = 256 * MIB
-"""The most fetched whole for a previewer with no byte limit of its own
-(images, audio and video, CSV): the bytes stay in memory while it is shown."""
-
-PREVIEW_LIMITS: dict[str, int] = {
-    "code": PAGE_SIZE,  # larger text is paged, never fetched
-    "markdown": MARKDOWN_LIMIT,
-    "json": JSON_SIZE_LIMIT,
-    "csv": WHOLE_LIMIT,
-    "html": MAX_BUNDLE_BYTES,
-    "svg": MAX_BUNDLE_BYTES,
-    "image_page": MAX_BUNDLE_BYTES,
-    "pdf": MAX_PDF_BYTES,
-    "image": WHOLE_LIMIT,
-    "media": WHOLE_LIMIT,
-    "fallback": 0,  # the card shows facts only: nothing is fetched
-    "not_a_page": 0,
-}
-"""How many bytes each previewer may have fetched whole; the default is
-``WHOLE_LIMIT``. Each is the previewer's own limit where it has one."""
 
 _workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="remote-preview")
 
@@ -333,10 +308,9 @@ def _prepare(
     if not posixpath.isabs(path) or not is_within(path, workspace.root, sep="/"):
         raise SafeOpenError("outside", "the file is outside the remote workspace")
     policy = waits.wait(workspace.policy())
-    rule = policy.denying_rule(path)
-    if rule is not None:
-        reason = f"it is denied by read-deny rule {rule.describe()}"
-        raise SafeOpenError("denied", reason)
+    refused = access_check(policy, (path,), inside=True, mode=None)
+    if refused is not None:
+        raise SafeOpenError("denied", refused.reason)
     remote = waits.wait(workspace.open_fenced(path, expected=expected))
     reader = _HostReader(remote)
     try:
@@ -384,11 +358,11 @@ def _choose(
         policy_provider=lambda: policy,
         remote=RemoteFilesAround(workspace),
     )
-    if previewer.name == "code" and identity.size > PAGE_SIZE:
+    if previewer.pages_remotely and identity.size > previewer.fetch_limit:
         file: VerifiedFile = ReaderFile(reader, on_close=reader.close_soon)
         return RemotePreview(source, file, previewer, remote_context, identity)
     reader.close_soon()  # the rest is one snapshot, or nothing
-    limit = PREVIEW_LIMITS.get(previewer.name, WHOLE_LIMIT)
+    limit = previewer.fetch_limit
     if identity.size > limit:
         nothing = Identity(0, 0, 0, fence.mtime_ns)
         empty = SnapshotFile(VerifiedFile.from_bytes(b"", nothing, name))

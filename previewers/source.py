@@ -9,6 +9,11 @@ from app.core.filetype import HEAD_SIZE, FileType, Kind, detect
 from app.core.trust.display_names import display_name
 from app.core.trust.safeio import Identity, VerifiedFile
 
+WHOLE_FETCH_LIMIT = 256 << 20
+"""The most a remote preview fetches whole for a family with no byte limit of
+its own (images, audio and video, tables): the bytes stay in memory while it
+is shown. Each family states its own ``fetch_limit``."""
+
 
 @dataclass(frozen=True)
 class PreviewSource:

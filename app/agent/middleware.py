@@ -15,7 +15,6 @@ from langchain_core.messages import AnyMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
 from app.agent.tools import AgentSession
-from app.tools.host_calls import offers_show_image
 from app.tools.specs import SHOW_IMAGE
 
 _Handler = Callable[[ModelRequest[None]], ModelResponse[Any]]
@@ -59,7 +58,7 @@ class PublicImageToolMiddleware(AgentMiddleware[AgentState[Any], None]):
     def wrap_model_call(
         self, request: ModelRequest[None], handler: _Handler
     ) -> ModelResponse[Any]:
-        if offers_show_image(self._session.workspace, self._session.policy()):
+        if self._session.has_public_files():
             return handler(request)
         tools: list[BaseTool | dict[str, Any]] = [
             tool for tool in request.tools if _tool_name(tool) != SHOW_IMAGE

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,13 +11,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
-from app.core.changes.change import BeforeState, ChangeArtifact
-from app.core.changes.edits import describe_write, read_before
+from app.agent.tool_errors import tool_errors
+from app.core.changes.change import ChangeArtifact
+from app.core.changes.edits import describe_write
 from app.core.filetype.sizes import counted
-from app.core.trust.beneath import Beneath, OutsideRootError
 from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.public_files import LinkRegistry
-from app.core.trust.safeio import SafeOpenError
 from app.tools import host_calls
 from app.tools.specs import (
     LIST_FILES,
@@ -35,7 +33,6 @@ from app.tools.specs import (
     WRITE_FILE,
     WRITE_FILE_DESCRIPTION,
     WRITE_FILE_SCHEMA,
-    outside_text,
     present_reply,
 )
 from app.tools.specs import LIST_LIMIT as LIST_LIMIT
@@ -44,6 +41,7 @@ from app.tools.specs import LIST_LIMIT as LIST_LIMIT
 from app.tools.specs import PRESENT as PRESENT
 from app.tools.specs import READ_LIMIT as READ_LIMIT
 from app.tools.specs import TOOL_ORDER as TOOL_ORDER
+from app.workspace.choose import backend
 
 if TYPE_CHECKING:
     from app.remote.workspace import RemoteWorkspace
@@ -108,7 +106,7 @@ class AgentSession:
         return os.path.realpath(self.workspace)
 
     def has_public_files(self) -> bool:
-        return host_calls.offers_show_image(self.workspace, self.policy())
+        return host_calls.offers_show_image(backend(self.workspace), self.policy())
 
 
 def make_tools(session: AgentSession) -> list[BaseTool]:
@@ -183,104 +181,38 @@ def _arguments(
     return arguments
 
 
-def _refuse_denied(given: str, paths: list[str], policy: Policy) -> None:
-    # The name as given and the place it leads to must both be allowed, so a
-    # harmless-looking link cannot reach a secret, nor a secret's name be used.
-    for candidate in dict.fromkeys(paths):
-        rule = policy.denying_rule(candidate)
-        if rule is not None:
-            raise ToolException(f"{given!r} is denied by rule {rule.describe()}.")
-
-
-def _outside(given: str) -> ToolException:
-    return ToolException(outside_text(given))
-
-
-def _relative(path: str, root: str) -> str:
-    return os.path.relpath(path, root).replace(os.sep, "/")
-
-
 # -- workspace tools --------------------------------------------------------------
 #
-# Every file is reached through descriptors from the workspace root
-# (app.core.trust.beneath): a folder swapped for a symlink mid-call cannot lead out.
+# Each workspace reaches its files itself (app.workspace): a local one through
+# descriptors from its root, so a folder swapped for a symlink mid-call cannot
+# lead out; a remote one over SFTP. The refusals are worded once, here.
 
 
 def _list_files(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, (), ("path",)).get("path") or "."
     policy = session.policy()
-    if not isinstance(session.workspace, Path):
-        from app.agent import remote_tools
-
-        return remote_tools.list_files(session.workspace, given, policy)
-    beneath = Beneath(session.root())
-    try:
-        lexical = beneath.lexical_path(given)
-        _refuse_denied(given, [lexical], policy)
-        folder_fd, real = beneath.open_folder(given)
-    except OutsideRootError as error:
-        raise _outside(given) from error
-    except SafeOpenError as error:
-        raise ToolException(f"{given!r} is not a folder of the workspace.") from error
-    try:
-        _refuse_denied(given, [real], policy)
-        return _listing(given, folder_fd, real, beneath.root, policy)
-    finally:
-        os.close(folder_fd)
-
-
-def _listing(given: str, folder_fd: int, real: str, root: str, policy: Policy) -> str:
-    lines: list[str] = []
-    walk = os.fwalk(".", dir_fd=folder_fd, follow_symlinks=False)
-    try:
-        for current, folders, files, current_fd in walk:
-            here = os.path.normpath(os.path.join(real, current))
-            # Links to folders are not entered; denied folders are hidden.
-            folders[:] = sorted(
-                name
-                for name in folders
-                if policy.denying_rule(os.path.join(here, name)) is None
-            )
-            for name in sorted(files):
-                path = os.path.join(here, name)
-                if policy.denying_rule(path) is not None:
-                    continue
-                try:
-                    status = os.stat(name, dir_fd=current_fd, follow_symlinks=False)
-                except OSError:
-                    continue  # gone since the folder was read
-                size = counted(status.st_size, "byte")
-                what = "symbolic link" if stat.S_ISLNK(status.st_mode) else size
-                lines.append(f"{_relative(path, root)} ({what})")
-                if len(lines) >= LIST_LIMIT:
-                    lines.append(f"... stopped after {LIST_LIMIT} files")
-                    return "\n".join(lines)
-    finally:
-        # fwalk is a generator holding a descriptor per open folder until it
-        # is closed; its annotation says only Iterator.
-        getattr(walk, "close")()  # noqa: B009
+    workspace = backend(session.workspace)
+    with tool_errors(
+        given, lambda _error: f"{given!r} is not a folder of the workspace."
+    ):
+        lines, stopped = workspace.list_for_agent(
+            given, policy, limit=LIST_LIMIT
+        ).result()
+    if stopped:
+        lines += (f"... stopped after {len(lines)} files",)
     return "\n".join(lines) if lines else f"{given!r} has no files."
 
 
 def _read_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, ("path",), ())["path"]
     policy = session.policy()
-    if not isinstance(session.workspace, Path):
-        from app.agent import remote_tools
-
-        data = remote_tools.read_bytes(session.workspace, given, policy, READ_LIMIT + 1)
-        return _text_answer(given, data)
-    beneath = Beneath(session.root())
-    try:
-        lexical = beneath.lexical_path(given)
-        _refuse_denied(given, [lexical], policy)
-        with beneath.open_file(given) as handle:
-            _refuse_denied(given, [handle.real_path or lexical], policy)
-            data = handle.read(READ_LIMIT + 1)
-    except OutsideRootError as error:
-        raise _outside(given) from error
-    except SafeOpenError as error:
-        raise ToolException(f"Cannot read {given!r}: {error}.") from error
+    workspace = backend(session.workspace)
+    with tool_errors(
+        given,
+        lambda error: f"Cannot read {given!r}: {str(error).rstrip('.')}.",
+        changed_is_unreadable=True,
+    ):
+        data = workspace.read_for_agent(given, policy, size=READ_LIMIT + 1).result()
     return _text_answer(given, data)
 
 
@@ -301,40 +233,18 @@ def _write_file(
     if os.path.basename(given.rstrip("/")) in ("", ".", "..") or given.endswith("/"):
         raise ToolException(f"{given!r} does not name a file.")
     policy = session.policy()
-    if not isinstance(session.workspace, Path):
-        from app.agent import remote_tools
-
-        data = content.encode("utf-8")
-        remote_tools.write_bytes(session.workspace, given, policy, data)
-        # The change index covers local workspaces; a remote write records none.
-        return f"Wrote {counted(len(data), 'byte')} to {given}.", ChangeArtifact(())
-    beneath = Beneath(session.root())
-    try:
-        lexical = beneath.lexical_path(given)
-        _refuse_denied(given, [lexical], policy)
-        target = beneath.locate_for_write(given)
-    except OutsideRootError as error:
-        raise _outside(given) from error
-    except SafeOpenError as error:
-        raise ToolException(f"Cannot write {given!r}: {error}.") from error
     data = content.encode("utf-8")
-    try:
-        _refuse_denied(given, [target.real_path], policy)
-        # The change index needs what was there; a new folder holds nothing.
-        before = BeforeState.absent()
-        if not target.missing:
-            before = read_before(target.folder_fd, target.name)
-        identity = beneath.write(target, data)
-    except SafeOpenError as error:
-        raise ToolException(f"Cannot write {given!r}: {error}.") from error
-    except OSError as error:
-        raise ToolException(f"Cannot write {given!r}: {error.strerror}.") from error
-    finally:
-        os.close(target.folder_fd)
-    resolved = target.real_path
-    change = describe_write(given, resolved, before, data, identity, tool=WRITE_FILE)
+    workspace = backend(session.workspace)
+    with tool_errors(given, lambda error: f"Cannot write {given!r}: {error}."):
+        written = workspace.write_for_agent(given, policy, data).result()
+    text = f"Wrote {counted(len(data), 'byte')} to {given}."
+    if written is None:
+        return text, ChangeArtifact(())
+    change = describe_write(
+        given, written.resolved, written.before, data, written.identity, tool=WRITE_FILE
+    )
     # The change is the artifact: host-only, it never goes back to the model.
-    return f"Wrote {counted(len(data), 'byte')} to {given}.", ChangeArtifact((change,))
+    return text, ChangeArtifact((change,))
 
 
 # -- present and show_image --------------------------------------------------------
@@ -346,7 +256,7 @@ def _present(session: AgentSession, arguments: dict[str, Any]) -> tuple[str, str
     try:
         record = host_calls.check_present(
             arguments,
-            workspace=session.workspace,
+            workspace=backend(session.workspace),
             mode=session.permission.get(),
             policy=session.policy(),
         )
@@ -363,7 +273,7 @@ def _show_image(
     try:
         return host_calls.show_image(
             arguments,
-            workspace=session.workspace,
+            workspace=backend(session.workspace),
             policy=session.policy(),
             links=session.links,
             offered=TOOL_ORDER,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Final
 
 from app.core.trust.display_names import plain_file_name
+from app.ssh.address import is_remote_address
 
 # The clients the user may name with --client (and --print-config), and how a
 # person calls them. What a client says of itself in clientInfo is never
@@ -77,8 +78,11 @@ def workspace_label(workspace: Path) -> str:
     return "~" if relative == Path(".") else f"~/{relative.as_posix()}"
 
 
-def conversation_title(agent: str, workspace: Path) -> str:
-    return f"{agent} — {workspace_label(workspace)}"
+def conversation_title(agent: str, workspace: Path | str) -> str:
+    """``agent — ~/proj``; a workspace address (``ssh://...``) is shown as written."""
+    if is_remote_address(os.fspath(workspace)):
+        return f"{agent} — {workspace}"
+    return f"{agent} — {workspace_label(Path(workspace))}"
 
 
 def installed_command() -> list[str]:
@@ -137,7 +141,7 @@ _CLIENTS: Final[dict[str, tuple[str, Callable[[list[str], list[str]], str], bool
 CLIENTS: Final = tuple(_CLIENTS)
 
 
-def client_config(client: str, workspace: Path | None = None) -> str:
+def client_config(client: str, workspace: Path | str | None = None) -> str:
     """The line or snippet that registers the server with ``client``.
 
     It names the client (``--client``), so the chat labels the agent by what

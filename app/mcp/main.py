@@ -6,17 +6,24 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core.trust.policy import MODE_HELP, PermissionMode
 from app.mcp.clients import CLIENTS, client_config, config_location
 from app.mcp.early import EarlyStart, answer_first_message
 from app.mcp.workspace import Fallback
+from app.ssh.address import is_remote_address
+
+if TYPE_CHECKING:
+    from app.remote.manager import RemoteManager
+    from app.workspace.protocol import Workspace
 
 DataDir = Callable[[argparse.Namespace], Path]
 
 
-def print_config(client: str, workspace: Path | None = None) -> int:
+def print_config(client: str, workspace: Path | str | None = None) -> int:
     """Print how ``client`` registers this server, with the installed command."""
     print(f"# {client}: {config_location(client)}", file=sys.stderr)
     print(client_config(client, workspace))
@@ -31,6 +38,7 @@ def run(
     open_window: bool,
     client: str | None = None,
     early: EarlyStart | None = None,
+    remote: str | None = None,
 ) -> int:
     """Serve one client over stdio until it closes the connection.
 
@@ -47,6 +55,7 @@ def run(
     from app.mcp.window import start_window
 
     store = Store(data_dir)
+    manager, fixed = _connect(remote)
 
     def opener(conversation_id: str) -> None:
         start_window(data_dir, conversation_id)
@@ -58,6 +67,7 @@ def run(
         fallback=Fallback(workspace, Path.cwd()),
         client=client,
         open_window=opener if open_window else None,
+        fixed=fixed,
     )
     try:
         anyio.run(partial(DeliverablesServer(presenter).run_stdio_async, early))
@@ -66,7 +76,27 @@ def run(
     finally:
         presenter.close()
         store.close()
+        if manager is not None:
+            manager.close()
     return 0
+
+
+def _connect(
+    remote: str | None,
+) -> tuple[RemoteManager | None, Future[Workspace] | None]:
+    """Start connecting to an ``ssh://`` workspace while the client starts up.
+
+    The SSH library is loaded only for such a workspace; host keys and
+    passwords are not asked (stdio is the client's), so the host must be
+    known and the key usable without a prompt, as in ``deliverables present``.
+    """
+    if remote is None:
+        return None, None
+    from app.remote.manager import RemoteManager
+    from app.workspace.choose import open_workspace
+
+    manager = RemoteManager()
+    return manager, open_workspace(remote, manager)
 
 
 def add_mcp_command(
@@ -111,12 +141,26 @@ def add_mcp_command(
 
 
 def _command(args: argparse.Namespace, data_dir: DataDir) -> int:
+    if args.workspace and is_remote_address(args.workspace):
+        if args.print_config:
+            return print_config(args.print_config, args.workspace)
+        return _serve(args, data_dir, None, remote=args.workspace)
     workspace = Path(args.workspace).expanduser().resolve() if args.workspace else None
     if workspace is not None and not workspace.is_dir():
         print(f"deliverables: workspace is not a folder: {workspace}", file=sys.stderr)
         return 2
     if args.print_config:
         return print_config(args.print_config, workspace)
+    return _serve(args, data_dir, workspace)
+
+
+def _serve(
+    args: argparse.Namespace,
+    data_dir: DataDir,
+    workspace: Path | None,
+    *,
+    remote: str | None = None,
+) -> int:
     # Before anything heavy is imported: the client's deadline runs. On
     # Windows the SDK's transport reads the first message, as before.
     early = answer_first_message() if os.name == "posix" else None
@@ -127,4 +171,5 @@ def _command(args: argparse.Namespace, data_dir: DataDir) -> int:
         mode=PermissionMode(args.mode),
         open_window=args.open,
         client=args.client,
+        remote=remote,
     )

@@ -6,6 +6,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -14,7 +15,7 @@ from app.core.channel.notify import FolderRequest
 from app.core.store import STORE_FAILURES, Store
 from app.core.store.client_conversations import continued_conversation, note_call
 from app.core.store.messages import AIMessage, HumanMessage, ToolCall, ToolResult, write
-from app.core.trust.policy import PermissionMode, current_policy
+from app.core.trust.policy import PermissionMode
 from app.core.trust.public_files import LinkRegistry
 from app.mcp.clients import agent_name, configured_label, conversation_title
 from app.mcp.window import WindowNotifier
@@ -25,6 +26,7 @@ from app.mcp.workspace import (
     choose_workspace,
     usable_roots,
 )
+from app.ssh.errors import RemoteError
 from app.tools.host_calls import ToolCallError, check_present, offers_show_image
 from app.tools.host_calls import show_image as run_show_image
 from app.tools.specs import (
@@ -34,6 +36,8 @@ from app.tools.specs import (
     SHOW_IMAGE,
     present_reply,
 )
+from app.workspace.choose import local_workspace
+from app.workspace.protocol import Workspace
 
 # The lines the app writes around each call, so a presentation reads as a
 # turn of its own: who it came from, the call, and who presented what.
@@ -79,8 +83,12 @@ class Presenter:
         fallback: Fallback,
         client: str | None = None,
         open_window: Callable[[str], None] | None = None,
+        fixed: Future[Workspace] | None = None,
     ) -> None:
         self._store = store
+        # A workspace opened at start (an ssh:// --workspace): every call
+        # works in it, and the client's roots, local folders, do not apply.
+        self._fixed = fixed
         self._mode = mode
         self._fallback = fallback
         self._window = WindowNotifier(data_dir, open_window)
@@ -195,11 +203,24 @@ class Presenter:
             self._ask_user(refusal.folders)
             raise
 
+    def _opened_for_call(self, arguments: object, *, ask: bool = True) -> Workspace:
+        """The workspace a call works in, opened; ``ToolCallError`` if none is.
+
+        ``ask``: a root beyond the boundary makes the window ask the user.
+        """
+        if self._fixed is None:
+            call = self._workspace_of_call if ask else self.workspace
+            return local_workspace(call(arguments))
+        try:
+            return self._fixed.result()
+        except (RemoteError, OSError, ValueError) as error:
+            raise ToolCallError(f"the workspace cannot be reached: {error}") from error
+
     def offers_show_image(self) -> bool:
         try:
-            workspace = self.workspace()
-            return offers_show_image(workspace, current_policy(workspace))
-        except (ToolCallError, OSError):
+            workspace = self._opened_for_call(None, ask=False)
+            return offers_show_image(workspace, workspace.policy().result())
+        except (ToolCallError, OSError, RemoteError):
             # No usable workspace, or a public folder that cannot be listed:
             # nothing to show, so the tool is not offered.
             return False
@@ -208,13 +229,8 @@ class Presenter:
 
     def present(self, arguments: object) -> Reply:
         try:
-            workspace = self._workspace_of_call(arguments)
-            record = check_present(
-                arguments,
-                workspace=workspace,
-                mode=self._mode,
-                policy=current_policy(workspace),
-            )
+            workspace = self._opened_for_call(arguments)
+            record = check_present(arguments, workspace=workspace, mode=self._mode)
         except ToolCallError as failure:
             return Reply(failure.text, is_error=True)
         names = [entry.path for entry in record.files]
@@ -222,7 +238,7 @@ class Presenter:
         # The arguments as checked, not as sent: only what the record holds.
         files = [{"path": e.path, "description": e.description} for e in record.files]
         self._store_turn(
-            workspace,
+            workspace.address,
             PRESENT,
             {"files": files},
             text,
@@ -234,33 +250,39 @@ class Presenter:
 
     def show_image(self, arguments: object) -> Reply:
         try:
-            workspace = self._workspace_of_call(arguments)
+            workspace = self._opened_for_call(arguments)
             text, _artifact = run_show_image(
                 arguments,
                 workspace=workspace,
-                policy=current_policy(workspace),
+                policy=workspace.policy().result(),
                 links=self._links,
                 offered=MCP_TOOLS,
             )
+        except (OSError, RemoteError) as error:
+            return Reply(f"show_image failed: {error}", is_error=True)
         except ToolCallError as failure:
             return Reply(failure.text, is_error=True)
         assert isinstance(arguments, dict)  # show_image refuses anything else
         shown = {k: v for k, v in arguments.items() if v is not None}
         self._store_turn(
-            workspace, SHOW_IMAGE, shown, text, None, SHOWN_BY.format(agent=self._agent)
+            workspace.address,
+            SHOW_IMAGE,
+            shown,
+            text,
+            None,
+            SHOWN_BY.format(agent=self._agent),
         )
         return Reply(text)
 
     # -- storing ---------------------------------------------------------------
 
-    def _conversation(self, workspace: Path) -> str:
-        """The conversation of a call in ``workspace``: this client's there.
+    def _conversation(self, key: str) -> str:
+        """The conversation of a call in the workspace ``key``: this client's there.
 
         A new session of the same client in the same folder continues it,
         unless the user's preferences start a new one (at each session, or
         after a gap without calls).
         """
-        key = os.fspath(workspace)
         with self._lock:
             found = self._conversations.get(key)
             if found is None:
@@ -268,7 +290,7 @@ class Presenter:
                     self._store, self._agent, key, self._session
                 )
             if found is None:
-                title = conversation_title(self._agent, workspace)
+                title = conversation_title(self._agent, key)
                 found = self._store.create_conversation(title, key).id
             self._conversations[key] = found
             note_call(self._store, self._agent, key, found, self._session)
@@ -276,7 +298,7 @@ class Presenter:
 
     def _store_turn(
         self,
-        workspace: Path,
+        workspace: str,
         tool: str,
         args: dict[str, Any],
         result: str,
@@ -294,7 +316,7 @@ class Presenter:
             # The user deleted this session's conversation in the window: the
             # session goes on in a new one.
             with self._lock:
-                self._conversations.pop(os.fspath(workspace), None)
+                self._conversations.pop(workspace, None)
             conversation_id = self._conversation(workspace)
             self._store.append_messages(conversation_id, items)
         self._window.changed(conversation_id)

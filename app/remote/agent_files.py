@@ -15,9 +15,11 @@ import asyncssh
 from app.core.filetype.sizes import counted
 from app.core.trust.beneath import OutsideRootError
 from app.core.trust.paths import is_within
-from app.core.trust.policy import Policy, Rule
+from app.core.trust.policy import Policy
 from app.core.trust.public_files import PUBLIC_FOLDER, PublicFile, image_mime
 from app.core.trust.safeio import SafeOpenError
+from app.core.trust.verdicts import DeniedPathError as DeniedPathError
+from app.core.trust.verdicts import refuse_denied as refuse_denied
 from app.remote.files import (
     LOST_SFTP,
     RemoteIdentity,
@@ -34,21 +36,6 @@ from app.remote.snapshot import changed, fstat, read_exactly
 # A remote tree can be endless (or a server can pretend so): the walk stops
 # after looking at this many names even if few of them are files.
 MAX_SCANNED: Final = 100_000
-
-
-class DeniedPathError(Exception):
-    """A path the read-deny policy forbids; ``rule`` says which rule."""
-
-    def __init__(self, rule: Rule) -> None:
-        super().__init__(rule.describe())
-        self.rule = rule
-
-
-def refuse_denied(policy: Policy, *paths: str) -> None:
-    for path in dict.fromkeys(paths):
-        rule = policy.denying_rule(path)
-        if rule is not None:
-            raise DeniedPathError(rule)
 
 
 async def inside(sftp: asyncssh.SFTPClient, place: Place, path: str) -> str:

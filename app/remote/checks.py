@@ -17,19 +17,18 @@ from app.core.trust.policy import (
     current_policy,
 )
 from app.core.trust.records import FileEntry
-from app.core.trust.revalidate import Check, Verdict
 from app.core.trust.safeio import SafeOpenError
+from app.core.trust.verdicts import (
+    Check,
+    Verdict,
+    access_check,
+    denied_by,
+    open_verdict,
+    version_check,
+)
 from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of
 from app.remote.place import Place
 from app.remote.snapshot import read_exactly, regular_identity
-
-_VERDICTS = {
-    "missing": Verdict.MISSING,
-    "symlink": Verdict.SYMLINK,
-    "directory": Verdict.NOT_REGULAR,
-    "not_regular": Verdict.NOT_REGULAR,
-    "unreadable": Verdict.DENIED,
-}
 
 
 async def _workspace_policy_bytes(sftp: asyncssh.SFTPClient, path: str) -> bytes | None:
@@ -116,27 +115,16 @@ async def check_remote_entry(
     if (origin.user, origin.host, origin.port) != (place.user, place.host, place.port):
         reason = "the record names a file on another host or account"
         return RemoteCheck(Check(Verdict.UNTRUSTED, reason))
-    rule = policy.denying_rule(entry.resolved)
-    if rule is not None:
-        return RemoteCheck(
-            Check(Verdict.DENIED, f"denied by read-deny rule {rule.describe()}")
-        )
-    if (
-        not is_within(entry.resolved, place.root, sep="/")
-        and mode is PermissionMode.WORKSPACE_ONLY
-    ):
-        reason = "it is outside the workspace and the mode is workspace-only"
-        return RemoteCheck(Check(Verdict.DENIED, reason))
+    inside = is_within(entry.resolved, place.root, sep="/")
+    refused = access_check(policy, (entry.resolved,), inside=inside, mode=mode)
+    if refused is not None:
+        return RemoteCheck(refused)
     try:
         now = await regular_identity(sftp, entry.resolved)
     except SafeOpenError as error:
-        verdict = _VERDICTS.get(error.reason, Verdict.MISSING)
-        return RemoteCheck(Check(verdict, str(error)))
-    if now == recorded:
-        return RemoteCheck(Check(Verdict.OK, "unchanged since it was presented"), now)
-    return RemoteCheck(
-        Check(Verdict.CHANGED, "it was modified since it was presented"), now
-    )
+        return RemoteCheck(Check(open_verdict(error.reason), str(error)))
+    # No inode over SFTP: another file at the path reads as this one changed.
+    return RemoteCheck(version_check(unchanged=now == recorded, same_file=True), now)
 
 
 async def check_remote_path(
@@ -144,22 +132,20 @@ async def check_remote_path(
 ) -> RemoteCheck:
     """Check a remote file no record vouches for (chosen in the tree) now.
 
-    The remote twin of ``check_path``: inside the workspace, allowed by
-    ``policy``, and a regular file, not a link, reached through its real
-    folders. The identity it has now is the version an action may use.
+    The remote twin of ``check_path``: allowed by ``policy`` (asked first, so
+    a refusal never tells what a denied path holds), inside the workspace,
+    and a regular file, not a link, reached through its real folders. The
+    identity it has now is the version an action may use.
     """
     path = posixpath.normpath(path)
+    denial = denied_by(policy, [path])
+    if denial is not None:
+        return RemoteCheck(Check(Verdict.DENIED, denial))
     if not posixpath.isabs(path) or not is_within(path, place.root, sep="/"):
         reason = "it is outside the remote workspace"
         return RemoteCheck(Check(Verdict.DENIED, reason))
-    rule = policy.denying_rule(path)
-    if rule is not None:
-        return RemoteCheck(
-            Check(Verdict.DENIED, f"denied by read-deny rule {rule.describe()}")
-        )
     try:
         now = await regular_identity(sftp, path)
     except SafeOpenError as error:
-        verdict = _VERDICTS.get(error.reason, Verdict.MISSING)
-        return RemoteCheck(Check(verdict, str(error)))
+        return RemoteCheck(Check(open_verdict(error.reason), str(error)))
     return RemoteCheck(Check(Verdict.OK, "checked now"), now)

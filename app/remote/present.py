@@ -12,13 +12,7 @@ import asyncssh
 
 from app.core.filetype import kind_from_name
 from app.core.trust.declare import (
-    DIRECTORY,
     DUPLICATE,
-    FORBIDDEN,
-    MISSING,
-    NOT_REGULAR,
-    SYMLINK,
-    UNREADABLE,
     EntryFailure,
     EntryRefusedError,
     check_shape,
@@ -37,14 +31,18 @@ from app.core.trust.records import (
     RemoteOrigin,
 )
 from app.core.trust.safeio import SafeOpenError
+from app.core.trust.verdicts import (
+    DIRECTORY,
+    MISSING,
+    NOT_REGULAR,
+    REGULAR,
+    SYMLINK,
+    UNREADABLE,
+    Found,
+    present_refusal,
+)
 from app.remote.files import LOST_SFTP, RemoteIdentity, identity_of, real_path
 from app.remote.place import Place
-
-
-def _refused(error: SafeOpenError) -> EntryRefusedError:
-    if error.reason == "missing":
-        return EntryRefusedError(MISSING, "no such file")
-    return EntryRefusedError(UNREADABLE, "permission denied while looking it up")
 
 
 async def _resolve(sftp: asyncssh.SFTPClient, given: str, absolute: str) -> str:
@@ -81,57 +79,49 @@ async def _check_file(
     policy: Policy,
 ) -> tuple[str, RemoteIdentity]:
     absolute = posixpath.normpath(posixpath.join(place.root, path))
-    resolved: str | None = None
-    failure: EntryRefusedError | None = None
     try:
         resolved = await _resolve(sftp, path, absolute)
     except SafeOpenError as error:
-        failure = _refused(error)
-    # Policy first, as locally: a denied path is refused as forbidden whatever
-    # else it is, so the error never confirms what a secret path holds.
-    for candidate in dict.fromkeys(p for p in (resolved, absolute) if p is not None):
-        rule = policy.denying_rule(candidate)
-        if rule is not None:
-            raise EntryRefusedError(
-                FORBIDDEN, f"denied by read-deny rule {rule.describe()}"
-            )
-    if resolved is None:
-        assert failure is not None
-        raise failure
-    if (
-        not is_within(resolved, place.root, sep="/")
-        and mode is PermissionMode.WORKSPACE_ONLY
-    ):
-        raise EntryRefusedError(
-            FORBIDDEN,
-            "outside the workspace, and the permission mode is workspace-only",
+        kind = MISSING if error.reason == MISSING else UNREADABLE
+        refusal = present_refusal(
+            policy, (absolute,), inside=None, mode=mode, found=Found(kind)
         )
+        assert refusal is not None
+        raise EntryRefusedError(refusal.reason, refusal.detail) from error
+    identity, found = await _look_up(sftp, resolved, place)
+    inside = is_within(resolved, place.root, sep="/")
+    refusal = present_refusal(
+        policy, (resolved, absolute), inside=inside, mode=mode, found=found
+    )
+    if refusal is not None:
+        raise EntryRefusedError(refusal.reason, refusal.detail)
+    assert identity is not None
+    return resolved, identity
+
+
+async def _look_up(
+    sftp: asyncssh.SFTPClient, resolved: str, place: Place
+) -> tuple[RemoteIdentity | None, Found]:
+    """What sits at ``resolved`` on the host: ``lstat`` only, nothing is opened."""
     try:
         attrs = await sftp.lstat(resolved)
-    except (asyncssh.SFTPNoSuchFile, asyncssh.SFTPNoSuchPath) as error:
-        raise EntryRefusedError(MISSING, "no such file") from error
-    except asyncssh.SFTPPermissionDenied as error:
-        raise EntryRefusedError(
-            UNREADABLE, "permission denied while looking it up"
-        ) from error
+    except (asyncssh.SFTPNoSuchFile, asyncssh.SFTPNoSuchPath):
+        return None, Found(MISSING)
+    except asyncssh.SFTPPermissionDenied:
+        return None, Found(UNREADABLE)
     except LOST_SFTP:
         raise
     except asyncssh.SFTPError as error:
-        raise EntryRefusedError(
-            MISSING, f"cannot be looked up: {error.reason}"
-        ) from error
+        return None, Found(MISSING, error=f"{error.reason}")
     identity = identity_of(attrs)
     if identity.is_symlink:
-        raise EntryRefusedError(SYMLINK, "the final path component is a symbolic link")
+        return identity, Found(SYMLINK)
     if identity.is_folder:
-        raise EntryRefusedError(DIRECTORY, "it is a folder, not a file")
+        return identity, Found(DIRECTORY)
     if not identity.is_regular or identity.size < 0 or identity.mtime_ns < 0:
-        raise EntryRefusedError(
-            NOT_REGULAR, "not a regular file (FIFO, socket or device)"
-        )
-    if unreadable(identity, attrs.uid, place):
-        raise EntryRefusedError(UNREADABLE, "the session cannot read it")
-    return resolved, identity
+        return identity, Found(NOT_REGULAR)
+    readable = not unreadable(identity, attrs.uid, place)
+    return identity, Found(REGULAR, readable=readable)
 
 
 async def declare_remote(

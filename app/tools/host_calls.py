@@ -9,19 +9,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Collection
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from app.core.trust.declare import DeclarationError, declare
+from app.core.trust.declare import DeclarationError
 from app.core.trust.policy import PermissionMode, Policy, PolicyError
 from app.core.trust.public_files import (
     LinkRegistry,
-    has_public_files,
     image_mime,
-    public_folder,
-    public_images,
 )
 from app.core.trust.records import Record
+from app.core.trust.safeio import SafeOpenError
+from app.ssh.errors import RemoteError
 from app.tools.specs import (
     LIST_FILES,
     MAX_IMAGE_TEXT,
@@ -31,7 +29,7 @@ from app.tools.specs import (
 
 if TYPE_CHECKING:
     from app.core.trust.public_files import PublicFile
-    from app.remote.workspace import RemoteWorkspace
+    from app.workspace.protocol import Workspace
 
 # The chat shows public images up to this size; a larger remote one is not fetched.
 MAX_REMOTE_IMAGE_BYTES: Final = 32 * 1024 * 1024
@@ -48,93 +46,51 @@ class ToolCallError(Exception):
 def check_present(
     arguments: object,
     *,
-    workspace: Path | RemoteWorkspace,
+    workspace: Workspace,
     mode: PermissionMode,
-    policy: Policy,
+    policy: Policy | None = None,
 ) -> Record:
     """Run the ``present`` check: its record, or ``ToolCallError`` naming each entry.
 
-    A remote workspace is checked over SFTP, by metadata only, with the same
-    reasons and texts.
+    The workspace checks it where its files are (over SFTP for a remote one,
+    by metadata only), with the same reasons and texts.
     """
     try:
-        if isinstance(workspace, Path):
-            return declare(arguments, workspace=workspace, mode=mode, policy=policy)
-        return _remote_present(workspace, arguments, mode, policy)
+        return workspace.present(arguments, mode=mode, policy=policy).result()
     except DeclarationError as error:
         text = json.dumps(error.to_dict(), ensure_ascii=False)
         raise ToolCallError(text + "\n" + PRESENT_FAILED_HINT) from error
-    except PolicyError as error:
+    except (PolicyError, RemoteError) as error:
         raise ToolCallError(f"present failed: {error}") from error
 
 
-def _remote_present(
-    workspace: RemoteWorkspace, arguments: object, mode: PermissionMode, policy: Policy
-) -> Record:
-    from app.ssh.errors import RemoteError
-
-    try:
-        return workspace.present(arguments, mode=mode, policy=policy).result(
-            workspace.link.settings.operation_timeout + 5
-        )
-    except RemoteError as error:
-        raise ToolCallError(f"present failed: {error}") from error
-
-
-def offers_show_image(workspace: Path | RemoteWorkspace, policy: Policy) -> bool:
+def offers_show_image(workspace: Workspace, policy: Policy) -> bool:
     """Whether ``show_image`` is offered: the workspace has a public file now."""
-    if isinstance(workspace, Path):
-        return has_public_files(workspace, policy)
-    return bool(_remote_public_files(workspace, policy))
+    return bool(_public_files(workspace, policy))
 
 
-def _remote_public_files(
-    workspace: RemoteWorkspace, policy: Policy
-) -> list[PublicFile]:
-    from app.remote import agent_files
-    from app.ssh.errors import RemoteError
-
-    place = workspace.place
+def _public_files(workspace: Workspace, policy: Policy) -> list[PublicFile]:
     try:
-        return workspace.call(
-            lambda sftp: agent_files.public_files(sftp, place, policy),
-            "listing the public files",
-        )
+        return list(workspace.public_files(policy).result())
     except RemoteError:
         return []  # unreachable: nothing to show, and the other tools say why
 
 
-def _public_images(
-    workspace: Path | RemoteWorkspace, policy: Policy
-) -> list[PublicFile]:
-    if isinstance(workspace, Path):
-        return public_images(workspace, policy)
-    return [f for f in _remote_public_files(workspace, policy) if f.mime is not None]
+def _public_images(workspace: Workspace, policy: Policy) -> list[PublicFile]:
+    return [f for f in _public_files(workspace, policy) if f.mime is not None]
 
 
-def _remote_image(
-    workspace: RemoteWorkspace,
+def _image_artifact(
+    workspace: Workspace,
     found: PublicFile,
     available: list[str],
     offered: Collection[str],
 ) -> dict[str, Any]:
-    """The image's verified bytes and coordinate, for the host only.
-
-    Fetched now, within the chat's size limit: no local path exists that the
-    chat could read later.
-    """
-    from app.core.trust.safeio import SafeOpenError
-    from app.ssh.errors import Failure, RemoteError
-
-    path = str(found.path)
+    """What the host needs to show the image; a remote one within the chat's limit."""
     try:
-        snapshot = workspace.snapshot(path, limit=MAX_REMOTE_IMAGE_BYTES).result(
-            workspace.link.settings.operation_timeout + 40
-        )
+        return workspace.image_artifact(found, limit=MAX_REMOTE_IMAGE_BYTES).result()
     except (RemoteError, SafeOpenError) as error:
-        too_large = (
-            isinstance(error, RemoteError) and error.failure is Failure.TOO_LARGE
-        )
+        too_large = isinstance(error, SafeOpenError) and error.reason == "too_large"
         limit = MAX_REMOTE_IMAGE_BYTES // (1024 * 1024)
         raise _image_failure(
             "the image cannot be fetched.",
@@ -146,7 +102,6 @@ def _remote_image(
             else str(error),
             offered,
         ) from error
-    return {"remote": workspace.place.coordinate(path).url(), "data": snapshot.data}
 
 
 def _image_failure(
@@ -191,7 +146,7 @@ def _check_image_arguments(arguments: dict[str, Any]) -> str | None:
 def show_image(
     arguments: object,
     *,
-    workspace: Path | RemoteWorkspace,
+    workspace: Workspace,
     policy: Policy,
     links: LinkRegistry,
     offered: Collection[str],
@@ -265,7 +220,4 @@ def show_image(
         "caption": caption,
     }
     text = json.dumps(result, ensure_ascii=False)
-    if not isinstance(workspace, Path):
-        return text, {**result, **_remote_image(workspace, found, available, offered)}
-    resolved = os.path.join(os.path.realpath(public_folder(workspace)), found.name)
-    return text, {**result, "path": resolved}
+    return text, {**result, **_image_artifact(workspace, found, available, offered)}

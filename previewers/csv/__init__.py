@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from app.core.filetype import Kind
 from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
-from previewers.source import PreviewSource
+from previewers.source import WHOLE_FETCH_LIMIT, PreviewSource
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -22,6 +22,8 @@ class CsvPreviewer:
     """CSV, TSV and .tab files that do not look binary."""
 
     name = "csv"
+    fetch_limit = WHOLE_FETCH_LIMIT
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return source.kind is Kind.CSV and not source.source_view and source.is_text

@@ -18,6 +18,8 @@ class FallbackPreviewer:
     """Accepts every file: the last entry of the registry."""
 
     name = "fallback"
+    fetch_limit = 0  # the card shows facts only: nothing is fetched
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return True

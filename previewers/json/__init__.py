@@ -22,6 +22,14 @@ class JsonPreviewer:
     """JSON and JSON Lines up to ``JSON_SIZE_LIMIT``; larger goes to paged text."""
 
     name = "json"
+    pages_remotely = False
+
+    @property
+    def fetch_limit(self) -> int:
+        # Imported here, as in accepts: the reader loads msgspec and orjson.
+        from app.formats.json_load import JSON_SIZE_LIMIT
+
+        return JSON_SIZE_LIMIT
 
     def accepts(self, source: PreviewSource) -> bool:
         # Imported here: the reader loads msgspec and orjson, which a start

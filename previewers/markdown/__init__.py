@@ -50,6 +50,14 @@ class MarkdownPreviewer:
     """
 
     name = "markdown"
+    pages_remotely = False
+
+    @property
+    def fetch_limit(self) -> int:
+        # Imported here, as in accepts: the document module brings Qt's browser.
+        from previewers.markdown.document import MARKDOWN_LIMIT
+
+        return MARKDOWN_LIMIT
 
     def __init__(self, show_page: ShowBoundPage | None = None) -> None:
         self._show_page = show_page

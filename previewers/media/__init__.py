@@ -12,7 +12,7 @@ from app.core.filetype import playlist_refusal
 from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.media.containers import MEDIA_NAMES
-from previewers.source import PreviewSource
+from previewers.source import WHOLE_FETCH_LIMIT, PreviewSource
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -24,6 +24,8 @@ class MediaPreviewer:
     """Audio and video containers recognised by their bytes, never playlists."""
 
     name = "media"
+    fetch_limit = WHOLE_FETCH_LIMIT
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return (

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from app.core.serve.manifest import Bundle
 from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
-from previewers.source import PreviewSource
+from previewers.source import WHOLE_FETCH_LIMIT, PreviewSource
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -70,6 +70,8 @@ class NotebookPreviewer:
     """Files whose bytes (or ``.ipynb`` name) say notebook, up to 64 MiB."""
 
     name = "notebook"
+    fetch_limit = WHOLE_FETCH_LIMIT
+    pages_remotely = False
 
     def __init__(self, show_page: ShowPage, show_json: ShowJson) -> None:
         self._show_page = show_page

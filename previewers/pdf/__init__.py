@@ -23,6 +23,14 @@ class PdfPreviewer:
     """Files whose first bytes are ``%PDF-``, whatever their name says."""
 
     name = "pdf"
+    pages_remotely = False
+
+    @property
+    def fetch_limit(self) -> int:
+        # Imported here: the document reader is loaded by create() only.
+        from app.formats.pdf_doc import MAX_PDF_BYTES
+
+        return MAX_PDF_BYTES
 
     def accepts(self, source: PreviewSource) -> bool:
         return not source.source_view and source.mime == PDF_MIME

@@ -25,6 +25,15 @@ class CodePreviewer:
     """Text of the text kinds, and "Show source" of any text; never binary."""
 
     name = "code"
+    pages_remotely = True
+
+    @property
+    def fetch_limit(self) -> int:
+        # Larger text is paged over SFTP, never fetched whole. Imported here:
+        # the pager is loaded by create() only.
+        from app.formats.text_pages import PAGE_SIZE
+
+        return PAGE_SIZE
 
     def accepts(self, source: PreviewSource) -> bool:
         textual = is_textual_mime(source.mime) or source.mime in _TEXT_MIMES

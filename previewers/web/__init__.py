@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.core.filetype import Kind
+from app.core.serve.manifest import MAX_BUNDLE_BYTES
 from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource
@@ -60,6 +61,8 @@ class HtmlPreviewer:
     """``.html``/``.htm`` files whose head is text; "Show source" goes to text."""
 
     name = "html"
+    fetch_limit = MAX_BUNDLE_BYTES
+    pages_remotely = False
 
     def __init__(self, *, toggle: bool = True) -> None:
         self._toggle = toggle
@@ -104,6 +107,8 @@ class SvgPreviewer:
     """
 
     name = "svg"
+    fetch_limit = MAX_BUNDLE_BYTES
+    pages_remotely = False
 
     def __init__(self, *, toggle: bool = True) -> None:
         self._toggle = toggle
@@ -126,6 +131,8 @@ class ImagePagePreviewer:
     """Raster images by their bytes, wrapped in a page: the built-in browser's."""
 
     name = "image_page"
+    fetch_limit = MAX_BUNDLE_BYTES
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return source.kind is Kind.IMAGE and not source.type.is_svg
@@ -145,6 +152,8 @@ class NotAPagePreviewer:
     """The built-in browser's last entry: what is neither a page nor an image."""
 
     name = "not_a_page"
+    fetch_limit = 0  # the refusal needs no bytes
+    pages_remotely = False
 
     def accepts(self, source: PreviewSource) -> bool:
         return True

@@ -108,6 +108,35 @@ def test_text_named_mp4_shows_as_text() -> None:
     assert registry.choose(_source(b"not a video\n", "clip.mp4")).name == ("code")
 
 
+def test_each_family_states_what_a_remote_preview_fetches_whole() -> None:
+    from app.core.serve.manifest import MAX_BUNDLE_BYTES
+    from app.formats.json_load import JSON_SIZE_LIMIT
+    from app.formats.pdf_doc import MAX_PDF_BYTES
+    from app.formats.text_pages import PAGE_SIZE
+    from previewers.markdown.document import MARKDOWN_LIMIT
+    from previewers.registry import BROWSER, REGISTRY
+
+    families = REGISTRY.previewers() + BROWSER.previewers()
+    whole = 256 << 20
+    # Only text is paged over SFTP past its limit; the rest is refused.
+    assert [f.name for f in families if f.pages_remotely] == ["code"]
+    assert {family.name: family.fetch_limit for family in families} == {
+        "code": PAGE_SIZE,
+        "markdown": MARKDOWN_LIMIT,
+        "json": JSON_SIZE_LIMIT,
+        "csv": whole,
+        "html": MAX_BUNDLE_BYTES,
+        "svg": MAX_BUNDLE_BYTES,
+        "image_page": MAX_BUNDLE_BYTES,
+        "pdf": MAX_PDF_BYTES,
+        "image": whole,
+        "media": whole,
+        "notebook": whole,
+        "fallback": 0,
+        "not_a_page": 0,
+    }
+
+
 def test_the_registry_loads_no_family_reader_before_a_file_needs_it() -> None:
     import subprocess
     import sys

@@ -17,7 +17,7 @@ from app.core.trust.safeio import SafeOpenError
 from app.formats.text_pages import PAGE_SIZE, FenceBrokenError
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
-from previewers import remote as remote_previews
+from previewers.image import ImagePreviewer
 from previewers.remote import RemotePreview, SnapshotFile, open_remote_preview
 from previewers.widget import PreviewWidget
 from tests.remote.fixtures import SshHome
@@ -187,7 +187,7 @@ def test_a_file_over_its_previewers_limit_is_refused_before_any_read(
     ssh_home: SshHome,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(remote_previews.PREVIEW_LIMITS, "image", 64)
+    monkeypatch.setattr(ImagePreviewer, "fetch_limit", 64)
     path = remote_root / "big.png"
     path.write_bytes(_png(40, 40) + b"\0" * (4 << 20))
     before = bytes_read(ssh_home.server.sessions())

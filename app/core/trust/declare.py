@@ -15,17 +15,19 @@ from app.core.trust.paths import is_within, resolve_keep_leaf
 from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.records import FileEntry, Record
 from app.core.trust.safeio import pseudo_filesystem_at
+from app.core.trust.verdicts import DIRECTORY as DIRECTORY
+from app.core.trust.verdicts import FORBIDDEN as FORBIDDEN
+from app.core.trust.verdicts import MISSING as MISSING
+from app.core.trust.verdicts import NOT_REGULAR as NOT_REGULAR
+from app.core.trust.verdicts import REGULAR, Found, present_refusal
+from app.core.trust.verdicts import SYMLINK as SYMLINK
+from app.core.trust.verdicts import UNREADABLE as UNREADABLE
 
 MAX_FILES = 8
 MAX_DESCRIPTION = 500
 
-# Failure reasons, one per failing entry, and the call-level ones.
-MISSING = "missing"
-FORBIDDEN = "forbidden"
-DIRECTORY = "directory"
-SYMLINK = "symlink"
-NOT_REGULAR = "not_regular"
-UNREADABLE = "unreadable"
+# Failure reasons beyond what a look-up finds (those come from the verdicts
+# module), one per failing entry, and the call-level ones.
 DUPLICATE = "duplicate"
 INVALID = "invalid"
 EMPTY = "empty"
@@ -119,48 +121,35 @@ def _check_file(
     path: str, root: str, mode: PermissionMode, policy: Policy
 ) -> tuple[str, os.stat_result, str]:
     resolved = resolve_keep_leaf(path, root)
-    scope = "workspace" if is_within(resolved, root) else "external"
-    # Policy first: a denied path is refused as forbidden whatever else it is,
-    # so the error never confirms what kind of thing a secret path holds.
-    for candidate in dict.fromkeys(
-        (resolved, os.path.abspath(os.path.join(root, path)))
-    ):
-        rule = policy.denying_rule(candidate)
-        if rule is not None:
-            raise _RefusedError(
-                FORBIDDEN, f"denied by read-deny rule {rule.describe()}"
-            )
-    if scope == "external" and mode is PermissionMode.WORKSPACE_ONLY:
-        raise _RefusedError(
-            FORBIDDEN,
-            "outside the workspace, and the permission mode is workspace-only",
-        )
+    inside = is_within(resolved, root)
+    status, found = _look_up(resolved)
+    names = (resolved, os.path.abspath(os.path.join(root, path)))
+    refusal = present_refusal(policy, names, inside=inside, mode=mode, found=found)
+    if refusal is not None:
+        raise _RefusedError(refusal.reason, refusal.detail)
+    assert status is not None
+    return resolved, status, "workspace" if inside else "external"
+
+
+def _look_up(resolved: str) -> tuple[os.stat_result | None, Found]:
+    """What sits at ``resolved``: metadata only, nothing is opened."""
     try:
         status = os.lstat(resolved)
-    except (FileNotFoundError, NotADirectoryError) as error:
-        raise _RefusedError(MISSING, "no such file") from error
-    except PermissionError as error:
-        raise _RefusedError(
-            UNREADABLE, "permission denied while looking it up"
-        ) from error
+    except (FileNotFoundError, NotADirectoryError):
+        return None, Found(MISSING)
+    except PermissionError:
+        return None, Found(UNREADABLE)
     except OSError as error:
-        raise _RefusedError(
-            MISSING, f"cannot be looked up: {error.strerror}"
-        ) from error
+        return None, Found(MISSING, error=f"{error.strerror}")
     if stat.S_ISLNK(status.st_mode):
-        raise _RefusedError(SYMLINK, "the final path component is a symbolic link")
+        return status, Found(SYMLINK)
     if stat.S_ISDIR(status.st_mode):
-        raise _RefusedError(DIRECTORY, "it is a folder, not a file")
+        return status, Found(DIRECTORY)
     if not stat.S_ISREG(status.st_mode):
-        raise _RefusedError(NOT_REGULAR, "not a regular file (FIFO, socket or device)")
+        return status, Found(NOT_REGULAR)
     pseudo = pseudo_filesystem_at(resolved)
-    if pseudo is not None:
-        raise _RefusedError(
-            NOT_REGULAR, f"a live system file ({pseudo} file system), not a document"
-        )
-    if not os.access(resolved, os.R_OK, follow_symlinks=False):
-        raise _RefusedError(UNREADABLE, "the session cannot read it")
-    return resolved, status, scope
+    readable = pseudo is None and os.access(resolved, os.R_OK, follow_symlinks=False)
+    return status, Found(REGULAR, readable=readable, pseudo=pseudo)
 
 
 def declared_items(arguments: object) -> list[Any]:

@@ -10,48 +10,20 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
-from enum import StrEnum
 
 from app.core.trust.display_names import display_name
 from app.core.trust.paths import is_within, resolve_keep_leaf
 from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.records import FileEntry
 from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile, open_verified
-
-
-class Verdict(StrEnum):
-    """The outcome of a check; only ``OK`` and ``CHANGED`` allow an action."""
-
-    OK = "ok"
-    CHANGED = "changed"
-    MISSING = "missing"
-    NOT_REGULAR = "not_regular"
-    SYMLINK = "symlink"
-    DENIED = "denied"
-    UNTRUSTED = "untrusted"
-
-
-@dataclass(frozen=True)
-class Check:
-    """A verdict with the plain-text reason shown to the user."""
-
-    verdict: Verdict
-    reason: str
-    identity: Identity | None = None
-
-    @property
-    def allowed(self) -> bool:
-        return self.verdict in (Verdict.OK, Verdict.CHANGED)
-
-
-_OPEN_VERDICTS = {
-    "missing": Verdict.MISSING,
-    "symlink": Verdict.SYMLINK,
-    "directory": Verdict.NOT_REGULAR,
-    "not_regular": Verdict.NOT_REGULAR,
-    "unreadable": Verdict.DENIED,
-}
+from app.core.trust.verdicts import Check as Check
+from app.core.trust.verdicts import Verdict as Verdict
+from app.core.trust.verdicts import (
+    access_check,
+    open_verdict,
+    opened_check,
+    version_check,
+)
 
 
 def entry_identity(entry: FileEntry) -> Identity:
@@ -80,20 +52,14 @@ def open_entry(
             "never on this computer"
         )
         return Check(Verdict.DENIED, reason), None
-    rule = policy.denying_rule(entry.resolved)
-    if rule is not None:
-        return Check(
-            Verdict.DENIED, f"denied by read-deny rule {rule.describe()}"
-        ), None
-    if entry.scope == "external" and mode is PermissionMode.WORKSPACE_ONLY:
-        reason = "it is outside the workspace and the mode is workspace-only"
-        return Check(Verdict.DENIED, reason), None
+    inside = entry.scope != "external"
+    refused = access_check(policy, (entry.resolved,), inside=inside, mode=mode)
+    if refused is not None:
+        return refused, None
     try:
         opened = open_verified(entry.resolved)
     except SafeOpenError as error:
-        return Check(
-            _OPEN_VERDICTS.get(error.reason, Verdict.MISSING), str(error)
-        ), None
+        return Check(open_verdict(error.reason), str(error)), None
     check = _judge_opened(entry, policy, opened)
     if not check.allowed:
         opened.close()
@@ -102,24 +68,15 @@ def open_entry(
 
 
 def _judge_opened(entry: FileEntry, policy: Policy, opened: VerifiedFile) -> Check:
-    real = opened.real_path
-    if real is not None and real != entry.resolved:
-        # The leaf is not a link (O_NOFOLLOW), so a parent folder was swapped.
-        reason = "a folder on its path now leads somewhere else"
-        return Check(Verdict.SYMLINK, reason, opened.identity)
-    if real is not None:
-        rule = policy.denying_rule(real)
-        if rule is not None:
-            reason = f"denied by read-deny rule {rule.describe()}"
-            return Check(Verdict.DENIED, reason, opened.identity)
+    refused = opened_check(policy, entry.resolved, opened.real_path, opened.identity)
+    if refused is not None:
+        return refused
     recorded = entry_identity(entry)
-    if opened.identity == recorded:
-        return Check(Verdict.OK, "unchanged since it was presented", opened.identity)
-    if not opened.identity.same_file(recorded):
-        reason = "it was replaced by another file since it was presented"
-    else:
-        reason = "it was modified since it was presented"
-    return Check(Verdict.CHANGED, reason, opened.identity)
+    return version_check(
+        unchanged=opened.identity == recorded,
+        same_file=opened.identity.same_file(recorded),
+        identity=opened.identity,
+    )
 
 
 def revalidate(
@@ -152,12 +109,10 @@ def peek(
         return Check(Verdict.UNTRUSTED, "the record was not written by this app")
     if entry.remote is not None:
         return Check(Verdict.DENIED, f"it is on {entry.remote.host}")
-    rule = policy.denying_rule(entry.resolved)
-    if rule is not None:
-        return Check(Verdict.DENIED, f"denied by read-deny rule {rule.describe()}")
-    if entry.scope == "external" and mode is PermissionMode.WORKSPACE_ONLY:
-        reason = "it is outside the workspace and the mode is workspace-only"
-        return Check(Verdict.DENIED, reason)
+    inside = entry.scope != "external"
+    refused = access_check(policy, (entry.resolved,), inside=inside, mode=mode)
+    if refused is not None:
+        return refused
     try:
         status = os.lstat(entry.resolved)
     except FileNotFoundError:
@@ -204,30 +159,16 @@ def check_path(
     """
     given = os.path.abspath(path)
     resolved = resolve_keep_leaf(given)
-    for candidate in dict.fromkeys((resolved, given)):
-        rule = policy.denying_rule(candidate)
-        if rule is not None:
-            return Check(
-                Verdict.DENIED, f"denied by read-deny rule {rule.describe()}"
-            ), None
     inside = bool(root) and is_within(resolved, os.path.realpath(root or ""))
-    if not inside and mode is PermissionMode.WORKSPACE_ONLY:
-        reason = "it is outside the workspace and the mode is workspace-only"
-        return Check(Verdict.DENIED, reason), None
+    refused = access_check(policy, (resolved, given), inside=inside, mode=mode)
+    if refused is not None:
+        return refused, None
     try:
         opened = open_verified(resolved)
     except SafeOpenError as error:
-        return Check(
-            _OPEN_VERDICTS.get(error.reason, Verdict.MISSING), str(error)
-        ), None
-    real = opened.real_path
-    if real is not None and real != resolved:
+        return Check(open_verdict(error.reason), str(error)), None
+    refused = opened_check(policy, resolved, opened.real_path)
+    if refused is not None:
         opened.close()
-        reason = "a folder on its path now leads somewhere else"
-        return Check(Verdict.SYMLINK, reason), None
-    if real is not None and (rule := policy.denying_rule(real)) is not None:
-        opened.close()
-        return Check(
-            Verdict.DENIED, f"denied by read-deny rule {rule.describe()}"
-        ), None
+        return refused, None
     return Check(Verdict.OK, "readable now", opened.identity), opened

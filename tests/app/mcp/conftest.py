@@ -16,6 +16,11 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
+from tests.remote.fixtures import (  # noqa: F401 - fixtures are found by name
+    ssh_home,
+    sshd,
+)
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
 TEE = HERE / "wire_tee.py"

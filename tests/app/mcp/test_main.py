@@ -15,6 +15,7 @@ import pytest
 
 from app.core.store import Store
 from app.core.trust.records import Record, parse_record
+from tests.remote.fixtures import SshHome
 
 from .conftest import Server, connect, files
 
@@ -156,3 +157,40 @@ def test_files_outside_the_workspace_need_allow_external(tmp_path: Path) -> None
     assert "workspace-only" in error["entries"][0]["detail"]
     assert not accepted.is_error
     assert presented_record(relaxed).files[0].scope == "external"
+
+
+def test_an_ssh_workspace_is_presented_from_over_sftp(
+    tmp_path: Path, ssh_home: SshHome
+) -> None:
+    remote = Path(os.path.realpath(folder_with_notes(tmp_path / "remote-ws")))
+    (remote / ".env").write_text("API_KEY=secret\n")
+    elsewhere = folder_with_notes(tmp_path / "cwd")
+    server = Server(data_dir=tmp_path / "data", cwd=elsewhere)
+    server.args = ["--workspace", ssh_home.address(remote)]
+
+    result = present(server, files(("notes.md", "Notes")))
+
+    assert not result.is_error, result.content
+    record = presented_record(server)
+    server_side = ssh_home.server
+    expected = f"ssh://{server_side.user}@devbox:{server_side.port}{remote}"
+    assert record.workspace == expected
+    [entry] = record.files
+    assert (entry.scope, entry.resolved) == ("remote", str(remote / "notes.md"))
+    assert entry.remote is not None and entry.remote.host == "devbox"
+
+
+def test_an_ssh_workspace_refuses_what_the_policy_denies(
+    tmp_path: Path, ssh_home: SshHome
+) -> None:
+    remote = Path(os.path.realpath(folder_with_notes(tmp_path / "remote-ws")))
+    (remote / ".env").write_text("API_KEY=secret\n")
+    server = Server(data_dir=tmp_path / "data", cwd=folder_with_notes(tmp_path / "c"))
+    server.args = ["--workspace", ssh_home.address(remote)]
+
+    result = present(server, files((".env", "secrets")))
+
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert '"reason": "forbidden"' in text
+    assert "API_KEY" not in text

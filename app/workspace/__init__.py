@@ -1,0 +1,1 @@
+"""One workspace interface, a local folder or an SSH host, chosen where it is opened."""

@@ -1,0 +1,164 @@
+"""What a workspace can do, whichever backend holds its files.
+
+A local folder and a folder on an SSH host do the same jobs: list, look up,
+read a verified version, the ``present`` check, revalidate a record entry and
+save a copy. Callers hold a ``Workspace`` and never ask which backend it is;
+``app.workspace.choose`` picks the backend once, where the workspace is opened.
+Every method returns a ``concurrent.futures.Future`` at once: a worker waits on
+``result()``, the GUI adds a done-callback. A refused file fails the future
+with ``SafeOpenError`` (its ``reason`` says why: ``outside``, ``denied``,
+``missing``, ``symlink``, ``directory``, ``not_regular``, ``too_large``,
+``changed``); a failing host with ``app.ssh.errors.RemoteError``.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from app.core.changes.change import BeforeState
+from app.core.trust.copying import CopyResult
+from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.public_files import PublicFile
+from app.core.trust.records import FileEntry, Record
+from app.core.trust.revalidate import Check
+from app.core.trust.safeio import Identity
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One name in a workspace folder, as a look-up sees it (no link followed).
+
+    ``kind`` is one of ``app.core.trust.verdicts``' look-up kinds (regular,
+    symlink, directory, not_regular); ``denied_by`` describes the read-deny
+    rule that locks it, ``None`` when it is readable.
+    """
+
+    name: str
+    path: str
+    kind: str
+    size: int
+    mtime_ns: int
+    denied_by: str | None
+
+
+@dataclass(frozen=True)
+class Written:
+    """A write as the change index needs it: where, what was there, what is now."""
+
+    resolved: str
+    before: BeforeState
+    identity: Identity
+
+
+class Workspace(Protocol):
+    """A folder the agent works in and the user looks at, local or remote."""
+
+    @property
+    def address(self) -> str:
+        """The folder as records store it: a path, or ``ssh://user@host:port/root``."""
+        ...
+
+    @property
+    def root(self) -> str:
+        """The folder's real path on its own host."""
+        ...
+
+    def policy(self) -> Future[Policy]:
+        """The read-deny policy in force for this workspace now."""
+        ...
+
+    def list(self, path: str = "") -> Future[tuple[Entry, ...]]:
+        """A folder's entries, sorted by name, denied ones flagged."""
+        ...
+
+    def stat(self, path: str) -> Future[Entry]:
+        """What sits at ``path``, without following a final link."""
+        ...
+
+    def read(self, path: str, *, limit: int) -> Future[bytes]:
+        """A workspace file no record vouches for, whole, as one checked version.
+
+        Refused when outside the workspace, denied, not a regular file, a
+        link (or behind a link leading out), larger than ``limit`` or changed
+        while it was read.
+        """
+        ...
+
+    def list_for_agent(
+        self, given: str, policy: Policy, *, limit: int
+    ) -> Future[tuple[tuple[str, ...], bool]]:
+        """The agent's ``list_files``: lines below ``given``, and whether cut short.
+
+        Lines read ``relative/path (N bytes)`` or ``(symbolic link)``; links
+        to folders are not entered, denied names are left out. Fails with
+        ``OutsideRootError``, ``DeniedPathError`` or ``SafeOpenError`` (not a
+        folder of the workspace).
+        """
+        ...
+
+    def read_for_agent(self, given: str, policy: Policy, *, size: int) -> Future[bytes]:
+        """Up to ``size`` bytes of a workspace file, links followed inside it.
+
+        Fails as ``list_for_agent`` does; ``SafeOpenError`` says why the file
+        cannot be read.
+        """
+        ...
+
+    def write_for_agent(
+        self, given: str, policy: Policy, data: bytes
+    ) -> Future[Written | None]:
+        """Create or replace a workspace file with ``data``, whole.
+
+        ``None`` when the backend keeps no change index (a remote host).
+        Fails as ``list_for_agent`` does; ``SafeOpenError`` says why the file
+        cannot be written.
+        """
+        ...
+
+    def public_files(self, policy: Policy) -> Future[tuple[PublicFile, ...]]:
+        """The regular, allowed files directly in ``public/``; none if unreachable."""
+        ...
+
+    def image_artifact(
+        self, image: PublicFile, *, limit: int
+    ) -> Future[dict[str, Any]]:
+        """What the chat needs to show a public image, for the host only.
+
+        A local image is named by its real path; a remote one is fetched now
+        (at most ``limit`` bytes) with its coordinate, since no local path
+        exists that the chat could read later.
+        """
+        ...
+
+    def present(
+        self, arguments: object, *, mode: PermissionMode, policy: Policy | None = None
+    ) -> Future[Record]:
+        """The ``present`` check; fails with ``DeclarationError`` naming each entry.
+
+        ``policy`` is the one a caller already loaded; ``None`` reads it now.
+        """
+        ...
+
+    def revalidate(
+        self, entry: FileEntry, *, trusted: bool, mode: PermissionMode | None = None
+    ) -> Future[Check]:
+        """The verdict on a record's entry now, opening nothing beyond the check."""
+        ...
+
+    def save_copy(
+        self,
+        entry: FileEntry,
+        target: str,
+        *,
+        trusted: bool,
+        mode: PermissionMode | None = None,
+    ) -> Future[CopyResult]:
+        """Check ``entry`` again, then save the version checked as local ``target``.
+
+        All or nothing: a refused check raises ``SafeOpenError`` and writes
+        nothing; a copy that fails or sees the file change leaves ``target``
+        as it was.
+        """
+        ...

@@ -1,0 +1,208 @@
+"""One behaviour suite for every ``Workspace``: the local folder and the SSH host.
+
+Each test builds the same tree and runs the same calls against both backends;
+the SSH one is a real OpenSSH sshd serving this machine's folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.core.trust.declare import DeclarationError
+from app.core.trust.policy import PermissionMode
+from app.core.trust.records import FileEntry
+from app.core.trust.safeio import SafeOpenError
+from app.core.trust.verdicts import DIRECTORY, REGULAR, SYMLINK, Verdict
+from app.remote.manager import RemoteManager
+from app.workspace.choose import open_workspace
+from app.workspace.protocol import Workspace
+from tests.remote.fixtures import SshHome
+
+WAIT = 30
+WORKSPACE_ONLY = PermissionMode.WORKSPACE_ONLY
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """The workspace both backends serve, with a secret and links leading out."""
+    root = tmp_path / "ws"
+    (root / "report").mkdir(parents=True)
+    (root / "report" / "index.html").write_text("<h1>Report</h1>")
+    (root / "notes.md").write_text("# Notes\n")
+    (root / ".env").write_text("API_KEY=secret\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("not for the agent\n")
+    (root / "escape").symlink_to(outside / "secret.txt")
+    (root / "door").symlink_to(outside)
+    (root / "within").symlink_to(root / "report")
+    return Path(os.path.realpath(root))
+
+
+@pytest.fixture(params=["local", "ssh"])
+def ws(request: pytest.FixtureRequest, tree: Path) -> Iterator[Workspace]:
+    if request.param == "local":
+        yield open_workspace(str(tree)).result(WAIT)
+        return
+    ssh_home: SshHome = request.getfixturevalue("ssh_home")
+    manager: RemoteManager = request.getfixturevalue("manager")
+    yield open_workspace(ssh_home.address(tree), manager).result(WAIT)
+
+
+def refusal(ws: Workspace, path: str, limit: int = 1 << 20) -> str:
+    with pytest.raises(SafeOpenError) as raised:
+        ws.read(path, limit=limit).result(WAIT)
+    return raised.value.reason
+
+
+def presented(ws: Workspace, name: str = "notes.md") -> FileEntry:
+    arguments = {"files": [{"path": name, "description": "the notes"}]}
+    record = ws.present(arguments, mode=WORKSPACE_ONLY).result(WAIT)
+    [entry] = record.files
+    return entry
+
+
+def replace(path: Path, text: str) -> None:
+    """Another file at ``path``, swapped in by a rename as editors do."""
+    swap = path.with_name(path.name + ".swap")
+    swap.write_text(text)
+    swap.replace(path)
+
+
+def test_the_root_is_the_real_folder(ws: Workspace, tree: Path) -> None:
+    assert ws.root == str(tree)
+
+
+def test_a_listing_names_kinds_and_flags_denied_names(ws: Workspace) -> None:
+    entries = ws.list().result(WAIT)
+    found = {(entry.name, entry.kind, entry.denied_by is not None) for entry in entries}
+    assert found == {
+        (".env", REGULAR, True),
+        ("door", SYMLINK, False),
+        ("escape", SYMLINK, False),
+        ("notes.md", REGULAR, False),
+        ("report", DIRECTORY, False),
+        ("within", SYMLINK, False),
+    }
+    assert [entry.name for entry in entries] == sorted(e.name for e in entries)
+
+
+def test_a_folder_behind_a_link_leading_out_is_not_listed(ws: Workspace) -> None:
+    with pytest.raises(SafeOpenError) as raised:
+        ws.list("door").result(WAIT)
+    assert raised.value.reason == "outside"
+
+
+def test_a_look_up_does_not_follow_a_final_link(ws: Workspace) -> None:
+    assert ws.stat("escape").result(WAIT).kind == SYMLINK
+    assert ws.stat(".env").result(WAIT).denied_by is not None
+    notes = ws.stat("notes.md").result(WAIT)
+    assert (notes.kind, notes.size, notes.denied_by) == (REGULAR, 8, None)
+
+
+def test_a_workspace_file_is_read_whole(ws: Workspace) -> None:
+    assert ws.read("notes.md", limit=1 << 20).result(WAIT) == b"# Notes\n"
+    assert ws.read("within/index.html", limit=100).result(WAIT) == b"<h1>Report</h1>"
+
+
+def test_a_policy_denied_name_is_refused(ws: Workspace) -> None:
+    assert refusal(ws, ".env") == "denied"
+    with pytest.raises(DeclarationError) as raised:
+        presented(ws, ".env")
+    assert [failure.reason for failure in raised.value.failures] == ["forbidden"]
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("escape", "symlink"),
+        ("door/secret.txt", "outside"),
+        ("../outside/secret.txt", "outside"),
+        ("report", "not_regular"),
+        ("nothing.txt", "missing"),
+    ],
+)
+def test_what_is_no_workspace_file_is_refused(
+    ws: Workspace, path: str, reason: str
+) -> None:
+    assert refusal(ws, path) == reason
+
+
+def test_a_file_over_the_limit_is_refused(ws: Workspace) -> None:
+    assert refusal(ws, "notes.md", limit=3) == "too_large"
+
+
+def test_present_refuses_links_and_files_outside(ws: Workspace) -> None:
+    arguments = {
+        "files": [
+            {"path": "escape", "description": "a link"},
+            {"path": "../outside/secret.txt", "description": "outside"},
+        ]
+    }
+    with pytest.raises(DeclarationError) as raised:
+        ws.present(arguments, mode=WORKSPACE_ONLY).result(WAIT)
+    assert [failure.reason for failure in raised.value.failures] == [
+        "symlink",
+        "forbidden",
+    ]
+
+
+def test_a_presented_file_unchanged_is_ok(ws: Workspace) -> None:
+    entry = presented(ws)
+    check = ws.revalidate(entry, trusted=True, mode=WORKSPACE_ONLY).result(WAIT)
+    assert check.verdict is Verdict.OK
+
+
+def test_an_untrusted_record_is_refused(ws: Workspace) -> None:
+    entry = presented(ws)
+    check = ws.revalidate(entry, trusted=False).result(WAIT)
+    assert check.verdict is Verdict.UNTRUSTED
+
+
+def test_a_file_swapped_after_present_is_changed(ws: Workspace, tree: Path) -> None:
+    entry = presented(ws)
+    replace(tree / "notes.md", "# Other notes, longer\n")
+    check = ws.revalidate(entry, trusted=True).result(WAIT)
+    assert check.verdict is Verdict.CHANGED
+
+
+def test_a_file_swapped_for_a_link_after_present_is_refused(
+    ws: Workspace, tree: Path
+) -> None:
+    entry = presented(ws)
+    (tree / "notes.md").unlink()
+    (tree / "notes.md").symlink_to(tree.parent / "outside" / "secret.txt")
+    check = ws.revalidate(entry, trusted=True).result(WAIT)
+    assert check.verdict is Verdict.SYMLINK
+
+
+def test_a_file_removed_after_present_is_missing(ws: Workspace, tree: Path) -> None:
+    entry = presented(ws)
+    (tree / "notes.md").unlink()
+    check = ws.revalidate(entry, trusted=True).result(WAIT)
+    assert check.verdict is Verdict.MISSING
+
+
+def test_a_copy_is_saved_of_the_checked_version(ws: Workspace, tmp_path: Path) -> None:
+    entry = presented(ws)
+    target = tmp_path / "saved.md"
+    result = ws.save_copy(entry, str(target), trusted=True).result(WAIT)
+    assert result.ok
+    assert target.read_bytes() == b"# Notes\n"
+
+
+def test_no_copy_is_saved_of_a_file_swapped_for_a_link(
+    ws: Workspace, tree: Path, tmp_path: Path
+) -> None:
+    entry = presented(ws)
+    (tree / "notes.md").unlink()
+    (tree / "notes.md").symlink_to(tree.parent / "outside" / "secret.txt")
+    target = tmp_path / "saved.md"
+    with pytest.raises(SafeOpenError) as raised:
+        ws.save_copy(entry, str(target), trusted=True).result(WAIT)
+    assert raised.value.reason == "symlink"
+    assert not target.exists()
