@@ -111,7 +111,9 @@ def add_mcp_command(
     parser.add_argument(
         "--workspace",
         help="the folder calls work in when the client declares no root, and "
-        "the folder its roots must stay inside (default: the current folder)",
+        "the folder its roots must stay inside (default: the current folder); "
+        "or ssh://[user@]host[:port]/absolute/path to present from a remote "
+        "workspace over SFTP",
     )
     parser.add_argument(
         "--client",

@@ -453,8 +453,11 @@ def test_mode_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None
     assert "--mode {workspace-only,allow-external} which files may be" in text
 
 
-def test_chat_workspace_help_names_ssh(capsys: pytest.CaptureFixture[str]) -> None:
-    text = " ".join(_subcommand_help("chat", capsys).split())
+@pytest.mark.parametrize("command", ["chat", "mcp"])
+def test_workspace_help_names_ssh(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = " ".join(_subcommand_help(command, capsys).split())
     assert "or ssh://[user@]host[:port]/absolute/path" in text
 
 
