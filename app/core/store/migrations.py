@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import Final
+
+from app.core.store.library_rows import build_library
+
+# A migration is SQL, or a function for one that needs the app's own code (the
+# library index reads every record with the record parser).
+Migration = str | Callable[[sqlite3.Connection], None]
 
 # Append only: a released migration is never edited, because user_version says it
 # already ran on people's disks. Migration N (1-based) is MIGRATIONS[N - 1].
-MIGRATIONS: Final[tuple[str, ...]] = (
+MIGRATIONS: Final[tuple[Migration, ...]] = (
     """
     CREATE TABLE conversations (
         id            TEXT PRIMARY KEY,
@@ -139,6 +146,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         PRIMARY KEY (client, folder)
     ) STRICT, WITHOUT ROWID;
     """,
+    build_library,
 )
 
 
@@ -173,8 +181,12 @@ def migrate(conn: sqlite3.Connection) -> None:
             if current == len(MIGRATIONS):
                 conn.execute("COMMIT")
                 return
-            for statement in _statements(MIGRATIONS[current]):
-                conn.execute(statement)
+            migration = MIGRATIONS[current]
+            if callable(migration):
+                migration(conn)
+            else:
+                for statement in _statements(migration):
+                    conn.execute(statement)
             # user_version lives in the database header, which is written as part
             # of this transaction: a script and its number commit together.
             conn.execute(f"PRAGMA user_version = {current + 1:d}")
