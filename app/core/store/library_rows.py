@@ -57,6 +57,10 @@ _SCHEMA: Final = (
     "CREATE INDEX library_newest ON library (latest, created_at, entry DESC)",
     "CREATE INDEX library_versions ON library (item, created_at)",
     "CREATE INDEX library_by_conversation ON library (conversation_id, created_at)",
+    # Filters by these, and their distinct values found by skipping through.
+    "CREATE INDEX library_by_kind ON library (kind, latest)",
+    "CREATE INDEX library_by_agent ON library (agent, latest)",
+    "CREATE INDEX library_by_workspace ON library (workspace, latest)",
     """
     CREATE TRIGGER library_latest_insert AFTER INSERT ON library BEGIN
         UPDATE library SET latest = (rowid = (

@@ -175,3 +175,15 @@ def test_the_migration_builds_the_index_for_a_store_written_before_it(
     assert [(i.key, i.agent, i.versions) for i in after] == [
         (i.key, i.agent, i.versions) for i in before
     ]
+
+
+def test_the_filter_choices_are_what_the_index_holds(
+    store: Store, seeded: dict[str, str], tmp_path: Path
+) -> None:
+    choices = Library(store).choices()
+
+    assert choices.kinds == ("code", "csv", "markdown", "pdf")
+    assert choices.agents == ("Claude Code", "Codex", "Deliverables agent")
+    assert choices.workspaces == tuple(
+        sorted({str(tmp_path / "ws"), str(tmp_path / "home" / "repo")})
+    )
