@@ -21,9 +21,11 @@ class ConversationsPanelWidget(QWidget):
 
     Signals:
         newRequested(): the user wants a new conversation.
+        libraryRequested(): the user wants the library of every deliverable.
     """
 
     newRequested = Signal()
+    libraryRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -43,7 +45,14 @@ class ConversationsPanelWidget(QWidget):
         self.new_button.setToolTip("New conversation (Ctrl+N)")
         self.new_button.setAccessibleName("New conversation")
         self.new_button.clicked.connect(self.newRequested)
+        self.library_button = QToolButton(self)
+        self.library_button.setText("Library")
+        self.library_button.setAutoRaise(True)
+        self.library_button.setToolTip("Every deliverable of every conversation")
+        self.library_button.setAccessibleName("Library")
+        self.library_button.clicked.connect(self.libraryRequested)
         header.addWidget(title, 1)
+        header.addWidget(self.library_button)
         header.addWidget(self.new_button)
         self.filter = QLineEdit(self)
         self.filter.setPlaceholderText("Filter conversations")

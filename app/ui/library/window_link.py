@@ -1,0 +1,101 @@
+"""The library in the window: shown beside the conversations, its items acted on.
+
+Every action goes through what a card's action goes through: a presented item
+is a ``DeliverableRef`` checked by ``FileActions``, an imported item an
+``ImportedFileRef`` opened only through its verified record. The index is
+never asked whether something may be opened.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QAbstractItemView, QStackedWidget
+
+from app.core.chat.blocks import DeliverableBlock, ImportedFileBlock
+from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef
+from app.core.store.imported_files import ImportedFileRef
+from app.core.store.library import Library, LibraryItem
+from app.ui.actions import FileActions
+from app.ui.chat.view import ChatView
+from app.ui.library.pane import LibraryPaneWidget
+from app.ui.notice import NoticeBarWidget
+
+
+class Window(Protocol):
+    """What of the main window the library acts through."""
+
+    file_actions: FileActions
+    chat: ChatView
+    notice_bar: NoticeBarWidget
+
+    def current_conversation_id(self) -> str | None: ...
+
+    def show_conversation(self, conversation_id: str) -> None: ...
+
+
+def item_ref(item: LibraryItem) -> DeliverableRef | ImportedFileRef:
+    """The reference a card of this item holds: all an action may start from."""
+    key = item.key
+    if item.imported:
+        return ImportedFileRef(key.conversation_id, key.ref)
+    return DeliverableRef(key.conversation_id, key.ref, key.entry)
+
+
+class LibraryLink(QObject):
+    """Puts the library pane in the middle column and carries out its requests."""
+
+    def __init__(self, window: Window, store: Store, middle: QStackedWidget) -> None:
+        super().__init__(middle)
+        self._window = window
+        self._middle = middle
+        self.library = Library(store)
+        self.pane = LibraryPaneWidget(self.library, middle)
+        middle.addWidget(self.pane)
+        self.pane.openRequested.connect(self.open_item)
+        self.pane.turnRequested.connect(self.go_to_turn)
+        self.pane.refused.connect(
+            lambda text: window.notice_bar.show_message(text, "warning")
+        )
+
+    def show(self) -> None:
+        """Show the library in place of the chat, read afresh."""
+        self._middle.setCurrentWidget(self.pane)
+        self.pane.reload()
+        self.pane.search.setFocus()
+
+    def showing(self) -> bool:
+        return self._middle.currentWidget() is self.pane
+
+    def open_item(self, item: LibraryItem) -> bool:
+        """Open ``item`` in the workspace, checked again as its card would be."""
+        ref = item_ref(item)
+        actions = self._window.file_actions
+        if isinstance(ref, ImportedFileRef):
+            return actions.open_imported(ref)
+        return actions.perform("open", ref)
+
+    def go_to_turn(self, item: LibraryItem) -> None:
+        """Show the conversation with the item's card in sight and selected."""
+        conversation_id = item.key.conversation_id
+        window = self._window
+        if window.current_conversation_id() != conversation_id:
+            window.show_conversation(conversation_id)
+        self._middle.setCurrentIndex(0)
+        model = window.chat.chat_model()
+        model.load_all_history()
+        wanted = item_ref(item)
+        for row in range(model.rowCount()):
+            block = model.block(row)
+            if (
+                isinstance(block, DeliverableBlock | ImportedFileBlock)
+                and block.ref == wanted
+            ):
+                index = model.index(row)
+                window.chat.setCurrentIndex(index)
+                window.chat.scrollTo(
+                    index, QAbstractItemView.ScrollHint.PositionAtCenter
+                )
+                return
