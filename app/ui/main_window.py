@@ -171,7 +171,9 @@ class MainWindow(QMainWindow):
             self._settings,
             self,
         )
-        self.library = LibraryLink(self, store, self.middle)
+        self.library = LibraryLink(
+            self, store, self.middle, self._policy_for, lambda: self._mode
+        )
         self._init_remote()
         self.commands = ConversationCommands(self, store)
         self.commands.setParent(self)

@@ -8,20 +8,26 @@ never asked whether something may be opened.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QAbstractItemView, QStackedWidget
 
+from app.core.changes.versions import compare_versions, version_text
 from app.core.chat.blocks import DeliverableBlock, ImportedFileBlock
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef
 from app.core.store.imported_files import ImportedFileRef
 from app.core.store.library import Library, LibraryItem
+from app.core.trust.policy import PermissionMode, Policy
 from app.ui.actions import FileActions
 from app.ui.chat.view import ChatView
+from app.ui.diff_view import DiffDialog
 from app.ui.library.pane import LibraryPaneWidget
+from app.ui.library.versions import VersionsDialog
 from app.ui.notice import NoticeBarWidget
+from previewers.context import ColorScheme
 
 
 class Window(Protocol):
@@ -47,15 +53,28 @@ def item_ref(item: LibraryItem) -> DeliverableRef | ImportedFileRef:
 class LibraryLink(QObject):
     """Puts the library pane in the middle column and carries out its requests."""
 
-    def __init__(self, window: Window, store: Store, middle: QStackedWidget) -> None:
+    def __init__(
+        self,
+        window: Window,
+        store: Store,
+        middle: QStackedWidget,
+        policy_for: Callable[[str], Policy],
+        mode: Callable[[], PermissionMode | None],
+    ) -> None:
         super().__init__(middle)
         self._window = window
+        self._store = store
         self._middle = middle
+        self._policy_for = policy_for
+        self._mode = mode
+        self.versions_dialog: VersionsDialog | None = None
+        self.diff_dialog: DiffDialog | None = None
         self.library = Library(store)
         self.pane = LibraryPaneWidget(self.library, middle)
         middle.addWidget(self.pane)
         self.pane.openRequested.connect(self.open_item)
         self.pane.turnRequested.connect(self.go_to_turn)
+        self.pane.versionsRequested.connect(self.show_versions)
         self.pane.refused.connect(
             lambda text: window.notice_bar.show_message(text, "warning")
         )
@@ -99,3 +118,43 @@ class LibraryLink(QObject):
                     index, QAbstractItemView.ScrollHint.PositionAtCenter
                 )
                 return
+
+    # -- versions ----------------------------------------------------------------
+
+    def _policy_of(self, item: LibraryItem) -> Policy:
+        try:
+            workspace = self._store.conversation(item.key.conversation_id).workspace
+        except KeyError:
+            workspace = ""
+        return self._policy_for(workspace)
+
+    def show_versions(self, item: LibraryItem) -> VersionsDialog:
+        """The item's versions, each saying whether its text can be compared."""
+        store, mode = self._store, self._mode()
+
+        def text_of(version: LibraryItem) -> object:
+            return version_text(store, version, self._policy_of(version), mode=mode)
+
+        dialog = VersionsDialog(self.library.versions(item.item), text_of, self.pane)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.compareRequested.connect(self.compare)
+        dialog.turnRequested.connect(self.go_to_turn)
+        dialog.show()
+        self.versions_dialog = dialog
+        return dialog
+
+    def compare(self, older: LibraryItem, newer: LibraryItem) -> DiffDialog:
+        """Two versions in the diff view; worked out off the GUI thread."""
+        store, mode = self._store, self._mode()
+        policy = self._policy_of(newer)
+        dark = ColorScheme.of(self.pane.palette()) is ColorScheme.DARK
+        dialog = DiffDialog(f"{newer.folder}/{newer.name}", dark=dark, parent=self.pane)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.view.load(
+            lambda cancelled: compare_versions(
+                store, older, newer, policy, mode=mode, cancelled=cancelled
+            )
+        )
+        dialog.show()
+        self.diff_dialog = dialog
+        return dialog

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from app.agent.models import ScriptedChatModel
 from app.agent.runner import AgentRunner
@@ -13,7 +14,20 @@ from app.importers.session import import_transcript
 from app.mcp.presenter import Presenter
 from app.mcp.workspace import Fallback
 
-from ...agent.scripts import answer, present
+from ...agent.scripts import answer, present, tool_calls
+
+__all__ = [
+    "agent_script",
+    "agent_turn",
+    "answer",
+    "claude_import",
+    "mcp_present",
+    "present",
+    "quiet_policy",
+    "report_in_two_turns",
+    "workspace_with_files",
+    "write_file",
+]
 from ...importers.transcripts import ClaudeSession, text, tool_use
 
 
@@ -52,6 +66,49 @@ def agent_turn(
     for paths in turns:
         runner.run(f"Make {', '.join(paths)}", lambda _event: None)
     return conversation.id
+
+
+def agent_script(
+    store: Store, workspace: Path, tmp_path: Path, turns: list[list[Any]]
+) -> str:
+    """One conversation of the app's agent replying with each turn's script."""
+    session = AgentSession(
+        workspace=workspace, policy_loader=lambda: quiet_policy(workspace, tmp_path)
+    )
+    conversation = store.create_conversation("Agent edits", str(workspace))
+    replies = [reply for turn in turns for reply in turn]
+    model = ScriptedChatModel(replies=replies)
+    runner = AgentRunner(store, conversation.id, model, session)
+    for number in range(len(turns)):
+        runner.run(f"Turn {number}", lambda _event: None)
+    return conversation.id
+
+
+def report_in_two_turns(
+    store: Store, workspace: Path, tmp_path: Path, first: str, second: str
+) -> str:
+    """The agent writes and presents report.md, then rewrites and presents it."""
+    return agent_script(
+        store,
+        workspace,
+        tmp_path,
+        [
+            [
+                write_file("w1", "report.md", first),
+                present("p1", "report.md"),
+                answer("Here it is."),
+            ],
+            [
+                write_file("w2", "report.md", second),
+                present("p2", "report.md"),
+                answer("Updated."),
+            ],
+        ],
+    )
+
+
+def write_file(call_id: str, path: str, content: str) -> Any:
+    return tool_calls((call_id, "write_file", {"path": path, "content": content}))
 
 
 def mcp_present(
