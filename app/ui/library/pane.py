@@ -100,6 +100,7 @@ class LibraryPaneWidget(QWidget):
         turnRequested(object): show the turn that gave this ``LibraryItem``.
         versionsRequested(object): show this ``LibraryItem``'s versions.
         saveRequested(object): save copies of these ``LibraryItem``\\ s.
+        exportRequested(object): export the conversation of this ``LibraryItem``.
         refused(str): the store could not answer; why, for the notice bar.
     """
 
@@ -107,6 +108,7 @@ class LibraryPaneWidget(QWidget):
     turnRequested = Signal(object)
     versionsRequested = Signal(object)
     saveRequested = Signal(object)
+    exportRequested = Signal(object)
     refused = Signal(str)
 
     def __init__(self, library: Library, parent: QWidget | None = None) -> None:
@@ -152,6 +154,10 @@ class LibraryPaneWidget(QWidget):
         self.turn_button = QPushButton("Go to the turn", self)
         self.versions_button = QPushButton("Versions…", self)
         self.save_button = QPushButton("Save a copy…", self)
+        self.export_button = QPushButton("Export conversation…", self)
+        self.export_button.setToolTip(
+            "Save every deliverable of this item's conversation, with an index"
+        )
         self._buttons()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -170,6 +176,7 @@ class LibraryPaneWidget(QWidget):
         self.save_button.clicked.connect(
             lambda: self.saveRequested.emit(self.selected_items())
         )
+        self.export_button.clicked.connect(lambda: self._emit_one(self.exportRequested))
 
     def _layout(self) -> None:
         title = QLabel("Library", self)
@@ -192,6 +199,7 @@ class LibraryPaneWidget(QWidget):
             self.turn_button,
             self.versions_button,
             self.save_button,
+            self.export_button,
         ):
             actions.addWidget(button)
         layout = QVBoxLayout(self)
@@ -272,7 +280,12 @@ class LibraryPaneWidget(QWidget):
 
     def _update_buttons(self) -> None:
         count = len(self.selected_items())
-        for button in (self.open_button, self.turn_button, self.versions_button):
+        for button in (
+            self.open_button,
+            self.turn_button,
+            self.versions_button,
+            self.export_button,
+        ):
             button.setEnabled(count == 1)
         self.save_button.setEnabled(count >= 1)
         self.save_button.setText("Save copies…" if count > 1 else "Save a copy…")

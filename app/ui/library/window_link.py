@@ -24,6 +24,7 @@ from app.core.trust.policy import PermissionMode, Policy
 from app.ui.actions import FileActions
 from app.ui.chat.view import ChatView
 from app.ui.diff_view import DiffDialog
+from app.ui.library.keeping import Keeper
 from app.ui.library.pane import LibraryPaneWidget
 from app.ui.library.versions import VersionsDialog
 from app.ui.notice import NoticeBarWidget
@@ -75,6 +76,14 @@ class LibraryLink(QObject):
         self.pane.openRequested.connect(self.open_item)
         self.pane.turnRequested.connect(self.go_to_turn)
         self.pane.versionsRequested.connect(self.show_versions)
+        self.keeper = Keeper(store, policy_for, mode, self)
+        self.keeper.finished.connect(
+            lambda text, ok: window.notice_bar.show_message(
+                text, "info" if ok else "warning"
+            )
+        )
+        self.pane.saveRequested.connect(self.save_items)
+        self.pane.exportRequested.connect(self.export_conversation)
         self.pane.refused.connect(
             lambda text: window.notice_bar.show_message(text, "warning")
         )
@@ -118,6 +127,22 @@ class LibraryLink(QObject):
                     index, QAbstractItemView.ScrollHint.PositionAtCenter
                 )
                 return
+
+    # -- keeping -----------------------------------------------------------------
+
+    def save_items(self, items: list[LibraryItem]) -> None:
+        """Save a copy of each item into a folder the user picks."""
+        if not items:
+            return
+        folder = self.keeper.choose_folder(self.pane, "Save copies into")
+        if folder:
+            self.keeper.save(items, folder)
+
+    def export_conversation(self, item: LibraryItem) -> None:
+        """Export the deliverables of ``item``'s conversation with an index."""
+        folder = self.keeper.choose_folder(self.pane, "Export the deliverables into")
+        if folder:
+            self.keeper.export(item.key.conversation_id, folder)
 
     # -- versions ----------------------------------------------------------------
 
