@@ -52,7 +52,6 @@ class ConversationsPanelWidget(QWidget):
         self.library_button.setAccessibleName("Library")
         self.library_button.clicked.connect(self.libraryRequested)
         header.addWidget(title, 1)
-        header.addWidget(self.library_button)
         header.addWidget(self.new_button)
         self.filter = QLineEdit(self)
         self.filter.setPlaceholderText("Filter conversations")
@@ -69,6 +68,7 @@ class ConversationsPanelWidget(QWidget):
         filter_row = QHBoxLayout()
         filter_row.setContentsMargins(8, 0, 8, 2)
         filter_row.addWidget(self.filter)
+        filter_row.addWidget(self.library_button)
         layout.addLayout(filter_row)
         layout.addWidget(self.list, 1)
 

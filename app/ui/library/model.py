@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from app.core.filetype import Kind
-from app.core.store.library import LibraryItem
+from app.core.store.library import LibraryItem, LibraryKey
 from app.core.trust.display_names import display_name
 from app.ui.icons import kind_file_icon
 from previewers.widgets import plain_tooltip
@@ -54,6 +55,15 @@ class LibraryModel(QAbstractTableModel):
         self.beginResetModel()
         self._items = list(items)
         self.endResetModel()
+
+    def set_states(self, states: Mapping[LibraryKey, str]) -> None:
+        """Show what a background check found, keeping rows and selection."""
+        for row, item in enumerate(self._items):
+            state = states.get(item.key)
+            if state is not None and state != item.state:
+                self._items[row] = replace(item, state=state)
+                cell = self.index(row, len(COLUMNS) - 1)
+                self.dataChanged.emit(cell, cell)
 
     def item(self, row: int) -> LibraryItem:
         return self._items[row]

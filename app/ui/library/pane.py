@@ -102,6 +102,7 @@ class LibraryPaneWidget(QWidget):
         saveRequested(object): save copies of these ``LibraryItem``\\ s.
         exportRequested(object): export the conversation of this ``LibraryItem``.
         refused(str): the store could not answer; why, for the notice bar.
+        listed(object): these ``LibraryItem``\\ s are listed now.
     """
 
     openRequested = Signal(object)
@@ -110,6 +111,7 @@ class LibraryPaneWidget(QWidget):
     saveRequested = Signal(object)
     exportRequested = Signal(object)
     refused = Signal(str)
+    listed = Signal(object)
 
     def __init__(self, library: Library, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -262,6 +264,7 @@ class LibraryPaneWidget(QWidget):
         self.count.setText(f"{len(items)} items" if len(items) != 1 else "1 item")
         self.table.resizeColumnsToContents()
         self._update_buttons()
+        self.listed.emit(items)
 
     # -- selection ---------------------------------------------------------------
 

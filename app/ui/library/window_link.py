@@ -26,6 +26,7 @@ from app.ui.chat.view import ChatView
 from app.ui.diff_view import DiffDialog
 from app.ui.library.keeping import Keeper
 from app.ui.library.pane import LibraryPaneWidget
+from app.ui.library.states import StateChecker
 from app.ui.library.versions import VersionsDialog
 from app.ui.notice import NoticeBarWidget
 from previewers.context import ColorScheme
@@ -83,6 +84,9 @@ class LibraryLink(QObject):
             )
         )
         self.pane.saveRequested.connect(self.save_items)
+        self.states = StateChecker(store, policy_for, mode, self)
+        self.pane.listed.connect(self.states.check)
+        self.states.checked.connect(self.pane.model.set_states)
         self.pane.exportRequested.connect(self.export_conversation)
         self.pane.refused.connect(
             lambda text: window.notice_bar.show_message(text, "warning")
