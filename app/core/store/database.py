@@ -26,7 +26,7 @@ from app.core.store.change_rows import (
 )
 from app.core.store.conversation_delete import Macs, delete_rows
 from app.core.store.folder_approvals import load_approvals, save_approval
-from app.core.store.library_rows import index_record
+from app.core.store.library_rows import complete_library, index_record
 from app.core.store.messages import tool_call_id as answered_call
 from app.core.store.migrations import migrate
 from app.core.store.verification_rows import (
@@ -124,6 +124,7 @@ class Store:
             self._conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
             self._conn.execute("PRAGMA foreign_keys = ON")
             migrate(self._conn)
+            complete_library(self._conn)
         except BaseException:
             self.close()
             raise

@@ -4,7 +4,7 @@ The index is derived data, never trusted: a row only says where to look (a
 record's entry, an imported file's entry), and every action reads that entry
 again through the card's own check. It is written in the transaction that
 writes its source row (``index_record``, ``index_imported``) and removed with
-it by triggers, so it cannot drift from what the store holds.
+it by triggers (migration 5), so it cannot drift from what the store holds.
 """
 
 from __future__ import annotations
@@ -31,66 +31,6 @@ MCP_CALL_PREFIX: Final = "mcp-"
 MCP_OPENING: Final = "From "
 IMPORT_SOURCES: Final = {"claude-code": "Claude Code", "codex": "Codex"}
 
-_SCHEMA: Final = (
-    # item: the file the row is a version of (same path, same item); latest
-    # marks the newest version, so the list is one index range scan.
-    """
-    CREATE TABLE library (
-        conversation_id TEXT NOT NULL,
-        origin          TEXT NOT NULL CHECK (origin IN ('presented', 'imported')),
-        ref             TEXT NOT NULL,
-        entry           INTEGER NOT NULL CHECK (entry >= 0),
-        position        INTEGER NOT NULL,
-        item            TEXT NOT NULL,
-        name            TEXT NOT NULL,
-        folder          TEXT NOT NULL,
-        description     TEXT NOT NULL,
-        kind            TEXT NOT NULL,
-        agent           TEXT NOT NULL,
-        workspace       TEXT NOT NULL,
-        created_at      TEXT NOT NULL,
-        state           TEXT NOT NULL DEFAULT 'unchecked',
-        latest          INTEGER NOT NULL DEFAULT 0 CHECK (latest IN (0, 1)),
-        UNIQUE (conversation_id, origin, ref, entry)
-    ) STRICT
-    """,
-    "CREATE INDEX library_newest ON library (latest, created_at, entry DESC)",
-    "CREATE INDEX library_versions ON library (item, created_at)",
-    "CREATE INDEX library_by_conversation ON library (conversation_id, created_at)",
-    # Filters by these, and their distinct values found by skipping through.
-    "CREATE INDEX library_by_kind ON library (kind, latest)",
-    "CREATE INDEX library_by_agent ON library (agent, latest)",
-    "CREATE INDEX library_by_workspace ON library (workspace, latest)",
-    """
-    CREATE TRIGGER library_latest_insert AFTER INSERT ON library BEGIN
-        UPDATE library SET latest = (rowid = (
-            SELECT rowid FROM library WHERE item = NEW.item
-            ORDER BY created_at DESC, rowid DESC LIMIT 1
-        )) WHERE item = NEW.item;
-    END
-    """,
-    """
-    CREATE TRIGGER library_latest_delete AFTER DELETE ON library BEGIN
-        UPDATE library SET latest = (rowid = (
-            SELECT rowid FROM library WHERE item = OLD.item
-            ORDER BY created_at DESC, rowid DESC LIMIT 1
-        )) WHERE item = OLD.item;
-    END
-    """,
-    """
-    CREATE TRIGGER library_record_gone AFTER DELETE ON records BEGIN
-        DELETE FROM library WHERE conversation_id = OLD.conversation_id
-        AND origin = 'presented' AND ref = OLD.tool_call_id;
-    END
-    """,
-    """
-    CREATE TRIGGER library_import_gone AFTER DELETE ON imported_files BEGIN
-        DELETE FROM library WHERE conversation_id = OLD.conversation_id
-        AND origin = 'imported' AND ref = OLD.entry_id;
-    END
-    """,
-)
-
 _INSERT: Final = (
     "INSERT INTO library (conversation_id, origin, ref, entry, position, item, name,"
     " folder, description, kind, agent, workspace, created_at)"
@@ -98,10 +38,27 @@ _INSERT: Final = (
 )
 
 
-def build_library(conn: sqlite3.Connection) -> None:
-    """Create the index and fill it from every record and imported file stored."""
-    for statement in _SCHEMA:
-        conn.execute(statement)
+def complete_library(conn: sqlite3.Connection) -> None:
+    """Fill the index from every record and imported file, if a migration asked.
+
+    Migration 5 creates the index empty and leaves a row in ``library_pending``:
+    its rows need the record parser, so the store fills it when it opens, in one
+    transaction that also removes the request. Nothing to do otherwise.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("SELECT 1 FROM library_pending").fetchone() is not None:
+            conn.execute("DELETE FROM library")
+            _fill(conn)
+            conn.execute("DELETE FROM library_pending")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _fill(conn: sqlite3.Connection) -> None:
     records = conn.execute(
         "SELECT r.conversation_id, r.position, r.tool_call_id, r.raw, m.created_at"
         " FROM records AS r JOIN messages AS m"

@@ -166,6 +166,7 @@ def test_the_migration_builds_the_index_for_a_store_written_before_it(
     for trigger in ("library_record_gone", "library_import_gone"):
         conn.execute(f"DROP TRIGGER {trigger}")
     conn.execute("DROP TABLE library")
+    conn.execute("DROP TABLE library_pending")
     conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
     conn.close()
 
