@@ -316,6 +316,8 @@ class MainWindow(QMainWindow):
         is refreshed. Records are read back from the store, whose MAC decides
         whether they are trusted.
         """
+        if self.library.showing():
+            self.library.pane.reload()
         if conversation_id != self._conversation_id:
             self.refresh_conversations()
             return

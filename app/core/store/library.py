@@ -14,7 +14,15 @@ from typing import Any, Final
 from app.core.store.database import Store
 from app.core.store.library_rows import IMPORTED, PRESENTED, UNCHECKED
 
-__all__ = ["IMPORTED", "PRESENTED", "UNCHECKED", "Library", "LibraryFilter"]
+__all__ = [
+    "IMPORTED",
+    "PRESENTED",
+    "UNCHECKED",
+    "Library",
+    "LibraryFilter",
+    "LibraryItem",
+    "LibraryKey",
+]
 
 # A page of the list: more rows than a window shows, few enough to read fast.
 PAGE: Final = 500

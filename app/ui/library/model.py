@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QIcon, QImage, QPixmap
 
 from app.core.filetype import Kind
 from app.core.store.library import LibraryItem, LibraryKey
@@ -50,6 +51,7 @@ class LibraryModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._items: list[LibraryItem] = []
+        self._thumbnails: dict[LibraryKey, QIcon] = {}
 
     def set_items(self, items: Sequence[LibraryItem]) -> None:
         self.beginResetModel()
@@ -64,6 +66,20 @@ class LibraryModel(QAbstractTableModel):
                 self._items[row] = replace(item, state=state)
                 cell = self.index(row, len(COLUMNS) - 1)
                 self.dataChanged.emit(cell, cell)
+
+    def set_thumbnail(self, key: LibraryKey, image: QImage | None) -> None:
+        """Show an image item's thumbnail (made through its card's check)."""
+        if image is None:
+            self._thumbnails.pop(key, None)
+        else:
+            self._thumbnails[key] = QIcon(QPixmap.fromImage(image))
+        for row, item in enumerate(self._items):
+            if item.key == key:
+                cell = self.index(row, 0)
+                self.dataChanged.emit(cell, cell)
+
+    def has_thumbnail(self, key: LibraryKey) -> bool:
+        return key in self._thumbnails
 
     def item(self, row: int) -> LibraryItem:
         return self._items[row]
@@ -100,7 +116,7 @@ class LibraryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(item, column)
         if role == Qt.ItemDataRole.DecorationRole and column == 0:
-            return kind_file_icon(_kind(item))
+            return self._thumbnails.get(item.key) or kind_file_icon(_kind(item))
         if role == Qt.ItemDataRole.ToolTipRole and column == 0:
             return plain_tooltip(f"{item.folder}/{item.name}\n{item.description}")
         return None

@@ -12,16 +12,19 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractItemView, QStackedWidget
 
 from app.core.changes.versions import compare_versions, version_text
 from app.core.chat.blocks import DeliverableBlock, ImportedFileBlock
+from app.core.filetype import Kind
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef
 from app.core.store.imported_files import ImportedFileRef
-from app.core.store.library import Library, LibraryItem
+from app.core.store.library import PRESENTED, Library, LibraryItem, LibraryKey
 from app.core.trust.policy import PermissionMode, Policy
 from app.ui.actions import FileActions
+from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
 from app.ui.diff_view import DiffDialog
 from app.ui.library.keeping import Keeper
@@ -86,6 +89,9 @@ class LibraryLink(QObject):
         self.pane.saveRequested.connect(self.save_items)
         self.states = StateChecker(store, policy_for, mode, self)
         self.pane.listed.connect(self.states.check)
+        self.pane.listed.connect(self._request_thumbnails)
+        # One maker per workspace: each request is checked under its policy.
+        self._thumbnails: dict[str, ThumbnailMaker] = {}
         self.states.checked.connect(self.pane.model.set_states)
         self.pane.exportRequested.connect(self.export_conversation)
         self.pane.refused.connect(
@@ -131,6 +137,29 @@ class LibraryLink(QObject):
                     index, QAbstractItemView.ScrollHint.PositionAtCenter
                 )
                 return
+
+    def _request_thumbnails(self, items: list[LibraryItem]) -> None:
+        """Thumbnails of the listed images, made as their cards' are."""
+        wanted: dict[str, list[DeliverableRef]] = {w: [] for w in self._thumbnails}
+        for item in items:
+            ref = item_ref(item)
+            if item.kind == Kind.IMAGE and isinstance(ref, DeliverableRef):
+                wanted.setdefault(item.workspace, []).append(ref)
+        for workspace, refs in wanted.items():
+            maker = self._thumbnails.get(workspace)
+            if maker is None:
+                maker = ThumbnailMaker(self._store, self._policy_for, self._mode, self)
+                maker.made.connect(self._on_thumbnail_made)
+                self._thumbnails[workspace] = maker
+            maker.request(workspace, refs)
+
+    def _on_thumbnail_made(self, ref: object, image: object) -> None:
+        if isinstance(ref, DeliverableRef):
+            cid, call, index = ref.conversation_id, ref.tool_call_id, ref.index
+            key = LibraryKey(cid, PRESENTED, call, index)
+            self.pane.model.set_thumbnail(
+                key, image if isinstance(image, QImage) else None
+            )
 
     # -- keeping -----------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from PySide6.QtCore import Qt
 
 from app.core.chat.blocks import DeliverableBlock
@@ -172,3 +173,72 @@ def test_go_to_the_turn_shows_the_conversation_with_the_card_selected(
     block = window.chat.chat_model().block(window.chat.currentIndex().row())
     assert isinstance(block, DeliverableBlock)
     assert block.ref == DeliverableRef(item.key.conversation_id, "call-1", 0)
+
+
+@pytest.fixture
+def image_workspace(tmp_path: Path) -> Path:
+    ws = workspace_with_files(tmp_path / "ws", "notes.md", "later.csv")
+    Image.new("RGB", (64, 48), (200, 40, 40)).save(ws / "chart.png")
+    Image.new("RGB", (64, 48), (40, 40, 200)).save(ws / "photo.png")
+    return ws
+
+
+@pytest.fixture
+def image_window(qtbot, tmp_path: Path, image_workspace: Path) -> Iterator[MainWindow]:
+    workspace = image_workspace
+    data = tmp_path / "data"
+    with Store(data) as store:
+        # The swapped one first: it is checked before the good one is made.
+        agent_turn(store, workspace, tmp_path, ("photo.png", "chart.png", "notes.md"))
+    store = Store(data)
+    win = MainWindow(store, data)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.close()
+    store.close()
+
+
+def keys_of(window: MainWindow) -> dict[str, object]:
+    model = window.library.pane.model
+    return {model.item(r).name: model.item(r).key for r in range(model.rowCount())}
+
+
+def test_an_image_gets_its_thumbnail_and_a_swapped_one_does_not(
+    image_window: MainWindow, qtbot, image_workspace: Path, tmp_path: Path
+) -> None:
+    window, workspace = image_window, image_workspace
+    (workspace / "photo.png").unlink()
+    Image.new("RGB", (8, 8)).save(tmp_path / "elsewhere.png")
+    os.symlink(tmp_path / "elsewhere.png", workspace / "photo.png")
+
+    qtbot.mouseClick(
+        window.conversations_panel.library_button, Qt.MouseButton.LeftButton
+    )
+
+    model = window.library.pane.model
+    found = keys_of(window)
+    qtbot.waitUntil(lambda: model.has_thumbnail(found["chart.png"]), timeout=10_000)
+    assert not model.has_thumbnail(found["photo.png"])
+    assert not model.has_thumbnail(found["notes.md"])
+
+
+def test_an_item_presented_while_the_library_is_shown_appears(
+    image_window: MainWindow, qtbot, image_workspace: Path, tmp_path: Path
+) -> None:
+    window, workspace = image_window, image_workspace
+    qtbot.mouseClick(
+        window.conversations_panel.library_button, Qt.MouseButton.LeftButton
+    )
+    assert "later.csv" not in keys_of(window)
+    mcp_present(
+        window.library._store, tmp_path / "data", workspace, "codex", "later.csv"
+    )
+    [conversation] = [
+        c for c in window.library._store.conversations() if c.title.startswith("Codex")
+    ]
+
+    window.refresh_from_store(conversation.id)
+
+    assert next(iter(keys_of(window))) == "later.csv"
