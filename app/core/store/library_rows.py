@@ -31,6 +31,13 @@ MCP_CALL_PREFIX: Final = "mcp-"
 MCP_OPENING: Final = "From "
 IMPORT_SOURCES: Final = {"claude-code": "Claude Code", "codex": "Codex"}
 
+# Each item's newest version, as the insert trigger would have marked it.
+_MARK_NEWEST: Final = (
+    "UPDATE library SET latest = 1 WHERE NOT EXISTS (SELECT 1 FROM library AS n"
+    " WHERE n.item = library.item AND (n.created_at > library.created_at"
+    " OR (n.created_at = library.created_at AND n.rowid > library.rowid)))"
+)
+
 _INSERT: Final = (
     "INSERT INTO library (conversation_id, origin, ref, entry, position, item, name,"
     " folder, description, kind, agent, workspace, created_at)"
@@ -50,6 +57,7 @@ def complete_library(conn: sqlite3.Connection) -> None:
         if conn.execute("SELECT 1 FROM library_pending").fetchone() is not None:
             conn.execute("DELETE FROM library")
             _fill(conn)
+            conn.execute(_MARK_NEWEST)
             conn.execute("DELETE FROM library_pending")
         conn.execute("COMMIT")
     except BaseException:

@@ -172,14 +172,18 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE INDEX library_by_agent ON library (agent, latest);
     CREATE INDEX library_by_workspace ON library (workspace, latest);
 
-    CREATE TRIGGER library_latest_insert AFTER INSERT ON library BEGIN
+    -- Not while the index is filled for existing data: the fill marks every
+    -- newest version at once at its end (library_rows.complete_library).
+    CREATE TRIGGER library_latest_insert AFTER INSERT ON library
+    WHEN NOT EXISTS (SELECT 1 FROM library_pending) BEGIN
         UPDATE library SET latest = (rowid = (
             SELECT rowid FROM library WHERE item = NEW.item
             ORDER BY created_at DESC, rowid DESC LIMIT 1
         )) WHERE item = NEW.item;
     END;
 
-    CREATE TRIGGER library_latest_delete AFTER DELETE ON library BEGIN
+    CREATE TRIGGER library_latest_delete AFTER DELETE ON library
+    WHEN NOT EXISTS (SELECT 1 FROM library_pending) BEGIN
         UPDATE library SET latest = (rowid = (
             SELECT rowid FROM library WHERE item = OLD.item
             ORDER BY created_at DESC, rowid DESC LIMIT 1
