@@ -31,10 +31,11 @@ _STATE_WORDS: Final = {
 
 
 def state_text(item: LibraryItem) -> str:
-    """The state column: an imported file is "not verified" whatever else is known."""
+    """The state column: an imported file is "not verified" until Verify ran."""
     words = _STATE_WORDS.get(item.state, "")
     if item.imported:
-        return "imported · not verified" + (f" · {words}" if words else "")
+        # Only a verification the store vouches for gives an imported item a state.
+        return f"imported · verified · {words}" if words else "imported · not verified"
     return words
 
 

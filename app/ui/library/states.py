@@ -4,7 +4,8 @@ Like the cards' badges (``app.ui.card_checks``): each presented item's record
 is read again and its file looked at with ``peek`` (lstat, its folders, the
 policy; never opened). What is found is kept in the index, so the state
 filter can use it, and shown at once. An imported item stays "not verified":
-only Verify says more of it. Actions still run their full check.
+only Verify says more of it, and what it found (kept under the store's MAC)
+is shown. Actions still run their full check.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from typing import Final
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from app.core.imported.verify import VerifyVerdict, verification_state
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef, look_up
-from app.core.store.library import Library, LibraryItem, LibraryKey
+from app.core.store.imported_files import ImportedFileRef
+from app.core.store.library import UNCHECKED, Library, LibraryItem, LibraryKey
 from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.revalidate import Verdict, peek
 
@@ -24,6 +27,14 @@ STATE_OF: Final = {
     Verdict.OK: "unchanged",
     Verdict.CHANGED: "modified",
     Verdict.MISSING: "missing",
+}
+
+
+_VERIFIED: Final = {
+    VerifyVerdict.UNCHANGED: "unchanged",
+    VerifyVerdict.UNRECORDED: "unchanged",
+    VerifyVerdict.MODIFIED: "modified",
+    VerifyVerdict.MISSING: "missing",
 }
 
 
@@ -51,6 +62,9 @@ class _StateJob(QRunnable):
         try:
             for item in items:
                 key = item.key
+                if item.imported:
+                    states[key] = _verified_state(store, item)
+                    continue
                 ref = DeliverableRef(key.conversation_id, key.ref, key.entry)
                 lookup = look_up(store, ref)
                 if lookup.entry is None or lookup.entry.remote is not None:
@@ -63,6 +77,15 @@ class _StateJob(QRunnable):
         except Exception:  # a closed store at exit: the states simply stay
             return
         self._relay.done.emit(generation, states)
+
+
+def _verified_state(store: Store, item: LibraryItem) -> str:
+    """What Verify found, kept under the store's MAC; "unchecked" if nothing."""
+    ref = ImportedFileRef(item.key.conversation_id, item.key.ref)
+    found = verification_state(store, ref)
+    if not found.verified or found.verdict is None:
+        return UNCHECKED
+    return _VERIFIED.get(found.verdict, "refused")
 
 
 def _state(items: Sequence[LibraryItem], key: LibraryKey) -> str:
@@ -95,7 +118,7 @@ class StateChecker(QObject):
 
     def check(self, items: Sequence[LibraryItem]) -> None:
         self._generation += 1
-        presented = tuple(item for item in items if not item.imported)
+        presented = tuple(items)
         if not presented:
             return
         job = _StateJob(
