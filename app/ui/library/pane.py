@@ -9,11 +9,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, SignalInstance
+from PySide6.QtCore import QDate, QModelIndex, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QDateEdit,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -39,6 +40,7 @@ DATES: Final = (
     ("Last 30 days", timedelta(days=30)),
     ("Last year", timedelta(days=365)),
 )
+BETWEEN: Final = "Between dates"
 _STATE_LABELS: Final = {
     "unchecked": "Not checked yet",
     "unchanged": "Unchanged",
@@ -46,6 +48,11 @@ _STATE_LABELS: Final = {
     "missing": "Missing",
     "refused": "Refused",
 }
+
+
+def _midnight(day: QDate) -> datetime:
+    """The local midnight that starts ``day``."""
+    return datetime(day.year(), day.month(), day.day()).astimezone()
 
 
 def _kind_label(kind: str) -> str:
@@ -136,6 +143,16 @@ class LibraryPaneWidget(QWidget):
         self.dates.setAccessibleName("Date filter")
         for label, _span in DATES:
             self.dates.addItem(label)
+        self.dates.addItem(BETWEEN)
+        # Shown for "Between dates": the first and the last day, both included.
+        today = QDate.currentDate()
+        self.date_from = QDateEdit(today.addDays(-7), self)
+        self.date_to = QDateEdit(today, self)
+        for edit, name in ((self.date_from, "From"), (self.date_to, "To")):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setAccessibleName(f"{name} date")
+            edit.hide()
         self.table = QTableView(self)
         self.table.setModel(self.model)
         self.table.setAccessibleName("Library items")
@@ -194,6 +211,8 @@ class LibraryPaneWidget(QWidget):
             filters.addWidget(widget)
         filters.addWidget(self.workspace, 1)
         filters.addWidget(self.dates)
+        filters.addWidget(self.date_from)
+        filters.addWidget(self.date_to)
         actions = QHBoxLayout()
         actions.addWidget(self.count, 1)
         for button in (
@@ -216,7 +235,9 @@ class LibraryPaneWidget(QWidget):
         for choice in (self.kinds, self.agents, self.states):
             choice.menu().triggered.connect(self.refresh)
         self.workspace.activated.connect(self.refresh)
-        self.dates.activated.connect(self.refresh)
+        self.dates.activated.connect(self._on_dates_activated)
+        self.date_from.dateChanged.connect(self.refresh)
+        self.date_to.dateChanged.connect(self.refresh)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
 
     # -- what is listed --------------------------------------------------------
@@ -241,16 +262,32 @@ class LibraryPaneWidget(QWidget):
         self.refresh()
 
     def current_filter(self) -> LibraryFilter:
-        span = DATES[self.dates.currentIndex()][1]
+        since, until = self._date_range()
         folder = self.workspace.currentData()
         return LibraryFilter(
             kinds=self.kinds.chosen(),
             agents=self.agents.chosen(),
             workspaces=frozenset({folder}) if folder else frozenset(),
             states=self.states.chosen(),
-            since=None if span is None else datetime.now(UTC) - span,
+            since=since,
+            until=until,
             text=self.search.text(),
         )
+
+    def _date_range(self) -> tuple[datetime | None, datetime | None]:
+        index = self.dates.currentIndex()
+        if index < len(DATES):
+            span = DATES[index][1]
+            return (None if span is None else datetime.now(UTC) - span), None
+        first, last = self.date_from.date(), self.date_to.date().addDays(1)
+        # Local days: from the first one's midnight to the midnight after the last.
+        return _midnight(first), _midnight(last)
+
+    def _on_dates_activated(self, index: int) -> None:
+        between = index == len(DATES)
+        self.date_from.setVisible(between)
+        self.date_to.setVisible(between)
+        self.refresh()
 
     def refresh(self) -> None:
         """List what the filters and the search ask for now."""

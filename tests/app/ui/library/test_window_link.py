@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QDate, Qt
 
 from app.core.chat.blocks import DeliverableBlock
 from app.core.store import Store
@@ -112,6 +112,23 @@ def test_filters_and_search_as_you_type(window: MainWindow, qtbot) -> None:
     qtbot.waitUntil(lambda: listed(window) == ["report.md"])
     pane.search.clear()
     qtbot.waitUntil(lambda: len(listed(window)) == 5)
+
+
+def test_a_date_range_includes_its_last_day_and_excludes_the_rest(
+    window: MainWindow, qtbot
+) -> None:
+    open_library(window, qtbot)
+    pane = window.library.pane
+    today = QDate.currentDate()
+    pane.dates.setCurrentIndex(pane.dates.count() - 1)
+    pane.dates.activated.emit(pane.dates.count() - 1)
+    assert pane.date_from.isVisible() and pane.date_to.isVisible()
+
+    pane.date_from.setDate(today.addDays(-3))
+    pane.date_to.setDate(today.addDays(-1))
+    assert listed(window) == []
+    pane.date_to.setDate(today)
+    assert len(listed(window)) == 5
 
 
 def test_opening_an_item_checks_it_as_its_card_and_shows_it(
