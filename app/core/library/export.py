@@ -55,7 +55,7 @@ def export_conversation(
     """
     title = store.conversation(conversation_id).title
     newest: dict[str, LibraryItem] = {}
-    for item in Library(store).conversation_items(conversation_id):
+    for item in history_items(store, conversation_id):
         newest[item.item] = item  # oldest first: the last one stays
     folder = os.path.join(parent, free_name(parent, f"{title} - deliverables", set()))
     os.mkdir(folder, 0o700)
@@ -71,6 +71,30 @@ def export_conversation(
     with open(index, "x", encoding="utf-8") as out:
         out.write(index_text(title, kept))
     return Export(folder, index, tuple(kept))
+
+
+def history_items(store: Store, conversation_id: str) -> list[LibraryItem]:
+    """Every deliverable the conversation shows, a fork's inherited ones too.
+
+    The store's history says which records a conversation shows (a fork reads
+    its parent's up to where it was forked); the index gives their rows.
+    """
+    shown = {
+        (message.conversation_id, message.record.tool_call_id)
+        for message in store.messages(conversation_id)
+        if message.record is not None
+    }
+    library = Library(store)
+    found: list[LibraryItem] = []
+    for stored_in in sorted({cid for cid, _call in shown} | {conversation_id}):
+        for item in library.conversation_items(stored_in):
+            key = item.key
+            if (key.conversation_id, key.ref) in shown or (
+                item.imported and stored_in == conversation_id
+            ):
+                found.append(item)
+    found.sort(key=lambda item: (item.created_at, item.key.entry))
+    return found
 
 
 def index_text(title: str, kept: list[Kept]) -> str:

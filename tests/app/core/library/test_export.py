@@ -60,3 +60,20 @@ def test_untrusted_text_reads_as_written_in_the_index() -> None:
     assert escaped == (
         "\\[click\\]\\(https://evil.example\\) \\<img src=x\\> \\# heading \\| cell"
     )
+
+
+def test_a_fork_exports_what_it_shows_of_its_parent_and_nothing_after(
+    store: Store, tmp_path: Path
+) -> None:
+    ws = workspace_with_files(tmp_path / "ws", "before.md", "after.md")
+    cid = agent_turn(store, ws, tmp_path, ("before.md",), ("after.md",))
+    fork = store.fork(cid, 4)  # the first turn only
+    target = tmp_path / "out"
+    target.mkdir()
+
+    def policy(_workspace: str) -> Policy:
+        return quiet_policy(ws, tmp_path)
+
+    export = export_conversation(store, fork.id, str(target), policy)
+
+    assert sorted(os.listdir(export.folder)) == ["before.md", "index.md"]
