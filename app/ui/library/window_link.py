@@ -9,13 +9,12 @@ never asked whether something may be opened.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractItemView, QStackedWidget
 
-from app.core.changes.versions import compare_versions, version_text
 from app.core.chat.blocks import DeliverableBlock, ImportedFileBlock
 from app.core.filetype import Kind
 from app.core.store import Store
@@ -26,13 +25,16 @@ from app.core.trust.policy import PermissionMode, Policy
 from app.ui.actions import FileActions
 from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
-from app.ui.diff_view import DiffDialog
 from app.ui.library.keeping import Keeper
 from app.ui.library.pane import LibraryPaneWidget
 from app.ui.library.states import StateChecker
-from app.ui.library.versions import VersionsDialog
 from app.ui.notice import NoticeBarWidget
 from previewers.context import ColorScheme
+
+if TYPE_CHECKING:
+    # Versions and diffs load when first asked for, not with the window.
+    from app.ui.diff_view import DiffDialog
+    from app.ui.library.versions import VersionsDialog
 
 
 class Window(Protocol):
@@ -188,6 +190,9 @@ class LibraryLink(QObject):
 
     def show_versions(self, item: LibraryItem) -> VersionsDialog:
         """The item's versions, each saying whether its text can be compared."""
+        from app.core.changes.versions import version_text
+        from app.ui.library.versions import VersionsDialog
+
         store, mode = self._store, self._mode()
 
         def text_of(version: LibraryItem) -> object:
@@ -203,6 +208,9 @@ class LibraryLink(QObject):
 
     def compare(self, older: LibraryItem, newer: LibraryItem) -> DiffDialog:
         """Two versions in the diff view; worked out off the GUI thread."""
+        from app.core.changes.versions import compare_versions
+        from app.ui.diff_view import DiffDialog
+
         store, mode = self._store, self._mode()
         policy = self._policy_of(newer)
         dark = ColorScheme.of(self.pane.palette()) is ColorScheme.DARK
