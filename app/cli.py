@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.core.trust.declare import DeclarationError, declare
-from app.core.trust.policy import PermissionMode, current_policy
+from app.core.trust.policy import MODE_HELP, PermissionMode, current_policy
 from app.mcp.main import add_mcp_command
 
 if TYPE_CHECKING:
     from app.core.store import Store
+    from app.ssh.prompts import HeadlessPrompter
     from app.ui.main_window import MainWindow
     from app.ui.view_outcome import ViewOutcome
     from previewers.widget import PreviewWidget
@@ -32,6 +32,7 @@ def _validate(args: argparse.Namespace) -> int:
     or policy file (nothing was checked). An ``ssh://`` workspace is checked
     over SFTP, with the same codes and JSON.
     """
+    from app.core.trust.declare import DeclarationError, declare
     from app.ssh.address import is_remote_address
 
     if is_remote_address(args.workspace):
@@ -67,19 +68,23 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _validate_remote(args: argparse.Namespace) -> int:
+    from app.core.trust.declare import DeclarationError
     from app.remote.manager import RemoteManager
     from app.ssh.errors import RemoteError
+    from app.ssh.prompts import HeadlessPrompter
 
-    # Headless: a host key must already be in known_hosts, and only keys and
-    # the ssh agent log in; anything else is refused with what to do.
-    manager = RemoteManager()
+    # Headless: a host key must already be in known_hosts (or be the one the
+    # user confirmed with --accept-host-key), and only keys and the ssh agent
+    # log in; anything else is refused with what to do.
+    prompter = HeadlessPrompter(args.accept_host_key)
+    manager = RemoteManager(prompter=prompter)
     try:
         try:
             workspace = manager.open_workspace(args.workspace).result(300)
             user_file = Path(args.policy) if args.policy else None
             policy = workspace.policy(user_file).result(60)
         except RemoteError as error:
-            print(_failure(str(error)))
+            print(_failure(_with_host_key_hint(str(error), prompter, args)))
             return 2
         if policy.problem is not None:
             print(_failure(policy.problem))
@@ -103,6 +108,24 @@ def _validate_remote(args: argparse.Namespace) -> int:
         manager.close()
     print(record.to_json())
     return 0
+
+
+def _with_host_key_hint(
+    message: str, prompter: HeadlessPrompter, args: argparse.Namespace
+) -> str:
+    """``message``, and how to accept the unknown key it names from here."""
+    if not prompter.refused:
+        return message
+    shown = prompter.refused[-1].fingerprint
+    if args.accept_host_key is not None:
+        return (
+            f"{message} The fingerprint given, {args.accept_host_key}, is not the "
+            "one the server shows; nothing was stored."
+        )
+    return (
+        f"{message} Once checked, accept it with --accept-host-key {shown} "
+        "(it is added to known_hosts)."
+    )
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
@@ -284,7 +307,7 @@ def _run_window(
     from app.ui.application import DisplayUnavailableError, create_application
     from app.ui.live_updates import LiveUpdates
     from app.ui.main_window import MainWindow
-    from app.ui.screenshot import screenshot_when_loaded
+    from app.ui.screenshot import screenshot_at_first_paint, screenshot_when_loaded
 
     try:
         app = create_application()
@@ -312,12 +335,21 @@ def _run_window(
             # a tab behind it decides the exit code too.
             return window.is_loaded() and watched.settled()
 
-    window.show()
-    if remote is not None:
-        window.open_remote_workspace(remote)
-    if args.screenshot:
-        screenshot_when_loaded(window, Path(args.screenshot), is_loaded, args.wait_ms)
-    code = app.exec()
+    if outcome is not None and view is not None and _refused_all(args, outcome, view):
+        # The window refused every file too (one gone since the command
+        # checked it): nothing to show, so no window, as for the command.
+        code = 1
+    else:
+        if args.screenshot and args.first_paint:
+            screenshot_at_first_paint(window, Path(args.screenshot))
+        window.show()
+        if remote is not None:
+            window.open_remote_workspace(remote)
+        if args.screenshot and not args.first_paint:
+            screenshot_when_loaded(
+                window, Path(args.screenshot), is_loaded, args.wait_ms
+            )
+        code = app.exec()
     if code == 0 and outcome is not None and not outcome.all_shown():
         code = 1
     if live is not None:
@@ -332,6 +364,13 @@ def _run_window(
         app.processEvents()
     store.close()
     return int(code)
+
+
+def _refused_all(
+    args: argparse.Namespace, outcome: ViewOutcome, view: tuple[list[str], Path]
+) -> bool:
+    """Whether no file asked for reached a tab (a screenshot shows the refusal)."""
+    return not args.screenshot and len(outcome.not_shown) >= len(view[0])
 
 
 def _watch_view(window: MainWindow, paths: list[str], workspace: Path) -> ViewOutcome:
@@ -366,6 +405,12 @@ def _add_window_options(parser: argparse.ArgumentParser) -> None:
         default=10_000,
         help="longest wait for loading before the screenshot (default 10000)",
     )
+    parser.add_argument(
+        "--first-paint",
+        action="store_true",
+        help="take the screenshot at the window's first paint, not once loaded "
+        "(for timing a start; the PNG notes when the paint was done)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -374,23 +419,24 @@ def build_parser() -> argparse.ArgumentParser:
         description="See, open and keep what AI agents made for you.",
     )
     parser.add_argument(
-        "--version", action="version", version=f"deliverables {app_version()}"
+        "--version", action=_VersionAction, help="show the version and exit"
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    # Not required: a bare ``deliverables`` shows this help, not an error.
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = commands.add_parser(
-        "demo", help="build the demo workspace, play the demo and open the window"
+    demo = _add_command(
+        commands, "demo", "build the demo workspace, play the demo and open the window"
     )
     _add_window_options(demo)
     demo.set_defaults(handler=_demo)
 
-    open_ = commands.add_parser("open", help="open the window on stored conversations")
+    open_ = _add_command(commands, "open", "open the window on stored conversations")
     _add_window_options(open_)
     open_.add_argument("--conversation", help="the conversation to show (its id)")
     open_.set_defaults(handler=_open)
 
-    view = commands.add_parser(
-        "view", help="open files straight into the read-only workspace"
+    view = _add_command(
+        commands, "view", "open files straight into the read-only workspace"
     )
     _add_window_options(view)
     view.add_argument(
@@ -399,23 +445,28 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("--workspace", help="the folder shown in the file tree")
     view.set_defaults(handler=_view)
 
-    chat = commands.add_parser("chat", help="chat with a live model in a workspace")
+    chat = _add_command(commands, "chat", "chat with a live model in a workspace")
     _add_window_options(chat)
     chat.add_argument(
         "--model", required=True, help="provider:model, e.g. ollama:llama3.2"
     )
-    chat.add_argument("--workspace", required=True, help="the agent's workspace folder")
+    chat.add_argument(
+        "--workspace",
+        required=True,
+        help="the agent's workspace folder, or ssh://[user@]host[:port]/absolute/path",
+    )
     chat.add_argument(
         "--mode",
         choices=[mode.value for mode in PermissionMode],
         default=PermissionMode.WORKSPACE_ONLY.value,
+        help=MODE_HELP,
     )
     chat.set_defaults(handler=_chat)
 
     add_mcp_command(commands, _data_dir)
 
-    validate = commands.add_parser(
-        "validate", help="run the present check on tool arguments; writes nothing"
+    validate = _add_command(
+        commands, "validate", "run the present check on tool arguments; writes nothing"
     )
     validate.add_argument(
         "--workspace",
@@ -426,15 +477,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--mode",
         choices=[mode.value for mode in PermissionMode],
         default=PermissionMode.WORKSPACE_ONLY.value,
+        help=MODE_HELP,
     )
     validate.add_argument("--policy", help="a policy file used instead of the user's")
+    validate.add_argument(
+        "--accept-host-key",
+        metavar="FINGERPRINT",
+        help="for an ssh:// workspace whose host key is not in known_hosts: the "
+        "SHA256 fingerprint you checked with the host's administrator; the key "
+        "is added to known_hosts only if the server shows exactly this one",
+    )
     validate.add_argument(
         "--args", required=True, help='the tool arguments, e.g. {"files": [...]}'
     )
     validate.set_defaults(handler=_validate)
 
-    import_ = commands.add_parser(
-        "import", help="import Claude Code and Codex sessions as conversations"
+    import_ = _add_command(
+        commands, "import", "import Claude Code and Codex sessions as conversations"
     )
     import_.add_argument("--data-dir", help="where conversations are stored")
     import_.add_argument(
@@ -452,6 +511,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     import_.set_defaults(handler=_import)
     return parser
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the version is looked up only when asked for (reading the
+    installed package's metadata costs a start-up that does not need it)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS)
+        self.help = str(kwargs.get("help", ""))
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"deliverables {app_version()}")
+        parser.exit()
+
+
+def _add_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, what: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose help, like its line in the list, starts with what it does."""
+    return commands.add_parser(name, help=what, description=what[0].upper() + what[1:])
+
+
+DEMO_HINT = "New here? Try: deliverables demo"
 
 
 def app_version() -> str:
@@ -474,7 +562,12 @@ def app_version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     from app.core.store import StoreError
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        print(f"\n{DEMO_HINT}")
+        return 0
     try:
         code: int = args.handler(args)
     except StoreError as error:

@@ -14,6 +14,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from app.core.changes.change import BeforeState, ChangeArtifact
 from app.core.changes.edits import describe_write, read_before
+from app.core.filetype.sizes import counted
 from app.core.trust.beneath import Beneath, OutsideRootError
 from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.public_files import LinkRegistry
@@ -248,7 +249,7 @@ def _listing(given: str, folder_fd: int, real: str, root: str, policy: Policy) -
                     status = os.stat(name, dir_fd=current_fd, follow_symlinks=False)
                 except OSError:
                     continue  # gone since the folder was read
-                size = f"{status.st_size} bytes"
+                size = counted(status.st_size, "byte")
                 what = "symbolic link" if stat.S_ISLNK(status.st_mode) else size
                 lines.append(f"{_relative(path, root)} ({what})")
                 if len(lines) >= LIST_LIMIT:
@@ -306,7 +307,7 @@ def _write_file(
         data = content.encode("utf-8")
         remote_tools.write_bytes(session.workspace, given, policy, data)
         # The change index covers local workspaces; a remote write records none.
-        return f"Wrote {len(data)} bytes to {given}.", ChangeArtifact(())
+        return f"Wrote {counted(len(data), 'byte')} to {given}.", ChangeArtifact(())
     beneath = Beneath(session.root())
     try:
         lexical = beneath.lexical_path(given)
@@ -333,7 +334,7 @@ def _write_file(
     resolved = target.real_path
     change = describe_write(given, resolved, before, data, identity, tool=WRITE_FILE)
     # The change is the artifact: host-only, it never goes back to the model.
-    return f"Wrote {len(data)} bytes to {given}.", ChangeArtifact((change,))
+    return f"Wrote {counted(len(data), 'byte')} to {given}.", ChangeArtifact((change,))
 
 
 # -- present and show_image --------------------------------------------------------
@@ -365,6 +366,7 @@ def _show_image(
             workspace=session.workspace,
             policy=session.policy(),
             links=session.links,
+            offered=TOOL_ORDER,
         )
     except host_calls.ToolCallError as failure:
         raise ToolException(failure.text) from failure

@@ -39,6 +39,7 @@ import msgspec
 import orjson
 
 from app.core.filetype import find_bom
+from app.core.filetype.sizes import counted
 from app.formats import byte_find
 from app.formats.collection import collector_paused
 
@@ -942,9 +943,9 @@ class JsonNode:
     def preview(self, limit: int = 80) -> str:
         """A one-line summary of the value to show beside the key."""
         if self.kind == "object":
-            return f"{{{self.size} keys}}"
+            return f"{{{counted(self.size, 'key')}}}"
         if self.kind == "array":
-            return f"[{self.size} items]"
+            return f"[{counted(self.size, 'item')}]"
         text = json.dumps(self.value, ensure_ascii=False)
         return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from app.core.filetype import HEAD_SIZE, PDF_MIME, detect
+from app.core.filetype.sizes import counted
 
 MAX_PDF_BYTES = 256 << 20
 """Larger files are refused: the whole file is held in memory while shown."""
@@ -292,11 +293,6 @@ def quiet_mupdf() -> None:
     tools.mupdf_display_warnings(False)
 
 
-def _count(number: int, one: str, many: str) -> str:
-    """``number`` things, in words: "1 outline entry", "3 entries"."""
-    return f"{number} {one}" if number == 1 else f"{number:,} {many}"
-
-
 _OUT_OF_MEMORY = ("malloc", "out of memory", "cannot allocate")
 
 
@@ -437,12 +433,12 @@ class PdfDocument:
                 break  # counting a hostile outline has a limit too
         if broken:
             unreadable.append(
-                _count(broken, "part of the outline", "parts of the outline")
+                counted(broken, "part of the outline", "parts of the outline")
             )
         if targetless:
             unreadable.append(
                 "the targets of "
-                + _count(targetless, "outline entry", "outline entries")
+                + counted(targetless, "outline entry", "outline entries")
             )
         return entries, left_out
 

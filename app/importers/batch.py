@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from app.core.filetype.sizes import counted
 from app.core.store import Store, StoreError
 from app.core.store.import_store import ImportConflictError
 from app.core.trust.display_names import display_name
@@ -31,8 +32,7 @@ class ImportOutcome:
         name = display_name(os.path.basename(self.path))
         if self.summary is not None:
             s = self.summary
-            turns = f"{s.turns} {'turn' if s.turns == 1 else 'turns'}"
-            files = f"{s.files} {'file' if s.files == 1 else 'files'}"
+            turns, files = counted(s.turns, "turn"), counted(s.files, "file")
             said = f"{name}: imported as “{s.title}”, {turns}, {files}."
             if not s.workspace:
                 said += " No workspace: choose one in the window to verify its files."

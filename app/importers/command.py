@@ -9,6 +9,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from app.core.channel.files import ChannelError
+from app.core.channel.notify import ChangedNotice, MessageError, Reply, send
+from app.core.filetype.sizes import counted
 from app.core.store import Store
 from app.core.store.import_store import ImportConflictError
 from app.core.trust.import_workspace import WorkspaceChoiceError, chosen_workspace
@@ -68,10 +71,12 @@ def run_import(
     out: TextIO,
     err: TextIO,
     workspace: str | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> int:
     """Import ``files`` with the ``workspace`` the user confirmed for them (if
     any: the folder a transcript claims is never taken in its place); 0 when
-    at least one was imported, else 1."""
+    at least one was imported, else 1. ``announce`` gets each new
+    conversation's id as soon as it is stored."""
     imported: list[ImportSummary] = []
     skipped = malformed = 0
     for path in files:
@@ -90,6 +95,8 @@ def run_import(
             print(f"deliverables import: {path}: not imported: {error}", file=err)
             continue
         imported.append(summary)
+        if announce is not None:
+            announce(summary.conversation_id)
         if not summary.workspace:
             print(_unconfirmed(summary), file=err)
         skipped += summary.skipped_lines
@@ -115,14 +122,15 @@ def run_import(
     else:
         for s in imported:
             print(
-                f"Imported {s.title!r} from {s.transcript}: {s.turns} turns, "
-                f"{s.files} files (conversation {s.conversation_id})",
+                f"Imported {s.title!r} from {s.transcript}: "
+                f"{counted(s.turns, 'turn')}, {counted(s.files, 'file')} "
+                f"(conversation {s.conversation_id})",
                 file=out,
             )
         if skipped or malformed:
             print(
-                f"Skipped {skipped} lines of unknown types and {malformed} "
-                "malformed lines.",
+                f"Skipped {counted(skipped, 'line')} of unknown types and "
+                f"{counted(malformed, 'malformed line')}.",
                 file=out,
             )
     return 0 if imported else 1
@@ -160,7 +168,8 @@ def main(
             "deliverables import: no session transcripts found there", file=sys.stderr
         )
         return 1
-    with Store(data_dir()) as store:
+    folder = data_dir()
+    with Store(folder) as store:
         return run_import(
             store,
             files,
@@ -168,4 +177,27 @@ def main(
             out=sys.stdout,
             err=sys.stderr,
             workspace=workspace,
+            announce=_window_teller(folder, sys.stderr),
         )
+
+
+def _window_teller(data_dir: Path, err: TextIO) -> Callable[[str], None]:
+    """Tell a window open on this store about each imported conversation.
+
+    The same notice an MCP presentation sends: the window rereads the store
+    and shows the conversation, as it does for an agent's. The import never
+    depends on it: a window that is not open shows it at its next start.
+    """
+    warned = False
+
+    def tell(conversation_id: str) -> None:
+        nonlocal warned
+        try:
+            reply = send(data_dir, ChangedNotice(conversation_id))
+        except (ChannelError, MessageError, OSError) as error:
+            reply = Reply(False, str(error))
+        if reply is not None and not reply.accepted and not warned:
+            warned = True
+            print(f"deliverables import: window not told: {reply.error}", file=err)
+
+    return tell

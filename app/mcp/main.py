@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from app.core.trust.policy import PermissionMode
+from app.core.trust.policy import MODE_HELP, PermissionMode
 from app.mcp.clients import CLIENTS, client_config, config_location
 from app.mcp.early import EarlyStart, answer_first_message
 from app.mcp.workspace import Fallback
@@ -73,8 +73,9 @@ def add_mcp_command(
     commands: argparse._SubParsersAction[argparse.ArgumentParser], data_dir: DataDir
 ) -> None:
     """``deliverables mcp``: its options and handler (``data_dir`` reads --data-dir)."""
+    what = "Serve present and show_image to other agents over MCP (stdio)"
     parser = commands.add_parser(
-        "mcp", help="serve present and show_image to other agents over MCP (stdio)"
+        "mcp", help=what[0].lower() + what[1:], description=what
     )
     parser.add_argument("--data-dir", help="where conversations are stored")
     parser.add_argument(
@@ -93,6 +94,7 @@ def add_mcp_command(
         "--mode",
         choices=[mode.value for mode in PermissionMode],
         default=PermissionMode.WORKSPACE_ONLY.value,
+        help=MODE_HELP,
     )
     parser.add_argument(
         "--open",

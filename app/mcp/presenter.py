@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from app.core.channel.notify import FolderRequest
 from app.core.store import STORE_FAILURES, Store
+from app.core.store.client_conversations import continued_conversation, note_call
 from app.core.store.messages import AIMessage, HumanMessage, ToolCall, ToolResult, write
 from app.core.trust.policy import PermissionMode, current_policy
 from app.core.trust.public_files import LinkRegistry
@@ -26,7 +27,13 @@ from app.mcp.workspace import (
 )
 from app.tools.host_calls import ToolCallError, check_present, offers_show_image
 from app.tools.host_calls import show_image as run_show_image
-from app.tools.specs import IN_APP_WINDOW, PRESENT, SHOW_IMAGE, present_reply
+from app.tools.specs import (
+    IN_APP_WINDOW,
+    MCP_TOOLS,
+    PRESENT,
+    SHOW_IMAGE,
+    present_reply,
+)
 
 # The lines the app writes around each call, so a presentation reads as a
 # turn of its own: who it came from, the call, and who presented what.
@@ -55,8 +62,9 @@ class Reply:
 class Presenter:
     """Runs one MCP client session's calls; each call may come from any thread.
 
-    The session has one conversation per workspace it presents from (usually
-    exactly one), titled from the client's name and the folder. ``client``
+    The client has one conversation per workspace it presents from (usually
+    exactly one), titled from the client's name and the folder, which its
+    later sessions continue. ``client``
     is the name the user registered the client under (``--client``): the
     chat names the agent by it, and the user's approvals of folders beyond
     the boundary are kept under it.
@@ -84,6 +92,8 @@ class Presenter:
         self._conversations: dict[str, str] = {}
         self._lock = threading.Lock()
         self._links = LinkRegistry()
+        # One server process serves one client session.
+        self._session = uuid.uuid4().hex
 
     @property
     def agent(self) -> str:
@@ -230,6 +240,7 @@ class Presenter:
                 workspace=workspace,
                 policy=current_policy(workspace),
                 links=self._links,
+                offered=MCP_TOOLS,
             )
         except ToolCallError as failure:
             return Reply(failure.text, is_error=True)
@@ -243,13 +254,24 @@ class Presenter:
     # -- storing ---------------------------------------------------------------
 
     def _conversation(self, workspace: Path) -> str:
+        """The conversation of a call in ``workspace``: this client's there.
+
+        A new session of the same client in the same folder continues it,
+        unless the user's preferences start a new one (at each session, or
+        after a gap without calls).
+        """
         key = os.fspath(workspace)
         with self._lock:
             found = self._conversations.get(key)
             if found is None:
+                found = continued_conversation(
+                    self._store, self._agent, key, self._session
+                )
+            if found is None:
                 title = conversation_title(self._agent, workspace)
                 found = self._store.create_conversation(title, key).id
-                self._conversations[key] = found
+            self._conversations[key] = found
+            note_call(self._store, self._agent, key, found, self._session)
             return found
 
     def _store_turn(

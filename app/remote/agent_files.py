@@ -12,6 +12,7 @@ from typing import Final
 
 import asyncssh
 
+from app.core.filetype.sizes import counted
 from app.core.trust.beneath import OutsideRootError
 from app.core.trust.paths import is_within
 from app.core.trust.policy import Policy, Rule
@@ -103,7 +104,9 @@ async def _list_one(sftp: asyncssh.SFTPClient, folder: str, walk: _Walk) -> list
                 pass  # a dangling link is listed as a link
         if walk.policy.denying_rule(path) is not None:
             continue
-        what = "symbolic link" if identity.is_symlink else f"{identity.size} bytes"
+        what = (
+            "symbolic link" if identity.is_symlink else counted(identity.size, "byte")
+        )
         walk.lines.append(f"{posixpath.relpath(path, walk.root)} ({what})")
         if len(walk.lines) >= walk.limit:
             walk.stopped = True

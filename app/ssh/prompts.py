@@ -90,10 +90,25 @@ class HeadlessPrompter:
     """For the command line and tests: refuses unknown keys and asks no secrets.
 
     Known hosts, keys and the ssh agent still work; everything that would need
-    a person is declined, so the error explains what to do instead.
+    a person is declined, so the error explains what to do instead. An unknown
+    key whose fingerprint is exactly ``accept_host_key`` (the user read it and
+    confirmed it on the command line) is remembered in ``known_hosts``; any
+    other is refused and nothing is stored.
     """
 
+    def __init__(self, accept_host_key: str | None = None) -> None:
+        self._accepted = (
+            None if accept_host_key is None else same_fingerprint(accept_host_key)
+        )
+        self.refused: list[HostKeyQuestion] = []
+        """The unknown keys declined, for a caller to say which one to check."""
+
     def ask_host_key(self, question: HostKeyQuestion) -> Future[HostKeyDecision]:
+        if self._accepted is not None and self._accepted == same_fingerprint(
+            question.fingerprint
+        ):
+            return answered(HostKeyDecision.REMEMBER)
+        self.refused.append(question)
         return answered(HostKeyDecision.REFUSE)
 
     def ask_password(self, request: PasswordRequest) -> Future[str | None]:
@@ -101,3 +116,14 @@ class HeadlessPrompter:
 
     def ask_kbdint(self, request: KbdintRequest) -> Future[tuple[str, ...] | None]:
         return answered(None)
+
+
+def same_fingerprint(text: str) -> str:
+    """A SHA256 fingerprint as compared: "SHA256:" optional, padding dropped.
+
+    The digest's base64 is case-sensitive, so nothing else is folded.
+    """
+    text = text.strip()
+    if text[:7].upper() == "SHA256:":
+        text = text[7:]
+    return "SHA256:" + text.rstrip("=")

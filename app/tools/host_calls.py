@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -112,7 +113,10 @@ def _public_images(
 
 
 def _remote_image(
-    workspace: RemoteWorkspace, found: PublicFile, available: list[str]
+    workspace: RemoteWorkspace,
+    found: PublicFile,
+    available: list[str],
+    offered: Collection[str],
 ) -> dict[str, Any]:
     """The image's verified bytes and coordinate, for the host only.
 
@@ -140,20 +144,30 @@ def _remote_image(
             f"Images over {limit} MiB are not shown; use present instead."
             if too_large
             else str(error),
+            offered,
         ) from error
     return {"remote": workspace.place.coordinate(path).url(), "data": snapshot.data}
 
 
 def _image_failure(
-    message: str, filename: object, reason: str, available: list[str], hint: str
+    message: str,
+    filename: object,
+    reason: str,
+    available: list[str],
+    hint: str,
+    offered: Collection[str],
 ) -> ToolCallError:
-    details = {
+    details: dict[str, object] = {
         "filename": filename,
         "rejection_reason": reason,
         "available_image_files": available,
-        "suggested_tool": PRESENT if reason == "unsupported extension" else LIST_FILES,
-        "hint": hint,
     }
+    # A suggestion names only a tool this caller has: an MCP client has no
+    # list_files, and a name it cannot call would only send it looking.
+    suggested = PRESENT if reason == "unsupported extension" else LIST_FILES
+    if suggested in offered:
+        details["suggested_tool"] = suggested
+    details["hint"] = hint
     text = json.dumps(
         {"error": f"show_image failed: {message}", "details": details},
         ensure_ascii=False,
@@ -180,8 +194,11 @@ def show_image(
     workspace: Path | RemoteWorkspace,
     policy: Policy,
     links: LinkRegistry,
+    offered: Collection[str],
 ) -> tuple[str, dict[str, Any]]:
     """The model's text and the host's artifact for one ``show_image`` call.
+
+    ``offered`` names the tools the caller has; a refusal suggests no other.
 
     The artifact adds the resolved path (or, for a remote workspace, the
     coordinate and the verified bytes), which the model never receives.
@@ -197,7 +214,12 @@ def show_image(
     )
     if problem is not None:
         raise _image_failure(
-            "invalid arguments.", filename, "invalid arguments", available, problem
+            "invalid arguments.",
+            filename,
+            "invalid arguments",
+            available,
+            problem,
+            offered,
         )
     assert isinstance(filename, str)  # checked above
     alt_text = values.get("alt_text") or filename
@@ -210,6 +232,7 @@ def show_image(
                 f"{label} too long",
                 available,
                 f"Keep {label} to at most {MAX_IMAGE_TEXT} characters.",
+                offered,
             )
     if image_mime(filename) is None:
         extension = os.path.splitext(filename)[1].lower() or "extension-less"
@@ -219,6 +242,7 @@ def show_image(
             "unsupported extension",
             available,
             f"Use present for {extension} files.",
+            offered,
         )
     found = next((image for image in images if image.name == filename), None)
     if found is None:
@@ -229,6 +253,7 @@ def show_image(
             available,
             "Use an exact name from available_image_files; images must be "
             "directly in the public/ folder.",
+            offered,
         )
     result: dict[str, Any] = {
         "action": "image",
@@ -241,6 +266,6 @@ def show_image(
     }
     text = json.dumps(result, ensure_ascii=False)
     if not isinstance(workspace, Path):
-        return text, {**result, **_remote_image(workspace, found, available)}
+        return text, {**result, **_remote_image(workspace, found, available, offered)}
     resolved = os.path.join(os.path.realpath(public_folder(workspace)), found.name)
     return text, {**result, "path": resolved}

@@ -13,6 +13,7 @@ from app.core.chat.tool_names import (
     SHOW_IMAGE,
     WRITE_FILE,
 )
+from app.core.filetype.sizes import counted
 
 __all__ = ["LIST_FILES", "PRESENT", "READ_FILE", "SHOW_IMAGE", "WRITE_FILE"]
 
@@ -21,6 +22,8 @@ __all__ = ["LIST_FILES", "PRESENT", "READ_FILE", "SHOW_IMAGE", "WRITE_FILE"]
 # Both hosts (the in-app agent and the MCP server) read these same objects.
 
 TOOL_ORDER: Final = (LIST_FILES, READ_FILE, WRITE_FILE, PRESENT, SHOW_IMAGE)
+# What the MCP server offers other agents: it reads and writes no files for them.
+MCP_TOOLS: Final = (PRESENT, SHOW_IMAGE)
 
 LIST_FILES_DESCRIPTION: Final = (
     "List the files under a folder of the workspace, recursively, with their sizes "
@@ -127,10 +130,9 @@ IN_APP_WINDOW: Final = "in the Deliverables app"
 
 def present_reply(names: Sequence[str], where: str = IN_CHAT) -> str:
     """The short text a model receives for presented files (paths as it gave them)."""
-    count = len(names)
-    noun = "file" if count == 1 else "files"
     listed = ", ".join(names)
-    return f"Presented {count} {noun}: {listed}. They appear as cards {where}."
+    presented = counted(len(names), "file")
+    return f"Presented {presented}: {listed}. They appear as cards {where}."
 
 
 # Limits the workspace tools' descriptions promise, and the refusal both hosts

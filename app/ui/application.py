@@ -6,8 +6,9 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -152,23 +153,60 @@ def dark_palette() -> QPalette:
     return palette
 
 
-def follow_color_scheme(app: QApplication) -> None:
-    """Use the system's light or dark scheme, now and when it changes.
+COLOR_SCHEMES: Final = ("system", "light", "dark")
+"""The colour schemes a user can choose in the settings."""
 
-    ``DELIVERABLES_COLOR_SCHEME=dark|light`` overrides the system, for
-    documentation screenshots and for platforms that report no scheme.
+COLOR_SCHEME_KEY: Final = "appearance/color_scheme"
+
+
+class ColorScheme(QObject):
+    """The app's light or dark palette: the system's, or the one the user chose.
+
+    ``DELIVERABLES_COLOR_SCHEME=dark|light`` overrides both, for documentation
+    screenshots and for platforms that report no scheme.
     """
-    forced = os.environ.get("DELIVERABLES_COLOR_SCHEME", "").strip().lower()
-    hints = QGuiApplication.styleHints()
 
-    def apply() -> None:
-        scheme = hints.colorScheme()
-        dark = forced == "dark" or (not forced and scheme == Qt.ColorScheme.Dark)
-        app.setPalette(dark_palette() if dark else app.style().standardPalette())
+    def __init__(self, app: QApplication) -> None:
+        super().__init__(app)
+        self._app = app
+        self._chosen = "system"
+        hints = QGuiApplication.styleHints()
+        hints.colorSchemeChanged.connect(self._on_hints_color_scheme_changed)
 
-    apply()
-    if not forced:
-        hints.colorSchemeChanged.connect(lambda _scheme: apply())
+    def chosen(self) -> str:
+        return self._chosen
+
+    def choose(self, scheme: str) -> None:
+        """Use ``scheme`` (one of ``COLOR_SCHEMES``) from now on, at once."""
+        self._chosen = scheme if scheme in COLOR_SCHEMES else "system"
+        self.apply()
+
+    def is_dark(self) -> bool:
+        forced = os.environ.get("DELIVERABLES_COLOR_SCHEME", "").strip().lower()
+        scheme = forced if forced in ("light", "dark") else self._chosen
+        if scheme == "system":
+            return QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark
+        return scheme == "dark"
+
+    def apply(self) -> None:
+        app = self._app
+        app.setPalette(
+            dark_palette() if self.is_dark() else app.style().standardPalette()
+        )
+
+    def _on_hints_color_scheme_changed(self, _scheme: Qt.ColorScheme) -> None:
+        self.apply()
+
+
+def color_scheme(app: QApplication) -> ColorScheme:
+    """The application's one ``ColorScheme``, made on first use."""
+    found = app.findChild(ColorScheme)
+    return found if isinstance(found, ColorScheme) else ColorScheme(app)
+
+
+def follow_color_scheme(app: QApplication) -> None:
+    """Use the chosen (at first the system's) scheme, now and when it changes."""
+    color_scheme(app).apply()
 
 
 def settings_for(data_dir: Path) -> QSettings:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.filetype.sizes import counted
 from app.core.trust.display_names import display_name
 
 TITLE_LIMIT = 200
@@ -54,9 +55,8 @@ def confirm_delete(parent: QWidget, title: str, forks: int) -> bool:
         "stay where they are."
     )
     if forks:
-        text += (
-            f"\n\nIts {forks} fork{'s' if forks != 1 else ''} keep their whole history."
-        )
+        keep = "keeps its" if forks == 1 else "keep their"
+        text += f"\n\nIts {counted(forks, 'fork')} {keep} whole history."
     box.setText(text)
     box.setStandardButtons(
         QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.changes.diffs import Diff, DiffLine, LineKind, NoDiff, NoDiffReason
+from app.core.filetype.sizes import counted
 from app.core.trust.display_names import display_name
 from previewers.text.highlight import (
     StylePalette,
@@ -434,8 +435,8 @@ class DiffView(QWidget):
             diff = result.diff
             hunks = len(diff.hunks)
             self.summary.setText(
-                f"+{diff.added} \u2212{diff.removed} lines, in {hunks} "
-                f"{'place' if hunks == 1 else 'places'}"
+                f"+{diff.added} \u2212{diff.removed} lines, "
+                f"in {counted(hunks, 'place')}"
             )
             self.unified.show_lines(result.unified)
             self.left.show_lines(result.left)

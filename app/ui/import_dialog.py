@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.filetype.sizes import human_size
+from app.core.filetype.sizes import counted, human_size
 from app.core.store import Store
 from app.core.trust.display_names import display_name
 from app.core.trust.import_workspace import default_workspace
@@ -255,7 +255,7 @@ class ImportDialog(QDialog):
         if result:
             count = len(result)
             self.status.setText(
-                f"{count} {'session' if count == 1 else 'sessions'} found. "
+                f"{counted(count, 'session')} found. "
                 "Choose one or more and press Import."
             )
         else:
@@ -402,7 +402,7 @@ class ImportDialog(QDialog):
             self.sessions.setCurrentItem(item)
         count = len(result)
         said = (
-            f"{count} {'transcript' if count == 1 else 'transcripts'} added. "
+            f"{counted(count, 'transcript')} added. "
             "Check the workspace of each and press Import."
         )
         if unread:

@@ -21,6 +21,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
 from PySide6.QtWidgets import (
+    QApplication,
     QMainWindow,
     QSplitter,
     QStackedWidget,
@@ -28,11 +29,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.changes.change_diff import change_diff
 from app.core.changes.index import ChangeRef, look_up_change
 from app.core.filetype import Kind
 from app.core.filetype.text import prepare_legacy_detection
-from app.core.store import Store, StoredMessage
+from app.core.store import STORE_FAILURES, Store, StoredMessage
+from app.core.store.client_conversations import (
+    conversation_rule,
+    set_conversation_rule,
+)
 from app.core.store.deliverables import DeliverableRef
 from app.core.store.import_store import ImportStore
 from app.core.store.imported_files import ImportedFile, ImportedFileRef
@@ -45,7 +49,12 @@ from app.remote.recognise import is_remote_identity, is_remote_workspace
 from app.ssh.address import is_remote_address
 from app.ssh.errors import RemoteError
 from app.ui.actions import FileActions
-from app.ui.application import app_icon, settings_for
+from app.ui.application import (
+    COLOR_SCHEME_KEY,
+    app_icon,
+    color_scheme,
+    settings_for,
+)
 from app.ui.card_checks import CardChecker
 from app.ui.chat.model import ImportedState
 from app.ui.chat.thumbnails import ThumbnailMaker
@@ -101,6 +110,9 @@ class MainWindow(QMainWindow):
         self._store = store
         self._settings = settings_for(data_dir)
         self._model_spec = model_spec or str(self._settings.value("model/spec", ""))
+        chosen = self._settings.value(COLOR_SCHEME_KEY)
+        if chosen is not None:
+            color_scheme(_application()).choose(str(chosen))
         self._mode = mode
         self._conversation_id: str | None = None
         self._workspace_root: Path | None = None
@@ -476,6 +488,7 @@ class MainWindow(QMainWindow):
         mode = self._mode
         store = self._store
         dark = ColorScheme.of(self.palette()) is ColorScheme.DARK
+        from app.core.changes.change_diff import change_diff
         from app.ui.diff_view import DiffDialog
 
         dialog = DiffDialog(found.path, dark=dark, parent=self)
@@ -692,8 +705,24 @@ class MainWindow(QMainWindow):
     def _open_settings(self) -> None:
         from app.ui.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self._model_spec, self._mode, self)
+        scheme = color_scheme(_application())
+        dialog = SettingsDialog(
+            self._model_spec,
+            self._mode,
+            self,
+            scheme=scheme.chosen(),
+            rule=conversation_rule(self._store),
+        )
         if dialog.exec():
+            try:
+                set_conversation_rule(self._store, dialog.conversation_rule())
+            except STORE_FAILURES as error:
+                self.notice_bar.show_message(
+                    f"The MCP conversation setting was not saved: {error}", "warning"
+                )
+            # Applied at once: every widget repaints with the new palette.
+            scheme.choose(dialog.color_scheme())
+            self._settings.setValue(COLOR_SCHEME_KEY, scheme.chosen())
             self._model_spec = dialog.model_spec()
             self._mode = dialog.mode()
             self._settings.setValue("model/spec", self._model_spec)
@@ -932,3 +961,9 @@ def _trusted_files(messages: list[StoredMessage]) -> list[FileEntry]:
         if isinstance(record, Record):
             entries.extend(record.files)
     return entries
+
+
+def _application() -> QApplication:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)  # a window exists only inside one
+    return app

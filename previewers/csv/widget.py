@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.filetype.sizes import counted
 from app.core.trust.safeio import VerifiedFile
 from app.formats.csv_index import (
     SORT_LIMIT_BYTES,
@@ -319,10 +320,10 @@ class CsvPreviewWidget(PreviewWidget):
             return
         delimiter = _DELIMITER_NAMES.get(table.format.delimiter, "other")
         columns = self.model.columnCount()
-        parts = [f"{columns:,} column" + ("" if columns == 1 else "s")]
+        parts = [counted(columns, "column")]
         if self.index is not None:
             rows = self.index.row_count
-            parts.insert(0, f"{rows:,} row" + ("" if rows == 1 else "s"))
+            parts.insert(0, counted(rows, "row"))
         elif indexing is not None:
             parts.insert(0, f"Indexing rows… {indexing:.0%}")
         else:

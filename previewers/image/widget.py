@@ -9,7 +9,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize, Qt, QTi
 from PySide6.QtGui import QImage, QImageReader, QMovie, QPalette, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from app.core.filetype.sizes import human_size
+from app.core.filetype.sizes import counted, human_size
 from app.core.trust.safeio import VerifiedFile
 from app.formats.image_facts import (
     ImageDataError,
@@ -410,7 +410,7 @@ class ImagePreviewWidget(PreviewWidget):
             human_size(self.source.identity.size),
         ]
         if facts.animated:
-            parts.append(f"{facts.frames} frames")
+            parts.append(counted(facts.frames, "frame"))
         if facts.orientation != 1:
             parts.append(f"EXIF orientation {facts.orientation} applied")
         fit = " (fit)" if self.view.is_fit() else ""

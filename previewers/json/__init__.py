@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from app.core.filetype import Kind
 from app.core.trust.safeio import VerifiedFile
-from app.formats.json_load import JSON_SIZE_LIMIT
 from previewers.context import STANDALONE, PreviewContext
 from previewers.source import PreviewSource, is_text_of_kind
 
@@ -25,6 +24,10 @@ class JsonPreviewer:
     name = "json"
 
     def accepts(self, source: PreviewSource) -> bool:
+        # Imported here: the reader loads msgspec and orjson, which a start
+        # that shows no JSON file never needs.
+        from app.formats.json_load import JSON_SIZE_LIMIT
+
         if source.kind is Kind.JSON and not source.is_text:
             # Not text (invalid UTF-8, a NUL byte): the parser says where.
             return not source.source_view and source.identity.size <= JSON_SIZE_LIMIT

@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QPalette
 
+from app.core.filetype.sizes import counted
 from app.formats.json_load import (
     JsonLines,
     JsonNode,
@@ -118,8 +119,7 @@ def _size_text(json_node: JsonNode) -> str:
     unit = units.get(json_node.kind)
     if unit is None:
         return json_node.kind
-    plural = "" if json_node.size == 1 else "s"
-    return f"{json_node.kind} · {json_node.size:,} {unit}{plural}"
+    return f"{json_node.kind} · {counted(json_node.size, unit)}"
 
 
 class JsonTreeModel(QAbstractItemModel):

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Protocol
 from app.core.filetype import Kind
 from app.core.trust.safeio import VerifiedFile
 from previewers.context import STANDALONE, PreviewContext
-from previewers.markdown.document import MARKDOWN_LIMIT
 from previewers.source import PreviewSource, is_text_of_kind
 
 if TYPE_CHECKING:
@@ -56,6 +55,10 @@ class MarkdownPreviewer:
         self._show_page = show_page
 
     def accepts(self, source: PreviewSource) -> bool:
+        # Imported here: the document module brings Qt's text browser and the
+        # Markdown readers, which a start that shows no Markdown never needs.
+        from previewers.markdown.document import MARKDOWN_LIMIT
+
         return is_text_of_kind(source, Kind.MARKDOWN, MARKDOWN_LIMIT)
 
     def create(

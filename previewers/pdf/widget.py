@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.filetype.sizes import counted
 from app.core.trust.safeio import VerifiedFile
 from app.formats.pdf_doc import (
     MAX_PDF_BYTES,
@@ -326,11 +327,8 @@ class PdfPreviewWidget(PreviewWidget):
             validator.setTop(count)
         notes = self._fill_outline(info, outline)
         if info.embedded_files:
-            plural = "s" if info.embedded_files > 1 else ""
-            notes.append(
-                f"This PDF has {info.embedded_files} embedded file{plural}; "
-                "they are not opened or extracted."
-            )
+            embedded = counted(info.embedded_files, "embedded file")
+            notes.append(f"This PDF has {embedded}; they are not opened or extracted.")
         if info.unreadable:
             notes.append(
                 "Some parts of this PDF could not be read and are left out: "

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from pygments.lexer import Lexer, RegexLexer  # type: ignore[import-untyped]
 from pygments.style import StyleMeta  # type: ignore[import-untyped]
@@ -127,6 +127,29 @@ def lexer_for_name(name: str) -> Lexer | None:
     lexer_class = getattr(importlib.import_module(_L + module), cls)
     lexer: Lexer = lexer_class(stripnl=False, ensurenl=False, tabsize=0)
     return lexer
+
+
+class Highlighter(Protocol):
+    """What the views ask of a highlighter: pygments' ``WindowHighlighter`` or
+    tree-sitter's ``TreeHighlighter`` (``previewers.text.syntax_tree``)."""
+
+    lead_source: Callable[[int, int], Sequence[str] | None] | None
+    too_slow: bool
+    on_too_slow: Callable[[], None] | None
+
+    @property
+    def name(self) -> str: ...
+
+    def highlight(
+        self, lines: Sequence[str], first: int, *, exact: bool = True
+    ) -> tuple[list[list[Span]], bool]: ...
+
+    def prime(self, lines: Sequence[str]) -> None: ...
+
+    def scan(self, lines: Sequence[str], cancelled: Callable[[], bool]) -> Any:
+        """A pass over the whole text for ``adopt``; run on a worker."""
+
+    def adopt(self, scan: Any) -> None: ...
 
 
 class Span(NamedTuple):
@@ -255,6 +278,15 @@ class WindowHighlighter:
         self._primed: tuple[list[str], list[list[Span]], bool] | None = None
         self.on_too_slow: Callable[[], None] | None = None
         """Called once, on the thread that highlights, when ``too_slow`` is set."""
+
+    @property
+    def name(self) -> str:
+        """The language's name, as pygments gives it."""
+        return str(self.lexer.name)
+
+    def scan(self, lines: Sequence[str], cancelled: Callable[[], bool]) -> LexPass:
+        """Checkpoints of the whole text, with a lexer of its own (a worker's)."""
+        return scan_with(fresh_lexer(self.lexer), lines, cancelled)
 
     def add_checkpoints(
         self,
@@ -497,6 +529,12 @@ def _current_state(tokens: Any) -> State | None:
     return tuple(str(state) for state in stack)
 
 
+def fresh_lexer(lexer: Lexer) -> Lexer:
+    """Another lexer like ``lexer``: a lexer serves one thread at a time."""
+    made: Lexer = type(lexer)(stripnl=False, ensurenl=False, tabsize=0)
+    return made
+
+
 def scan_checkpoints(
     name: str, lines: Sequence[str], cancelled: Callable[[], bool]
 ) -> LexPass:
@@ -505,7 +543,13 @@ def scan_checkpoints(
     Gives up after ``SCAN_BUDGET_S`` (``too_slow``): a lexer that slow would
     also be too slow for the windows shown on screen.
     """
-    lexer = lexer_for_name(name)
+    return scan_with(lexer_for_name(name), lines, cancelled)
+
+
+def scan_with(
+    lexer: Lexer | None, lines: Sequence[str], cancelled: Callable[[], bool]
+) -> LexPass:
+    """``scan_checkpoints`` with a lexer already made."""
     if lexer is None or not _resumable(lexer):
         return LexPass([], [], [])
     deadline = time.perf_counter() + SCAN_BUDGET_S

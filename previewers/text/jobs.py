@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.core.trust.safeio import VerifiedFile
 from app.formats.encoding import TextEncoding
@@ -12,6 +12,7 @@ from app.formats.text_pages import Page, PagedText
 
 if TYPE_CHECKING:
     from app.formats.line_index import LineIndex
+    from previewers.text.highlight import Highlighter
 
 
 PRIMED_LINES = 200
@@ -22,9 +23,10 @@ PRIMED_LINES = 200
 class FirstPage:
     """The first page of a file and what the view needs to know about it.
 
-    ``lexer`` is the pygments lexer for the file's name, made here because
-    building one compiles its rules (a quarter second for some languages);
-    ``highlighter`` has the first window lexed already. ``whole`` says the
+    ``highlighter`` is the file's highlighter (a tree-sitter grammar or a
+    pygments lexer), made here because loading one compiles its rules (a
+    quarter second for some lexers), with the first window done already;
+    ``language`` is its language's name. ``whole`` says the
     page is the whole file and has no line too long for a text document,
     which would lay out the whole line; otherwise the paged view shows it.
     """
@@ -32,9 +34,9 @@ class FirstPage:
     page: Page
     encoding: TextEncoding
     size: int
-    lexer: Any = None
-    highlighter: Any = None
+    highlighter: Highlighter | None = None
     whole: bool = False
+    language: str = "Plain text"
 
 
 @dataclass(frozen=True)
@@ -68,15 +70,32 @@ class Progress:
         self.share = done / total if total else 1.0
 
 
+def highlighter_for_name(name: str) -> Highlighter | None:
+    """A highlighter for ``name``: a tree-sitter grammar where one is bundled,
+    else a pygments lexer, else ``None`` (plain text). Call it on a worker:
+    it imports the grammar or the lexer and compiles its rules."""
+    from previewers.text.highlight import WindowHighlighter, lexer_for_name
+    from previewers.text.syntax_tree import (
+        TreeHighlighter,
+        grammar_for_name,
+        load_grammar,
+    )
+
+    spec = grammar_for_name(name)
+    if spec is not None:
+        try:
+            return TreeHighlighter(load_grammar(spec))
+        except ImportError:
+            pass  # an install without that grammar's wheel: pygments reads it
+    lexer = lexer_for_name(name)
+    return WindowHighlighter(lexer) if lexer is not None else None
+
+
 def read_first_page(
     file: VerifiedFile, path: str, name: str = "", codec: str | None = None
 ) -> FirstPage:
     """The first page, in the guessed encoding or in ``codec`` if one is chosen."""
-    from previewers.text.highlight import (
-        WindowHighlighter,
-        lexer_for_name,
-        load_styles,
-    )
+    from previewers.text.highlight import load_styles
     from previewers.text.paged_view import display_line, split_like_index
     from previewers.text.view import normalise_text
 
@@ -85,14 +104,16 @@ def read_first_page(
     whole = page.is_last and not any(
         len(line) > LONG_LINE_CHARS for line in page.text.splitlines()
     )
-    lexer = lexer_for_name(name) if name else None
-    highlighter = None
-    if lexer is not None:
+    highlighter = highlighter_for_name(name) if name else None
+    language = "Plain text"
+    if highlighter is not None:
+        language = highlighter.name
         load_styles()  # its colours are asked for on the GUI thread next
         if whole:
             lines = normalise_text(page.text).split("\n", PRIMED_LINES)
         else:
             lines = [display_line(line) for line in split_like_index(page.text)]
-        highlighter = WindowHighlighter(lexer)
         highlighter.prime(lines[:PRIMED_LINES])
-    return FirstPage(page, paged.encoding, paged.size, lexer, highlighter, whole)
+    return FirstPage(
+        page, paged.encoding, paged.size, highlighter, whole, language=language
+    )

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 from app.formats.line_index import CUT_MARK, LineIndex
 from app.formats.text_pages import FenceBrokenError
-from previewers.text.highlight import Span, StylePalette, WindowHighlighter
+from previewers.text.highlight import Highlighter, Span, StylePalette
 from previewers.widget import PreviewReleasedError
 
 DISPLAY_LINE_CHARS = 10_000
@@ -217,7 +217,7 @@ class PagedTextView(QAbstractScrollArea):
         self._anchor = -1
         self._cursor = -1
         self._match: tuple[int, int, int] | None = None
-        self.highlighter: WindowHighlighter | None = None
+        self.highlighter: Highlighter | None = None
         self.formats: TokenFormats | None = None
         self.first_text_paint: float | None = None
         self.verticalScrollBar().valueChanged.connect(self._on_scroll_value_changed)

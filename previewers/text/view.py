@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from previewers.text.highlight import WindowHighlighter
+from previewers.text.highlight import Highlighter
 from previewers.text.paged_view import TokenFormats
 
 MATCH_LIMIT = 100_000
@@ -106,7 +106,7 @@ class CodeTextView(QPlainTextEdit):
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.gutter = LineNumberGutterWidget(self)
-        self.highlighter: WindowHighlighter | None = None
+        self.highlighter: Highlighter | None = None
         self.formats: TokenFormats | None = None
         self._done: set[int] = set()
         self._highlighting = False
@@ -177,9 +177,7 @@ class CodeTextView(QPlainTextEdit):
 
     # -- highlighting -----------------------------------------------------------------
 
-    def set_highlighter(
-        self, highlighter: WindowHighlighter, formats: TokenFormats
-    ) -> None:
+    def set_highlighter(self, highlighter: Highlighter, formats: TokenFormats) -> None:
         self.highlighter, self.formats = highlighter, formats
         highlighter.lead_source = self._block_texts
         self.highlight_visible()

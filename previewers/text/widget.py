@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.filetype import Kind
-from app.core.filetype.sizes import human_size
+from app.core.filetype.sizes import counted, human_size
 from app.core.trust.safeio import VerifiedFile
 from app.formats.encoding import CHOOSABLE, UTF8, TextEncoding
 from app.formats.json_load import JSON_SIZE_LIMIT
@@ -43,8 +43,9 @@ from previewers.widget import PreviewWidget
 
 if TYPE_CHECKING:
     from app.formats.line_index import LineIndex
-    from previewers.text.highlight import LexPass, WindowHighlighter
+    from previewers.text.highlight import Highlighter, LexPass
     from previewers.text.paged_view import PagedTextView
+    from previewers.text.syntax_tree import TreeScan
     from previewers.text.view import CodeTextView, TextNoticeWidget
 
 # Prose wraps at the window edge by default; code and tables do not.
@@ -257,19 +258,18 @@ class CodePreviewWidget(PreviewWidget):
             self.notice.add(
                 f"Some bytes are not valid {encoding.name} and are shown as \ufffd."
             )
-        lexer = first.lexer
-        formats = TokenFormats(self.is_dark()) if lexer else None
-        language = lexer.name if lexer is not None else "Plain text"
-        self._facts = f"{language} · {encoding.name} · {human_size(first.size)}"
+        highlighter = first.highlighter
+        formats = TokenFormats(self.is_dark()) if highlighter is not None else None
+        self._facts = f"{first.language} · {encoding.name} · {human_size(first.size)}"
         if first.whole:
             self._show_whole(page.text)
-            if lexer is not None and formats is not None and self.code_view:
-                self.code_view.set_highlighter(self._highlighter(first), formats)
-                self._scan_checkpoints()
+            if highlighter is not None and formats is not None and self.code_view:
+                self.code_view.set_highlighter(self._highlighter(highlighter), formats)
+                self._scan_checkpoints(highlighter)
         else:
             self._show_paged(page)
-            if lexer is not None and formats is not None and self.paged_view:
-                self.paged_view.highlighter = self._highlighter(first)
+            if highlighter is not None and formats is not None and self.paged_view:
+                self.paged_view.highlighter = self._highlighter(highlighter)
                 self.paged_view.formats = formats
                 self.paged_view.set_source(self.paged_view.source())
             if not page.is_last:
@@ -277,12 +277,7 @@ class CodePreviewWidget(PreviewWidget):
         self._update_status()
         self.mark_loaded()
 
-    def _highlighter(self, first: FirstPage) -> WindowHighlighter:
-        from previewers.text.highlight import WindowHighlighter
-
-        highlighter = first.highlighter
-        if not isinstance(highlighter, WindowHighlighter):
-            highlighter = WindowHighlighter(first.lexer)
+    def _highlighter(self, highlighter: Highlighter) -> Highlighter:
         highlighter.on_too_slow = self._on_highlighter_too_slow
         if highlighter.too_slow:
             self._on_highlighter_too_slow()
@@ -336,17 +331,16 @@ class CodePreviewWidget(PreviewWidget):
         self.wrap_button.setToolTip("Long files are shown without wrapping.")
         self.go_bar.set_total(view.source().total, exact=page.is_last)
 
-    def _scan_checkpoints(self) -> None:
-        from previewers.text.highlight import scan_checkpoints
-
-        name, lines = self._source.name, self._text.split("\n")
+    def _scan_checkpoints(self, highlighter: Highlighter) -> None:
+        """The whole text's pass (lexer checkpoints, or a parsed tree), on a worker."""
+        lines = self._text.split("\n")
         self.run_in_background(
-            lambda _file, cancelled: scan_checkpoints(name, lines, cancelled.is_set),
+            lambda _file, cancelled: highlighter.scan(lines, cancelled.is_set),
             self._on_checkpoints_scanned,
         )
 
     @Slot(object)
-    def _on_checkpoints_scanned(self, scan: LexPass) -> None:
+    def _on_checkpoints_scanned(self, scan: LexPass | TreeScan) -> None:
         view = self.code_view
         if scan.too_slow and view is not None and view.highlighter is not None:
             view.highlighter.too_slow = True
@@ -548,7 +542,7 @@ class CodePreviewWidget(PreviewWidget):
         else:
             self.progress.hide()
             count = self.line_count()
-            lines = f"{count:,} line" + ("" if count == 1 else "s")
+            lines = counted(count, "line")
         self.status.setText(f"{self._facts} · {lines}" if self._facts else lines)
 
     def _start_paged_search(self, needle: str, backward: bool) -> None:
@@ -645,7 +639,7 @@ class CodePreviewWidget(PreviewWidget):
             return
         self._counted = (outcome.needle, outcome.count)
         count = outcome.count
-        self.find_bar.show_count(f"{count:,} match" + ("" if count == 1 else "es"))
+        self.find_bar.show_count(counted(count, "match", "matches"))
 
     def _stop_paged_jobs(self) -> None:
         for running in (self._search, self._count):
@@ -712,7 +706,11 @@ class CodePreviewWidget(PreviewWidget):
         self._count_matches(text)
         total = len(self.code_view.matches)
         self.find_bar.status.setText(
-            "" if not text else f"{total:,} matches" if total else "No matches"
+            ""
+            if not text
+            else counted(total, "match", "matches")
+            if total
+            else "No matches"
         )
 
     @Slot()

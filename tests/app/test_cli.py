@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -361,3 +362,124 @@ def test_the_refusals_a_viewer_would_give(workspace: Path) -> None:
     )
     assert len(refusals) == 1
     assert refusals[0].startswith("Cannot open .env: denied")
+
+
+def test_the_command_starts_without_modules_only_some_commands_need() -> None:
+    # The present check is for "validate" only; the package metadata for
+    # "--version" only: a window's start reads neither.
+    probe = (
+        "import sys; from app import cli; cli.build_parser().parse_args(['demo']);"
+        "print(sorted(m for m in ('app.core.trust.declare', 'importlib.metadata')"
+        " if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_a_first_paint_screenshot_shows_the_conversation_and_when_it_was_painted(
+    tmp_path: Path,
+) -> None:
+    import time
+
+    from PySide6.QtGui import QImage
+
+    from app.ui.screenshot import FIRST_PAINT_KEY
+
+    data = tmp_path / "data"
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from app.core.store import Store;"
+            "from app.demo.conversation import play_demo;"
+            "d = Path(sys.argv[1]); play_demo(Store(d), d / 'demo-workspace')",
+            str(data),
+        ],
+        check=True,
+        timeout=120,
+    )
+    png = tmp_path / "first.png"
+    started = time.time_ns()
+    result = run_cli(
+        "open", "--data-dir", str(data), "--screenshot", str(png), "--first-paint"
+    )
+    assert result.returncode == 0, result.stderr
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (1440, 900)
+    painted = int(image.text(FIRST_PAINT_KEY))
+    assert started < painted < time.time_ns()
+
+
+# -- help ------------------------------------------------------------------------
+def test_bare_command_shows_the_help_and_the_demo_hint_and_exits_zero() -> None:
+    result = run_cli()
+    assert result.returncode == 0, result.stderr
+    assert "the following arguments are required" not in result.stderr
+    assert result.stdout.startswith("usage: deliverables")
+    assert "deliverables demo" in result.stdout.splitlines()[-1]
+    for command in ("demo", "open", "view", "chat", "mcp", "validate", "import"):
+        assert f"    {command} " in result.stdout
+
+
+def _subcommand_help(command: str, capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as exit_:
+        cli.build_parser().parse_args([command, "--help"])
+    assert exit_.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "command", ["demo", "open", "view", "chat", "mcp", "validate", "import"]
+)
+def test_each_command_help_starts_with_what_it_does(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _subcommand_help(command, capsys)
+    # The first paragraph after the usage lines is the description.
+    description = text.split("\n\n")[1]
+    assert not description.startswith(("options:", "positional arguments:"))
+    assert description[0].isupper()
+
+
+@pytest.mark.parametrize("command", ["chat", "mcp", "validate"])
+def test_mode_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    text = " ".join(_subcommand_help(command, capsys).split())
+    assert "--mode {workspace-only,allow-external} which files may be" in text
+
+
+def test_chat_workspace_help_names_ssh(capsys: pytest.CaptureFixture[str]) -> None:
+    text = " ".join(_subcommand_help("chat", capsys).split())
+    assert "or ssh://[user@]host[:port]/absolute/path" in text
+
+
+def test_view_whose_every_file_the_window_refuses_shows_no_window(
+    qapp: Any, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import QTimer
+
+    from app.ui.main_window import MainWindow
+
+    # The file is checked by the command, then gone before the window opens it.
+    monkeypatch.setattr(cli, "view_refusals", lambda paths, root: [])
+    shown: list[MainWindow] = []
+    monkeypatch.setattr(MainWindow, "show", lambda window: shown.append(window))
+    # Without the fix the loop would run until the user quits: quit it at once.
+    quit_ = QTimer()
+    quit_.setSingleShot(True)
+    quit_.timeout.connect(qapp.quit)
+    quit_.start(0)
+    try:
+        code = cli.main(
+            ["view", str(workspace / "gone.txt"), "--data-dir", str(tmp_path / "d")]
+        )
+    finally:
+        quit_.stop()
+
+    assert code == 1
+    assert shown == []

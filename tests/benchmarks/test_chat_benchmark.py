@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import random
 import time
 import tracemalloc
 from pathlib import Path
@@ -241,4 +242,59 @@ def test_chat_with_ten_thousand_turns(
             f"chat streaming 1000 deltas (a repaint every 10): {stream_ms:.0f} ms "
             f"({stream_ms / 1000:.3f} ms per delta)",
         ]
+    )
+
+
+def random_jump_frames_ms(
+    views: tuple[QListView, ...], jumps: int = 300
+) -> list[list[float]]:
+    """Repaint times of each view after jumps to the same random fractions of
+    its height, no idle time between them. The views take turns frame by
+    frame, so a busy machine slows them alike."""
+    rng = random.Random(11)
+    frames: list[list[float]] = [[] for _ in views]
+    for _ in range(jumps):
+        fraction = rng.random()
+        for view, times in zip(views, frames, strict=True):
+            bar = view.verticalScrollBar()
+            bar.setValue(round(fraction * bar.maximum()))
+            start = time.perf_counter()
+            view.viewport().repaint()
+            times.append((time.perf_counter() - start) * 1000)
+    return frames
+
+
+def test_chat_random_jumps_against_a_plain_list_of_the_same_rows(
+    qtbot: Any, tmp_path: Path, report: list[str]
+) -> None:
+    messages = conversation(str(tmp_path))
+    view = ChatView()
+    qtbot.addWidget(view)
+    first_paint_ms(
+        qtbot, view, lambda: view.set_conversation("c", str(tmp_path), messages)
+    )
+    chat = view.chat_model()
+    chat.load_all_history()
+    view.viewport().repaint()
+
+    # The same rows' text in a plain list view: Qt's own model and delegate,
+    # wrapped at the same width and scrolled by pixel as the chat is.
+    texts = [str(chat.data(chat.index(row, 0)) or "") for row in range(chat.rowCount())]
+    plain = QListView()
+    qtbot.addWidget(plain)
+    plain.setWordWrap(True)
+    plain.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
+    plain_model = QStringListModel(texts)
+    first_paint_ms(qtbot, plain, lambda: plain.setModel(plain_model))
+    plain.viewport().repaint()
+
+    frames, base = random_jump_frames_ms((view, plain))
+    again, base_again = random_jump_frames_ms((view, plain))
+    report.append(
+        f"chat random jumps ({chat.rowCount()} rows): p95 {p95(frames):.2f} ms "
+        f"(rows first seen), plain QListView of the same rows' text "
+        f"{p95(base):.2f} ms, ratio {p95(frames) / max(p95(base), 1e-3):.2f} "
+        f"(target <= 1.5); the same jumps again {p95(again):.2f} ms vs "
+        f"{p95(base_again):.2f} ms, ratio "
+        f"{p95(again) / max(p95(base_again), 1e-3):.2f}"
     )

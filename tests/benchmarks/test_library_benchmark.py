@@ -153,7 +153,7 @@ def test_library_figures(tmp_path: Path, report: list[str]) -> None:
             "versions of one file": median_ms(lambda: library.versions(versioned.item)),
         }
         plain.close()
-        # An existing store meeting migration 5: the index filled on open.
+        # An existing store meeting migration 6: the index filled on open.
         with store.transaction(write=True) as conn:
             conn.execute("INSERT INTO library_pending VALUES (1)")
     start = time.perf_counter()
@@ -169,6 +169,6 @@ def test_library_figures(tmp_path: Path, report: list[str]) -> None:
     for label, ms in figures.items():
         report.append(f"  {label}: {ms:.1f} ms = {ms / anchor:.2f}x the anchor")
     report.append(
-        f"  the index built for existing data on open (migration 5): {rebuilt:.0f} ms"
+        f"  the index built for existing data on open (migration 6): {rebuilt:.0f} ms"
         f" = {rebuilt / anchor:.0f}x the anchor"
     )

@@ -212,3 +212,48 @@ def test_csv_1gib_first_screen_index_and_scrolling(
         f"QStandardItemModel table (no Python per cell) {plain_p95 * 1000:.2f} ms, "
         f"ratio {p95 / plain_p95:.2f}"
     )
+
+
+def test_csv_random_jumps_against_a_plain_table_of_the_same_rows(
+    qtbot: QtBot, tmp_path: Path, report: list[str]
+) -> None:
+    path = tmp_path / "table.csv"
+    path.write_bytes(b"id,name,note,amount,date\r\n" + table_block() * 4)
+    widget = _create(CsvPreviewer(), path)
+    assert isinstance(widget, CsvPreviewWidget)
+    _spin_until(widget.is_indexed)
+    assert widget.index is not None
+    view = widget.view
+    view.viewport().repaint()
+    with widget.borrow_file():
+        rows = [row.cells for row in widget.index.rows(0, widget.index.row_count)]
+    plain = _plain_table_like(qtbot, view, rows)
+    assert plain.model().rowCount() == view.model().rowCount()
+
+    # The same random fractions of the height in turns, frame by frame, so a
+    # busy machine slows both alike.
+    rng = random.Random(5)
+    frames: list[float] = []
+    plain_frames: list[float] = []
+    for _ in range(300):
+        fraction = rng.random()
+        for table, times in ((view, frames), (plain, plain_frames)):
+            bar = table.verticalScrollBar()
+            bar.setValue(round(fraction * bar.maximum()))
+            started = time.perf_counter()
+            table.viewport().repaint()
+            times.append((time.perf_counter() - started) * 1000)
+    frames.sort()
+    plain_frames.sort()
+    p95, plain_p95 = (
+        frames[int(len(frames) * 0.95)],
+        plain_frames[int(len(plain_frames) * 0.95)],
+    )
+    plain.deleteLater()
+    widget.release()
+    widget.deleteLater()
+    report.append(
+        f"csv random jumps ({len(rows)} rows): p95 {p95:.2f} ms, plain "
+        f"QTableView of the same cells (QStandardItemModel) {plain_p95:.2f} ms, "
+        f"ratio {p95 / plain_p95:.2f} (target <= 1.2)"
+    )

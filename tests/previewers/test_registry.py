@@ -106,3 +106,24 @@ def test_svg_is_never_decoded_as_an_image() -> None:
 
 def test_text_named_mp4_shows_as_text() -> None:
     assert registry.choose(_source(b"not a video\n", "clip.mp4")).name == ("code")
+
+
+def test_the_registry_loads_no_family_reader_before_a_file_needs_it() -> None:
+    import subprocess
+    import sys
+
+    # The window builds the registry at start-up; the JSON reader (msgspec,
+    # orjson) and the Markdown document wait for a file of theirs.
+    probe = (
+        "import sys; import previewers.registry;"
+        "print(sorted(m for m in ('app.formats.json_load', 'msgspec',"
+        " 'previewers.markdown.document', 'markdown_it') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert result.stdout.strip() == "[]"

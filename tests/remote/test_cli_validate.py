@@ -116,6 +116,57 @@ def test_a_host_that_cannot_be_trusted_or_reached_is_exit_two(
     assert code == 2
 
 
+def _server_fingerprint(home: SshHome) -> str:
+    """The host key's fingerprint as ssh-keygen prints it (what a person checks)."""
+    public = home.server.host_key.with_name("host_key.pub")
+    listed = subprocess.run(
+        ["ssh-keygen", "-l", "-E", "sha256", "-f", str(public)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return listed.split()[1]
+
+
+def test_a_wrong_host_key_fingerprint_is_refused_and_nothing_is_stored(
+    ssh_home: SshHome, remote_root: Path
+) -> None:
+    known_hosts = ssh_home.ssh / "known_hosts"
+    known_hosts.unlink()
+    files = [{"path": "notes.md", "description": "d"}]
+    right = _server_fingerprint(ssh_home)
+    wrong = "SHA256:" + "A" * 43
+
+    code, out = validate(
+        ssh_home, ssh_home.address(remote_root), files, "--accept-host-key", wrong
+    )
+
+    assert code == 2 and out["entries"] == []
+    assert right in out["error"] and "nothing was stored" in out["error"]
+    assert not known_hosts.exists()
+
+
+def test_the_host_key_the_server_shows_is_accepted_and_remembered(
+    ssh_home: SshHome, remote_root: Path
+) -> None:
+    known_hosts = ssh_home.ssh / "known_hosts"
+    known_hosts.unlink()
+    files = [{"path": "notes.md", "description": "d"}]
+    address = ssh_home.address(remote_root)
+    code, out = validate(ssh_home, address, files)
+    assert code == 2
+    fingerprint = _server_fingerprint(ssh_home)
+    assert f"--accept-host-key {fingerprint}" in out["error"]
+
+    code, out = validate(ssh_home, address, files, "--accept-host-key", fingerprint)
+
+    assert code == 0, out
+    assert out["files"][0]["path"] == "notes.md"
+    # Remembered: the next run needs no confirmation.
+    assert validate(ssh_home, address, files)[0] == 0
+    assert known_hosts.read_text().count("\n") == 1
+
+
 def test_chat_on_a_remote_workspace_opens_the_window_connecting_there(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

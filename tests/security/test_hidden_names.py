@@ -8,6 +8,7 @@ the control, so the ``.sh`` stays visible.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,13 +16,16 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 from pytestqt.qtbot import QtBot
 
-from app.core.chat.blocks import DeliverableBlock
+from app.core.changes.change import Operation
+from app.core.changes.index import TurnChanges
+from app.core.chat.blocks import ChangesBlock, DeliverableBlock, ToolCallBlock
 from app.core.store.deliverables import DeliverableRef
 from app.core.trust.display_names import display_name, hides_characters
 from app.core.trust.policy import Policy, builtin_rules
 from app.core.trust.records import FileEntry
 from app.ui.chat.model import accessible_text
-from app.ui.chat.paint_cards import paint_deliverable
+from app.ui.chat.paint_cards import paint_deliverable, paint_tool_card
+from app.ui.chat.paint_changes import paint_changes
 from app.ui.chat.style import Colours
 from app.ui.workspace.widget import WorkspaceWidget
 
@@ -106,3 +110,45 @@ def test_the_tree_tab_and_refusal_show_the_control(
     assert notices and "\u202e" not in notices[-1]
     assert "secret<U+202E>yek.env" in notices[-1]
     assert os.path.exists(tmp_path / HIDDEN)  # nothing renamed on disk
+
+
+def _drawn(paint: Callable[[QPainter], None]) -> str:
+    image = QImage(900, 300, QImage.Format.Format_ARGB32)
+    painter = RecordingPainter(image)
+    paint(painter)
+    painter.end()
+    return " ".join(painter.texts)
+
+
+def test_the_tool_call_row_and_its_output_draw_the_real_order(qtbot: QtBot) -> None:
+    block = ToolCallBlock(
+        "w1", "write_file", "{}", "finished", f"Wrote 21 bytes to {HIDDEN}."
+    )
+    colours = Colours.of(QGuiApplication.palette())
+
+    drawn = _drawn(
+        lambda painter: paint_tool_card(
+            painter, QRect(0, 0, 900, 300), block, True, colours, QFont(), 0.0
+        )
+    )
+
+    assert "\u202e" not in drawn
+    assert "Wrote 21 bytes to invoice<U+202E>fdp.sh" in drawn
+
+
+def test_a_changed_file_row_draws_the_real_order(qtbot: QtBot) -> None:
+    from tests.app.ui.chat.test_paint_changes import changed
+
+    block = ChangesBlock(
+        TurnChanges("c", 1, (changed(0, HIDDEN, Operation.CREATED),), ())
+    )
+    colours = Colours.of(QGuiApplication.palette())
+
+    drawn = _drawn(
+        lambda painter: paint_changes(
+            painter, QRect(0, 0, 900, 300), block, True, colours, QFont(), None
+        )
+    )
+
+    assert "\u202e" not in drawn
+    assert "invoice<U+202E>fdp.sh" in drawn

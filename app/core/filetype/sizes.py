@@ -1,4 +1,4 @@
-"""File sizes in words, one convention everywhere: binary units (KiB, MiB, GiB)."""
+"""Sizes and counts in words, one convention everywhere: KiB, MiB, "1 file"."""
 
 from __future__ import annotations
 
@@ -10,9 +10,18 @@ def human_size(size: int, *, exact: bool = False) -> str:
 
     With ``exact`` the byte count follows in brackets: ``"1.5 KiB (1,536 bytes)"``.
     """
-    in_bytes = f"{size:,} byte" + ("" if size == 1 else "s")
+    in_bytes = counted(size, "byte")
     for unit, factor in _UNITS:
         if size >= factor:
             rounded = f"{size / factor:.1f} {unit}"
             return f"{rounded} ({in_bytes})" if exact else rounded
     return in_bytes
+
+
+def counted(number: int, one: str, many: str | None = None) -> str:
+    """``number`` things, the noun agreeing: "1 file", "3 files", "1,204 lines".
+
+    ``many`` is the plural where adding "s" is wrong ("match", "matches").
+    """
+    noun = one if number == 1 else many or f"{one}s"
+    return f"{number:,} {noun}"

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Self
 
+from app.core.filetype.sizes import counted
 from app.core.store.change_rows import (
     NewChange,
     StoredChange,
@@ -203,7 +204,8 @@ class Store:
             if not 0 < at_position <= length:
                 raise ValueError(
                     f"Cannot fork at message {at_position}: the conversation has "
-                    f"{length} messages, and a fork needs at least one of them."
+                    f"{counted(length, 'message')}, and a fork needs at least one "
+                    "of them."
                 )
             child = Conversation(
                 id=uuid.uuid4().hex,
@@ -638,7 +640,7 @@ def _read_key(path: Path) -> bytes:
             ) from error
     if len(key) != KEY_SIZE:
         raise StoreError(
-            f"The record key {path} is damaged ({len(key)} bytes, expected "
+            f"The record key {path} is damaged ({counted(len(key), 'byte')}, expected "
             f"{KEY_SIZE}). Records can no longer be verified; move the file away "
             "to start with a new key (existing records will show as untrusted)."
         )

@@ -4,7 +4,7 @@ The index is derived data, never trusted: a row only says where to look (a
 record's entry, an imported file's entry), and every action reads that entry
 again through the card's own check. It is written in the transaction that
 writes its source row (``index_record``, ``index_imported``) and removed with
-it by triggers (migration 5), so it cannot drift from what the store holds.
+it by triggers (migration 6), so it cannot drift from what the store holds.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ _INSERT: Final = (
 def complete_library(conn: sqlite3.Connection) -> None:
     """Fill the index from every record and imported file, if a migration asked.
 
-    Migration 5 creates the index empty and leaves a row in ``library_pending``:
+    Migration 6 creates the index empty and leaves a row in ``library_pending``:
     its rows need the record parser, so the store fills it when it opens, in one
     transaction that also removes the request. Nothing to do otherwise.
     """

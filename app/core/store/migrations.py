@@ -140,6 +140,27 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ) STRICT, WITHOUT ROWID;
     """,
     """
+    -- The conversation an MCP client's calls in a folder go to, so its sessions
+    -- continue one conversation. session and last_call_at decide when the
+    -- user's preferences start a new one. A row whose conversation was deleted
+    -- is simply replaced: the lookup joins conversations.
+    CREATE TABLE client_conversations (
+        client          TEXT NOT NULL,
+        workspace       TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        session         TEXT NOT NULL,
+        last_call_at    TEXT NOT NULL,
+        PRIMARY KEY (client, workspace)
+    ) STRICT, WITHOUT ROWID;
+
+    -- Preferences the user sets in the window that other processes (the MCP
+    -- server) read too. They widen nothing, so they carry no MAC.
+    CREATE TABLE preferences (
+        name  TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    ) STRICT, WITHOUT ROWID;
+    """,
+    """
     -- The library: one row per file of every record and every imported entry
     -- (app.core.store.library_rows). Derived and never trusted: a row says
     -- where to look, and every action reads that record again. item names the

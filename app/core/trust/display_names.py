@@ -31,6 +31,17 @@ def display_name(name: str) -> str:
     return "".join(f"<U+{ord(c):04X}>" if _is_hidden(c) else c for c in name)
 
 
+def display_text(text: str) -> str:
+    """Text that carries names (a tool's output, a caption), shown as ``display_name``.
+
+    Line breaks and tabs stay: they lay the text out and reorder nothing.
+    """
+    return "\n".join(
+        "\t".join(display_name(part) for part in line.split("\t"))
+        for line in text.split("\n")
+    )
+
+
 def hides_characters(name: str) -> bool:
     """Whether ``name`` holds characters that hide or reorder what is shown."""
     if name.isascii() and name.isprintable():

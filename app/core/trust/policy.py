@@ -45,6 +45,14 @@ class PermissionMode(StrEnum):
     ALLOW_EXTERNAL = "allow-external"
 
 
+MODE_HELP = (
+    "which files may be handed over: workspace-only (the default) takes files "
+    "inside the workspace only; allow-external also takes files outside it that "
+    "the read-deny policy does not refuse"
+)
+"""What ``--mode`` means, for every command that takes it."""
+
+
 class PolicyError(ValueError):
     """A policy file that cannot be read or parsed; the message says why."""
 

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app.core.filetype.sizes import counted
 from app.core.trust.declare import (
     DIRECTORY,
     DUPLICATE,
@@ -56,9 +57,8 @@ class PresentFailure:
 
     def summary(self) -> str:
         if self.entries:
-            count = len(self.entries)
-            files = "file" if count == 1 else "files"
-            return f"{count} {files} could not be presented; nothing was recorded"
+            files = counted(len(self.entries), "file")
+            return f"{files} could not be presented; nothing was recorded"
         words = REASON_WORDS.get(self.reason or "", self.message)
         return f"Nothing was presented: {words}"
 

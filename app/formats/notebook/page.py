@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from app.core.filetype.sizes import counted
 from app.formats.diagram_page import drawn_page_root
 from app.formats.markdown_diagrams import Drawing, DrawingCounts, drawing_notices
 from app.formats.markdown_html import (
@@ -122,7 +123,8 @@ class _Writer:
                 rest = len(notebook.cells) - number + notebook.cells_left_out
                 cells.append(
                     notice(
-                        f"The last {rest} cells are not shown: showing them {stopped}. "
+                        f"The last {counted(rest, 'cell')} {_are(rest)} not shown: "
+                        f"showing them {stopped}. "
                         "The JSON view has the whole notebook."
                     )
                 )
@@ -152,14 +154,15 @@ class _Writer:
             found.append("This notebook has no cells.")
         if notebook.cells_left_out and shown == len(notebook.cells):
             found.append(
-                f"The last {notebook.cells_left_out} cells are not shown: a preview "
+                f"The last {counted(notebook.cells_left_out, 'cell')} "
+                f"{_are(notebook.cells_left_out)} not shown: a preview "
                 f"shows the first {len(notebook.cells)}. The JSON view has them all."
             )
         skipped = []
         if notebook.skipped_cells:
-            skipped.append(_count(notebook.skipped_cells, "cell"))
+            skipped.append(counted(notebook.skipped_cells, "cell"))
         if notebook.skipped_outputs:
-            skipped.append(_count(notebook.skipped_outputs, "output"))
+            skipped.append(counted(notebook.skipped_outputs, "output"))
         if skipped:
             found.append(
                 f"{' and '.join(skipped).capitalize()} could not be read and "
@@ -203,7 +206,7 @@ class _Writer:
         if cell.outputs_left_out:
             parts.append(
                 notice(
-                    f"{_count(cell.outputs_left_out, 'more output')} of this cell "
+                    f"{counted(cell.outputs_left_out, 'more output')} of this cell "
                     "are not shown; the JSON view has them."
                 )
             )
@@ -242,7 +245,7 @@ class _Writer:
         body = _IMAGE.sub(image, rendered.html)
         if rendered.blocks_left_out:
             body += notice(
-                f"{_count(rendered.blocks_left_out, 'more block')} of this cell "
+                f"{counted(rendered.blocks_left_out, 'more block')} of this cell "
                 "are not shown."
             )
         return body + (notice(cut) if cut else "")
@@ -257,8 +260,5 @@ class _Writer:
         return written if self.drawing.formulas > before else None
 
 
-def _count(number: int, noun: str) -> str:
-    if number == 1:
-        return f"1 {noun}"
-    head, _, tail = noun.rpartition(" ")
-    return f"{number} {head + ' ' if head else ''}{tail}s"
+def _are(number: int) -> str:
+    return "is" if number == 1 else "are"

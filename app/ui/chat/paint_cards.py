@@ -22,8 +22,8 @@ from PySide6.QtGui import (
 from app.core.chat.blocks import DeliverableBlock, ImageBlock, ToolCallBlock
 from app.core.chat.tool_names import PRESENT, SHOW_IMAGE
 from app.core.filetype import Kind
-from app.core.filetype.sizes import human_size
-from app.core.trust.display_names import display_name
+from app.core.filetype.sizes import counted, human_size
+from app.core.trust.display_names import display_name, display_text
 from app.core.trust.present_failure import parse_present_failure
 from app.ui.chat.style import (
     ACTIONS_HEIGHT,
@@ -121,7 +121,14 @@ def tool_card_rect(row: QRect) -> QRect:
 
 
 def tool_body_text(block: ToolCallBlock, expanded: bool) -> str:
-    """The text under a tool card's header: arguments, error, or the result."""
+    """The text under a tool card's header: arguments, error, or the result.
+
+    Tool output names files, so it reads as ``display_text`` shows it.
+    """
+    return display_text(_tool_body_text(block, expanded))
+
+
+def _tool_body_text(block: ToolCallBlock, expanded: bool) -> str:
     if block.state == "running":
         return block.args_json_text
     if block.state == "error":
@@ -169,7 +176,15 @@ def tool_body_height(
 
 
 def tool_summary(block: ToolCallBlock) -> str:
-    """The one line a tool card shows: "✓ present — 8 files" style."""
+    """The one line a tool card shows: "✓ present — 8 files" style.
+
+    Its text names files ("Wrote 21 bytes to …"), so it reads as
+    ``display_name`` shows a name.
+    """
+    return display_name(_tool_summary(block))
+
+
+def _tool_summary(block: ToolCallBlock) -> str:
     if block.state == "running":
         return block.name
     if block.state == "error":
@@ -181,7 +196,9 @@ def tool_summary(block: ToolCallBlock) -> str:
     if block.name == PRESENT:
         # How many cards follow is the record's to say, not the tool's text.
         count = block.file_count
-        return f"{block.name} — {count} files" if count is not None else block.name
+        if count is None:
+            return block.name
+        return f"{block.name} — {counted(count, 'file')}"
     if block.name == SHOW_IMAGE:
         return f"{block.name} — image shown"
     text = block.result_text.strip()
@@ -190,7 +207,7 @@ def tool_summary(block: ToolCallBlock) -> str:
     if not text:
         return block.name
     if first[:1] in "{[" or len(lines) > 1:
-        return f"{block.name} — {len(lines)} lines"
+        return f"{block.name} — {counted(len(lines), 'line')}"
     return f"{block.name} — {first}"
 
 
@@ -489,7 +506,7 @@ def image_caption_height(block: ImageBlock, width: int, font: QFont) -> int:
     if not block.caption:
         return 0
     bound = QFontMetrics(small_font(font)).boundingRect(
-        QRect(0, 0, width, 1 << 20), _WRAP, block.caption
+        QRect(0, 0, width, 1 << 20), _WRAP, display_text(block.caption)
     )
     return bound.height() + 6
 
@@ -524,11 +541,11 @@ def paint_image(
             painter, box, colours.card, QPen(colours.border, 1, Qt.PenStyle.DashLine)
         )
         if block.mime == "image/svg+xml":
-            message = f"SVG image: {block.alt_text}"
+            message = f"SVG image: {display_name(block.alt_text)}"
         elif isinstance(image, str):
             message = image
         else:
-            message = f"Loading image: {block.alt_text}"
+            message = f"Loading image: {display_name(block.alt_text)}"
         painter.setFont(small_font(font))
         painter.setPen(colours.error if isinstance(image, str) else colours.muted)
         inner = box.adjusted(12, 0, -12, 0)
@@ -544,7 +561,7 @@ def paint_image(
         painter.drawText(
             QRect(col.left(), top, col.width(), row.bottom() - top),
             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop) | int(_WRAP),
-            block.caption,
+            display_text(block.caption),
         )
 
 

@@ -10,6 +10,8 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPen
 from app.core.changes.change import Operation
 from app.core.changes.index import ChangedFile
 from app.core.chat.blocks import ChangesBlock
+from app.core.filetype.sizes import counted
+from app.core.trust.display_names import display_name
 from app.ui.chat.paint_cards import ELIDE, card_background, small_font, tool_card_rect
 from app.ui.chat.style import TOOL_HEADER, Colours
 
@@ -49,7 +51,7 @@ def change_summary(changed: ChangedFile) -> str:
     if added is not None and removed is not None:
         return f"{words}, +{added} {MINUS}{removed}"
     if before is not None and after is not None:
-        return f"{words}, {before} \u2192 {after} lines"
+        return f"{words}, {before} \u2192 {counted(after, 'line')}"
     return words
 
 
@@ -127,7 +129,7 @@ def paint_changes(
         painter.setPen(
             colours.muted if changed.operation is Operation.DELETED else colours.text
         )
-        path = metrics.elidedText(changed.path, ELIDE, text.width())
+        path = metrics.elidedText(display_name(changed.path), ELIDE, text.width())
         painter.drawText(text, _LEFT_V, path)
         painter.setFont(small)
         painter.setPen(colours.accent if changed.presented else colours.muted)

@@ -108,7 +108,7 @@ def test_tree_nodes_give_type_and_size_and_children_on_demand():
     assert (name.kind, name.size, name.preview()) == ("string", 5, '"héllo"')
     assert (ok.kind, ok.has_children) == ("boolean", False)
     assert [child.key for child in children(items, 1, 5)] == [1, 2]
-    assert children(items)[2].preview() == "{1 keys}"
+    assert children(items)[2].preview() == "{1 key}"
     assert children(name) == []
 
 

@@ -249,7 +249,7 @@ def test_ten_thousand_cells_show_the_first_ones_and_say_how_many_are_left() -> N
     cells = [nbformat.v4.new_code_cell(f"x = {n}") for n in range(10_000)]
     page = _page(_write(_notebook(*cells)))
     assert page.count('<section class="cell code-cell">') == MAX_CELLS
-    assert f"The last {10_000 - MAX_CELLS} cells are not shown" in page
+    assert f"The last {10_000 - MAX_CELLS:,} cells are not shown" in page
 
 
 def test_the_page_stops_before_its_size_limit_and_says_so() -> None:

@@ -76,7 +76,7 @@ def test_import_without_json_says_what_it_imported(
     assert main(["import", "--data-dir", str(tmp_path / "d"), str(claude)]) == 0
     out = capsys.readouterr().out
     assert "Imported 'First prompt'" in out and "2 turns, 2 files" in out
-    assert "Skipped 1 lines of unknown types and 1 malformed lines." in out
+    assert "Skipped 1 line of unknown types and 1 malformed line." in out
 
 
 def test_a_missing_path_is_a_bad_argument_and_nothing_is_imported(

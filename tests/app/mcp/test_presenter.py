@@ -245,3 +245,91 @@ def test_roots_inside_the_boundary_narrow_it_without_asking(
 
     (conversation,) = store.conversations()
     assert conversation.workspace == str(inner)
+
+
+def _session(store: Store, tmp_path: Path, workspace: Path, client: str) -> Presenter:
+    """A new ``deliverables mcp`` process for ``client``: one client session."""
+    return Presenter(
+        store,
+        tmp_path / "data",
+        mode=PermissionMode.WORKSPACE_ONLY,
+        fallback=Fallback(None, workspace),
+        client=client,
+    )
+
+
+def _present_in_new_session(
+    store: Store, tmp_path: Path, workspace: Path, client: str = "codex"
+) -> None:
+    session = _session(store, tmp_path, workspace, client)
+    try:
+        assert not session.present(files("notes.md")).is_error
+    finally:
+        session.close()
+
+
+def test_sessions_of_one_client_in_one_folder_continue_one_conversation(
+    store: Store, tmp_path: Path, workspace: Path
+) -> None:
+    for _ in range(3):
+        _present_in_new_session(store, tmp_path, workspace)
+    _present_in_new_session(store, tmp_path, workspace, client="claude-code")
+
+    titles = sorted(c.title for c in store.conversations())
+    assert titles == [f"Claude Code — {workspace}", f"Codex — {workspace}"]
+    codex = next(c for c in store.conversations() if c.title.startswith("Codex"))
+    presented = [m for m in store.messages(codex.id) if m.record is not None]
+    assert len(presented) == 3
+
+
+def test_a_new_session_starts_a_new_conversation_when_the_user_asked(
+    store: Store, tmp_path: Path, workspace: Path
+) -> None:
+    from app.core.store.client_conversations import (
+        ConversationRule,
+        set_conversation_rule,
+    )
+
+    set_conversation_rule(store, ConversationRule(new_per_session=True))
+    session = _session(store, tmp_path, workspace, "codex")
+    session.present(files("notes.md"))
+    session.present(files("data.csv"))  # the same session: the same conversation
+    session.close()
+    _present_in_new_session(store, tmp_path, workspace)
+
+    assert len(store.conversations()) == 2
+
+
+def test_a_gap_the_settings_name_starts_a_new_conversation(
+    store: Store, tmp_path: Path, workspace: Path
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from app.core.store.client_conversations import (
+        ConversationRule,
+        continued_conversation,
+        set_conversation_rule,
+    )
+
+    set_conversation_rule(store, ConversationRule(gap=timedelta(hours=8)))
+    _present_in_new_session(store, tmp_path, workspace)
+    (first,) = store.conversations()
+    client, folder = "Codex", os.fspath(workspace.resolve())
+    soon = datetime.now(UTC) + timedelta(hours=7)
+    later = datetime.now(UTC) + timedelta(hours=9)
+
+    assert continued_conversation(store, client, folder, "next", soon) == first.id
+    assert continued_conversation(store, client, folder, "next", later) is None
+
+
+def test_a_deleted_conversation_is_not_continued(
+    store: Store, tmp_path: Path, workspace: Path
+) -> None:
+    _present_in_new_session(store, tmp_path, workspace)
+    (first,) = store.conversations()
+    store.delete_conversation(first.id)
+
+    _present_in_new_session(store, tmp_path, workspace)
+
+    (second,) = store.conversations()
+    assert second.id != first.id

@@ -274,6 +274,28 @@ def test_show_image_refuses_a_file_that_is_not_a_public_image(
     assert details[1]["available_image_files"] == ["chart.png"]
 
 
+def test_show_image_suggests_only_tools_the_server_offers(
+    server: Server, workspace: Path
+) -> None:
+    (workspace / "public").mkdir()
+    (workspace / "public" / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+
+    async def main() -> tuple[list[str], list[types.CallToolResult]]:
+        async with connect(server) as client:
+            offered = [t.name for t in (await client.list_tools()).tools]
+            return offered, [
+                await client.call_tool("show_image", {"filename": name})
+                for name in ("notes.pdf", "other.png", "")
+            ]
+
+    offered, results = anyio.run(main)
+
+    details = [json.loads(r.content[0].text)["details"] for r in results]  # type: ignore[union-attr]
+    suggested = [d.get("suggested_tool") for d in details]
+    assert suggested[0] == "present"
+    assert all(tool is None or tool in offered for tool in suggested), suggested
+
+
 # Every field a record holds beyond what the agent itself sent.
 RECORD_KEYS = (
     "resolved",

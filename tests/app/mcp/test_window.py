@@ -335,3 +335,29 @@ def test_presented_without_a_window_the_next_start_shows_it(
         ]
         window.close()
     assert names == ["notes.md"]
+
+
+def test_an_import_from_the_command_line_appears_in_the_open_window(
+    live: Live, qtbot: Any, server: Server, tmp_path: Path
+) -> None:
+    from tests.app.importers.transcripts import ClaudeSession, text
+
+    session = ClaudeSession(str(tmp_path / "repo"))
+    session.user("Summarise the logs")
+    session.assistant(text("Summarised."))
+    transcript = session.write(tmp_path / "claude" / "s.jsonl")
+    listing = live.window.conversations.model()
+    assert listing.rowCount() == 0
+
+    code, err = run_cli(
+        qtbot, "import", str(transcript), "--data-dir", str(server.data_dir)
+    )
+
+    assert code == 0, err
+    (conversation,) = live.store.conversations()
+    # No GUI action in between: the window learned it over its channel.
+    qtbot.waitUntil(
+        lambda: live.window.current_conversation_id() == conversation.id,
+        timeout=WAIT_MS,
+    )
+    assert listing.rowCount() == 1

@@ -511,3 +511,43 @@ def test_a_page_in_sight_starts_the_web_engine_once_the_window_is_idle(
     qtbot.waitUntil(lambda: started == [1], timeout=5000)
     third.close()
     empty.close()
+
+
+def test_the_colour_scheme_chosen_in_settings_applies_at_once_and_is_kept(
+    qtbot, tmp_path, qapp, monkeypatch
+):
+    from PySide6.QtGui import QPalette
+
+    from app.core.store.client_conversations import conversation_rule
+    from app.ui.application import color_scheme
+    from app.ui.settings_dialog import SettingsDialog
+
+    monkeypatch.delenv("DELIVERABLES_COLOR_SCHEME", raising=False)
+    before = qapp.palette()
+
+    def choose_dark(dialog: SettingsDialog) -> int:
+        dialog._scheme.setCurrentIndex(dialog._scheme.findData("dark"))
+        dialog._per_session.setChecked(True)
+        return 1
+
+    monkeypatch.setattr(SettingsDialog, "exec", choose_dark)
+    store = Store(tmp_path / "data")
+    try:
+        win = MainWindow(store, tmp_path / "data")
+        qtbot.addWidget(win)
+        assert qapp.palette().color(QPalette.ColorRole.Window).lightness() > 180
+        win._open_settings()
+        # No restart: the running app is dark now.
+        assert qapp.palette().color(QPalette.ColorRole.Window).lightness() < 60
+        color_scheme(qapp).choose("light")
+        later = MainWindow(store, tmp_path / "data")
+        qtbot.addWidget(later)
+        # The next window (the next start) reads the choice back.
+        assert color_scheme(qapp).chosen() == "dark"
+        # The MCP server reads its part from the store.
+        assert conversation_rule(store).new_per_session
+        assert qapp.palette().color(QPalette.ColorRole.Window).lightness() < 60
+    finally:
+        color_scheme(qapp).choose("system")
+        qapp.setPalette(before)
+        store.close()

@@ -42,3 +42,27 @@ def test_the_screenshot_waits_for_loading_not_for_the_deadline(
     ready.append(True)
     qtbot.waitUntil(lambda: done == [True], timeout=5000)
     assert (tmp_path / "shot.png").exists()
+
+
+def test_a_first_paint_screenshot_is_taken_once_painted_and_says_when(
+    qtbot, tmp_path: Path, monkeypatch
+) -> None:
+    import time
+
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.screenshot import FIRST_PAINT_KEY, screenshot_at_first_paint
+
+    label = QLabel("first")
+    qtbot.addWidget(label)
+    label.resize(120, 40)
+    exits: list[int] = []
+    before = time.time_ns()
+    screenshot_at_first_paint(label, tmp_path / "first.png")
+    assert not (tmp_path / "first.png").exists()  # nothing before a paint
+    monkeypatch.setattr(QApplication, "exit", exits.append)
+    label.show()
+    qtbot.waitUntil(lambda: exits == [0], timeout=5000)
+    image = QImage(str(tmp_path / "first.png"))
+    assert image.width() == 120
+    assert before < int(image.text(FIRST_PAINT_KEY)) <= time.time_ns()

@@ -92,8 +92,8 @@ def test_only_visible_lines_are_highlighted(
 def test_a_line_of_thousands_of_tokens_keeps_formats_for_its_first_ones(
     qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
 ) -> None:
-    path = tmp_path / "anchors.yaml"
-    path.write_text("key: " + "&a [" * 2_500 + "\nnext: [1, 2]\n")
+    path = tmp_path / "strings.yaml"
+    path.write_text("key: [" + '"a", ' * 2_500 + '"a"]\nnext: [1, 2]\n')
     preview = _loaded(qtbot, open_preview(path))
     view = preview.code_view
     assert view is not None
@@ -319,9 +319,10 @@ def test_json_over_the_tree_limit_opens_as_text_with_a_notice(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from previewers import json as json_view
+    from app.formats import json_load
 
-    monkeypatch.setattr(json_view, "JSON_SIZE_LIMIT", 16)
+    # The JSON previewer reads its limit from the reader when asked.
+    monkeypatch.setattr(json_load, "JSON_SIZE_LIMIT", 16)
     path = tmp_path / "big.json"
     path.write_text('{"rows": [1, 2, 3, 4, 5, 6, 7, 8]}\n')
     preview = _loaded(qtbot, open_preview(path))

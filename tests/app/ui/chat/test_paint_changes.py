@@ -72,6 +72,8 @@ def test_each_change_says_what_happened_and_by_how_many_lines() -> None:
     known = changed(0, "a.py", Operation.MODIFIED, lines=(2, 4), counts=(3, 1))
     assert change_summary(known) == f"modified, +3 {MINUS}1"
     assert change_summary(changed(0, "b", Operation.MODIFIED)) == "modified"
+    one_line = changed(0, "c", Operation.MODIFIED, lines=(2, 1))
+    assert change_summary(one_line) == "modified, 2 \u2192 1 line"
 
 
 def test_collapsed_it_is_one_header_and_expanded_one_line_per_file() -> None:

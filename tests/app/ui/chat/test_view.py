@@ -441,6 +441,33 @@ def test_a_present_card_counts_the_files_of_its_record() -> None:
     assert cards.tool_summary(without_record) == "present"
 
 
+ATTACK = "invoice\u202efdp.sh"
+
+
+def test_a_tool_card_draws_a_bidi_name_neutralised_in_its_row_and_body() -> None:
+    result = f"Wrote 21 bytes to {ATTACK}."
+    block = ToolCallBlock("w1", "write_file", "{}", "finished", result)
+    listing = f"{ATTACK} (21 bytes)\nnotes.md\t(8 bytes)"
+    listed = ToolCallBlock("l1", "list_files", "{}", "finished", listing)
+
+    summary = cards.tool_summary(block)
+    body = cards.tool_body_text(listed, expanded=True)
+
+    assert summary == "write_file — Wrote 21 bytes to invoice<U+202E>fdp.sh."
+    assert body.splitlines() == [
+        "invoice<U+202E>fdp.sh (21 bytes)",
+        "notes.md\t(8 bytes)",
+    ]
+    assert "\u202e" not in summary + body
+
+
+def test_a_tool_card_counts_agree_with_their_nouns() -> None:
+    one_file = ToolCallBlock("c1", "present", "{}", "finished", "Presented", 1)
+    assert cards.tool_summary(one_file) == "present — 1 file"
+    one_line = ToolCallBlock("c2", "read_file", "{}", "finished", '{"a": 1}')
+    assert cards.tool_summary(one_line) == "read_file — 1 line"
+
+
 def test_a_failed_present_reads_as_an_error_card_not_json(
     qtbot: Any, workspace: Path, policy: Any, new_messages: Any
 ) -> None:

@@ -1,0 +1,543 @@
+"""Highlighting with tree-sitter grammars, in pygments' token types and colours.
+
+For the languages in ``_BY_SUFFIX`` a file is parsed once, on a worker, and a
+window of lines is highlighted by running a query over that tree, restricted
+to the window's rows: about a millisecond where pygments takes several. The
+grammars are the per-language wheels, which carry their compiled parsers; no
+grammar is ever fetched at run time. The queries are our own
+(``previewers/text/queries/*.scm``): their capture names are pygments token
+types (``@Keyword``, ``@Name.Function``), chosen so that every character gets
+the colour pygments' lexer gives it, and the style tables are pygments' own.
+Where a grammar cannot tell what a regular-expression lexer tells, the query
+file says so beside the pattern (``tests/previewers/text/test_syntax_tree.py``
+compares both on real files, character by character).
+
+Overlapping captures resolve as tree-sitter's own highlighter does: a
+smaller node wins over the node it lies in, and for the same node the
+earlier pattern wins. Text no capture covers takes the language's ``rest``
+token: pygments gives every identifier and bracket a token (``Name``,
+``Punctuation``, which look alike in every style), and prose in Markdown none.
+
+Until the whole-file tree arrives, or for a paged file that never gets one,
+a window is parsed on its own (a fraction of a millisecond): it may misread
+a window that starts inside a string, as pygments' root state does, and is
+redone once the tree is there. tree-sitter holds the interpreter lock for a
+whole call, so the full parse reads the text in slices (``PARSE_SLICE``),
+which gives the GUI thread the lock between them.
+
+Nothing here imports Qt; tree-sitter is imported only when a file needs it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
+
+from pygments.token import Token, _TokenType, string_to_tokentype  # type: ignore[import-untyped]
+
+from previewers.text import highlight
+from previewers.text.highlight import MAX_HIGHLIGHT_CHARS, Span
+from previewers.text.syntax_rules import (
+    css_vendors,
+    rust_types,
+    typed_colons,
+    without_inside,
+)
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Node, Query, Tree
+
+PARSE_SLICE = 16 * 1024
+"""Bytes handed to the parser per call: the GUI thread gets the lock between."""
+
+
+@dataclass(frozen=True)
+class GrammarSpec:
+    """Where a language's grammar is and which of our queries reads it.
+
+    ``rest`` is the token of text no capture covers ("" for none).
+    """
+
+    name: str
+    module: str
+    function: str
+    query: str
+    rest: str = "Name"
+    refine: tuple[tuple[str, str, str], ...] = ()
+    """(token, pattern, token): within spans of the first token, what the
+    pattern matches takes the second (pygments reads inside some strings)."""
+    line_rule: Callable[[list[Span], str], list[Span]] | None = None
+    """A rule of pygments' lexer no query can say, run over each line's spans
+    (``previewers.text.syntax_rules``)."""
+    opaque: tuple[str, ...] = ()
+    words_from: str = ""
+    """A pygments lexer module whose word lists the query names: ``WORDS:x``
+    in the query stands for the quoted words of its list ``x``."""
+    """Tokens pygments reads as one, strings apart: captures inside theirs
+    are dropped (a Rust attribute)."""
+
+
+# What pygments' PythonLexer marks as formatting inside a plain string.
+_PYTHON_FORMATS = (
+    r"%(\(\w+\))?[-#0 +]*([0-9]+|[*])?(\.([0-9]+|[*]))?[hlL]?[E-GXc-giorsaux%]"
+    r"|\{((\w+)((\.\w+)|(\[[^\]]+\]))*)?(\![sra])?"
+    r"(\:(.?[<>=\^])?[-+ ]?#?0?(\d+)?,?(\.\d+)?[E-GXb-gnosx%]?)?\}"
+)
+# A docstring's prefix ('r"""'), an affix for pygments, not a docstring.
+_DOC_PREFIX = r"\b[rRuUbB]{1,2}(?=\"\"\"|''')"
+_PYTHON = GrammarSpec(
+    "Python",
+    "tree_sitter_python",
+    "language",
+    "python.scm",
+    refine=(
+        ("Literal.String.Double", _PYTHON_FORMATS, "Literal.String.Interpol"),
+        ("Literal.String.Single", _PYTHON_FORMATS, "Literal.String.Interpol"),
+        ("Literal.String.Single", r"\\\\|\\[\"']", "Literal.String.Escape"),
+        ("Literal.String", r"\{\{|\}\}", "Literal.String.Escape"),
+        ("Literal.String.Doc", _DOC_PREFIX, "Literal.String.Affix"),
+    ),
+)
+# Optional chaining "?." is one token in the grammar, an operator and a
+# punctuation mark for pygments.
+_OPTIONAL_DOT = (("Operator", r"(?<=\?)\.", "Punctuation"),)
+_JAVASCRIPT = GrammarSpec(
+    "JavaScript",
+    "tree_sitter_javascript",
+    "language",
+    "javascript.scm",
+    refine=_OPTIONAL_DOT,
+)
+_TYPESCRIPT = GrammarSpec(
+    "TypeScript",
+    "tree_sitter_typescript",
+    "language_typescript",
+    "typescript.scm",
+    refine=_OPTIONAL_DOT,
+    line_rule=typed_colons,
+)
+_TSX = GrammarSpec(
+    "TSX",
+    "tree_sitter_typescript",
+    "language_tsx",
+    "typescript.scm",
+    refine=_OPTIONAL_DOT,
+    line_rule=typed_colons,
+)
+_JSON = GrammarSpec("JSON", "tree_sitter_json", "language", "json.scm")
+# A block scalar's header ("run: |", "- >-"): the grammar keeps it in the
+# scalar, pygments marks it as an indicator.
+_BLOCK_HEADER = r"(?<=:\s)[|>][-+0-9]*(?=\s*$)|(?<=-\s)[|>][-+0-9]*(?=\s*$)"
+_YAML = GrammarSpec(
+    "YAML",
+    "tree_sitter_yaml",
+    "language",
+    "yaml.scm",
+    refine=(("Name.Constant", _BLOCK_HEADER, "Punctuation.Indicator"),),
+)
+
+# pygments reads shell by words: a word that is not a keyword or a builtin
+# is plain text.
+_BASH = GrammarSpec("Bash", "tree_sitter_bash", "language", "bash.scm", rest="")
+
+_GO = GrammarSpec("Go", "tree_sitter_go", "language", "go.scm", rest="Name.Other")
+
+_RUST = GrammarSpec(
+    "Rust",
+    "tree_sitter_rust",
+    "language",
+    "rust.scm",
+    # A number's type suffix ("1u8") is a keyword for pygments.
+    refine=(
+        (
+            "Literal.Number.Integer",
+            r"(?<=[0-9_])([ui](8|16|32|64|size)|f(32|64))",
+            "Keyword",
+        ),
+        (
+            "Literal.Number.Float",
+            r"(?<=[0-9_.])([ui](8|16|32|64|size)|f(32|64))",
+            "Keyword",
+        ),
+    ),
+    line_rule=rust_types,
+    opaque=("Comment.Preproc",),
+)
+
+_CSS = GrammarSpec(
+    "CSS",
+    "tree_sitter_css",
+    "language",
+    "css.scm",
+    # "@media" is "@" and a keyword for pygments.
+    refine=(("Keyword", r"@(?=[\w-])", "Punctuation"),),
+    line_rule=css_vendors,
+    words_from="pygments.lexers.css",
+)
+
+_BY_SUFFIX: dict[str, GrammarSpec] = {
+    **dict.fromkeys((".py", ".pyi", ".pyw"), _PYTHON),
+    **dict.fromkeys((".js", ".mjs", ".cjs"), _JAVASCRIPT),
+    ".ts": _TYPESCRIPT,
+    ".tsx": _TSX,
+    **dict.fromkeys((".json", ".geojson"), _JSON),
+    **dict.fromkeys((".yaml", ".yml"), _YAML),
+    **dict.fromkeys((".sh", ".bash"), _BASH),
+    ".go": _GO,
+    ".rs": _RUST,
+    ".css": _CSS,
+}
+
+
+def grammar_for_name(name: str) -> GrammarSpec | None:
+    """The tree-sitter grammar for a file name, or ``None`` (pygments, or plain)."""
+    return _BY_SUFFIX.get(PurePath(name).suffix.lower())
+
+
+def grammar_modules() -> list[str]:
+    """The grammar wheels' modules: imported by name, so the frozen bundle is
+    told of them (``packaging/deliverables.spec``)."""
+    return sorted({spec.module for spec in _BY_SUFFIX.values()})
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """A loaded grammar and its compiled query; shared by every thread."""
+
+    spec: GrammarSpec
+    language: Language
+    query: Query
+    tokens: dict[str, _TokenType]
+    rest: _TokenType | None
+    refine: tuple[tuple[_TokenType, re.Pattern[str], _TokenType], ...]
+    opaque: frozenset[_TokenType]
+
+
+@functools.cache
+def load_grammar(spec: GrammarSpec) -> Grammar:
+    """Import ``spec``'s grammar and compile its query (milliseconds; on a worker)."""
+    from tree_sitter import Language, Query
+
+    module = importlib.import_module(spec.module)
+    language = Language(getattr(module, spec.function)())
+    source = files("previewers.text").joinpath("queries", spec.query).read_text()
+    if spec.words_from:
+        lists = importlib.import_module(spec.words_from)
+        source = re.sub(
+            r"WORDS:(\w+)",
+            lambda found: " ".join(f'"{word}"' for word in getattr(lists, found[1])),
+            source,
+        )
+    query = Query(language, source)
+    names = [query.capture_name(index) for index in range(query.capture_count)]
+    # Captures named with a leading "_" only serve a predicate.
+    tokens = {name: string_to_tokentype(name) for name in names if name[0] != "_"}
+    rest = string_to_tokentype(spec.rest) if spec.rest else None
+    refine = tuple(
+        (string_to_tokentype(outer), re.compile(pattern), string_to_tokentype(inner))
+        for outer, pattern, inner in spec.refine
+    )
+    opaque = frozenset(string_to_tokentype(name) for name in spec.opaque)
+    return Grammar(spec, language, query, tokens, rest, refine, opaque)
+
+
+def _parse(grammar: Grammar, data: bytes, cancelled: Callable[[], bool]) -> Tree | None:
+    """Parse ``data`` in slices, so the lock is let go between them; ``None``
+    when ``cancelled`` said stop."""
+    from tree_sitter import Parser
+
+    parser = Parser(grammar.language)
+
+    def read(offset: int, _point: object) -> bytes:
+        return data[offset : offset + PARSE_SLICE]
+
+    stopped = False
+
+    def progress(_offset: int, _has_error: bool) -> bool:
+        nonlocal stopped
+        stopped = stopped or cancelled()
+        return stopped
+
+    try:
+        tree = parser.parse(read, progress_callback=progress)
+    except ValueError:
+        if stopped:  # the parser says "failed" when it was told to stop
+            return None
+        raise
+    if stopped:
+        return None
+    # A tree read through a callback keeps no text, and the query's text
+    # predicates then cost twenty times more; parsing the bytes again on the
+    # finished tree reuses all of it (a few milliseconds for 2 MiB).
+    return parser.parse(data, old_tree=tree)
+
+
+def _plain_lines(lines: Sequence[str]) -> list[str]:
+    # As pygments does: a line too long to highlight is parsed as empty.
+    return [line if len(line) <= MAX_HIGHLIGHT_CHARS else "" for line in lines]
+
+
+@dataclass(frozen=True)
+class TreeScan:
+    """A whole text's tree (``None`` if parsing gave up: ``too_slow``)."""
+
+    tree: Tree | None
+    too_slow: bool = False
+
+
+class TreeHighlighter:
+    """Highlights windows of lines with one grammar; the ``WindowHighlighter``
+    interface, so the views take either.
+
+    Not thread safe, except ``scan``, which makes its own parser.
+    """
+
+    def __init__(self, grammar: Grammar) -> None:
+        self.grammar = grammar
+        self.lead_source: Callable[[int, int], Sequence[str] | None] | None = None
+        self.too_slow = False
+        """A window took over ``WINDOW_BUDGET_S``: every window is plain now."""
+        self.on_too_slow: Callable[[], None] | None = None
+        self._tree: Tree | None = None
+        self._primed: tuple[list[str], list[list[Span]]] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.grammar.spec.name
+
+    def scan(self, lines: Sequence[str], cancelled: Callable[[], bool]) -> TreeScan:
+        """Parse the whole text (on a worker); gives up after ``SCAN_BUDGET_S``."""
+        deadline = time.perf_counter() + highlight.SCAN_BUDGET_S
+        data = "\n".join(_plain_lines(lines)).encode("utf-8", "surrogatepass")
+        tree = _parse(
+            self.grammar, data, lambda: cancelled() or time.perf_counter() > deadline
+        )
+        if tree is None:
+            return TreeScan(None, too_slow=not cancelled())
+        return TreeScan(tree)
+
+    def adopt(self, scan: TreeScan) -> None:
+        """Take the whole text's tree: windows are exact from now on."""
+        if scan.tree is not None:
+            self._tree = scan.tree
+            self._primed = None
+
+    def prime(self, lines: Sequence[str]) -> None:
+        """Highlight the file's first lines now, on a worker, for the first window."""
+        shown = list(lines)
+        spans, _exact = self.highlight(shown, 0, exact=False)
+        if not self.too_slow:
+            self._primed = (shown, spans)
+
+    def highlight(
+        self, lines: Sequence[str], first: int, *, exact: bool = True
+    ) -> tuple[list[list[Span]], bool]:
+        """Spans for each of ``lines`` (which begin at line ``first``).
+
+        Returns the spans and whether they are exact (read from the whole
+        text's tree). ``exact=False`` never uses that tree: the window is
+        parsed on its own, as for a paged file.
+        """
+        if self.too_slow:
+            return [[] for _ in lines], True
+        primed = self._primed
+        if primed is not None and first == 0 and self._tree is None:
+            shown, spans = primed
+            if len(lines) <= len(shown) and shown[: len(lines)] == list(lines):
+                return spans[: len(lines)], False
+        started = time.perf_counter()
+        if exact and self._tree is not None:
+            found = self._query(self._tree, lines, first), True
+        else:
+            from tree_sitter import Parser
+
+            data = "\n".join(_plain_lines(lines)).encode("utf-8", "surrogatepass")
+            tree = Parser(self.grammar.language).parse(data)
+            found = self._query(tree, lines, 0), self._tree is None and not exact
+        # The budgets are pygments' own (one place sets them for both).
+        if time.perf_counter() - started > highlight.WINDOW_BUDGET_S:
+            self.too_slow = True
+            if self.on_too_slow is not None:
+                self.on_too_slow()
+            return [[] for _ in lines], True
+        return found
+
+    def _query(self, tree: Tree, lines: Sequence[str], first: int) -> list[list[Span]]:
+        """Spans of ``lines``, rows ``first`` on in ``tree``."""
+        from tree_sitter import QueryCursor
+
+        grammar = self.grammar
+        count = len(lines)
+        cursor = QueryCursor(grammar.query)
+        cursor.set_point_range((first, 0), (first + count, 0))
+        rows: list[list[tuple[int, int, int, _TokenType]]] = [[] for _ in lines]
+        widths = [-1] * count
+        tokens = grammar.tokens
+        for pattern, captures in cursor.matches(tree.root_node):
+            for capture, nodes in captures.items():
+                token = tokens.get(capture)
+                if token is None:
+                    continue
+                for node in nodes:
+                    _place(node, pattern, token, first, rows, lines, widths)
+        rest, refine = grammar.rest, grammar.refine
+        if grammar.opaque:
+            rows = [without_inside(row, grammar.opaque) for row in rows]
+        found = [
+            _line_spans(row, line, rest) if len(line) <= MAX_HIGHLIGHT_CHARS else []
+            for row, line in zip(rows, lines, strict=True)
+        ]
+        for rule in refine:
+            found = [
+                _refined(spans, line, *rule)
+                for spans, line in zip(found, lines, strict=True)
+            ]
+        line_rule = grammar.spec.line_rule
+        if line_rule is not None:
+            found = [
+                line_rule(spans, line) for spans, line in zip(found, lines, strict=True)
+            ]
+        return found
+
+
+def _place(
+    node: Node,
+    pattern: int,
+    token: _TokenType,
+    first: int,
+    rows: list[list[tuple[int, int, int, _TokenType]]],
+    lines: Sequence[str],
+    widths: list[int],
+) -> None:
+    """Add ``node``'s capture to each window row it covers, in bytes of the row."""
+    start_row, start_column = node.start_point
+    end_row, end_column = node.end_point
+    count = len(rows)
+    if start_row == end_row:
+        index = start_row - first
+        if 0 <= index < count and end_column > start_column:
+            rows[index].append((start_column, end_column, pattern, token))
+        return
+    for row in range(max(start_row, first), min(end_row, first + count - 1) + 1):
+        index = row - first
+        width = widths[index]
+        if width < 0:
+            width = widths[index] = len(lines[index].encode("utf-8", "surrogatepass"))
+        begin = start_column if row == start_row else 0
+        end = end_column if row == end_row else width
+        if end > begin:
+            rows[index].append((begin, end, pattern, token))
+
+
+def _line_spans(
+    row: list[tuple[int, int, int, _TokenType]], line: str, rest: _TokenType | None
+) -> list[Span]:
+    """One line's captures (byte ranges) as non-overlapping spans in characters."""
+    row.sort(key=_outer_first)
+    pieces: list[tuple[int, int, _TokenType]] = []
+    stack: list[tuple[int, _TokenType]] = []
+    position = 0
+    last: tuple[int, int] | None = None
+    for begin, end, _pattern, token in row:
+        if (begin, end) == last:
+            continue  # the same node again: the earlier pattern won
+        last = (begin, end)
+        while stack and stack[-1][0] <= begin:
+            closed, outer = stack.pop()
+            if position < closed:
+                pieces.append((position, closed, outer))
+                position = closed
+        if begin < position:
+            # Overlaps what an earlier capture covered without lying in it
+            # (captures of nodes never do that): keep the earlier one.
+            continue
+        if stack and position < begin:
+            pieces.append((position, begin, stack[-1][1]))
+        position = begin
+        stack.append((end, token))
+    while stack:
+        closed, outer = stack.pop()
+        if position < closed:
+            pieces.append((position, closed, outer))
+            position = closed
+    ascii_line = line.isascii()
+    encoded = b"" if ascii_line else line.encode("utf-8", "surrogatepass")
+    spans: list[Span] = []
+    covered = 0
+    text_token = Token.Text
+    for begin, end, token in pieces:
+        if rest is not None and covered < begin:
+            _add_rest(spans, line, encoded, covered, begin, rest)
+        covered = end
+        if token is text_token:
+            continue
+        if ascii_line:
+            spans.append(Span(begin, end - begin, token))
+        else:
+            start = len(encoded[:begin].decode("utf-8", "surrogatepass"))
+            length = len(encoded[begin:end].decode("utf-8", "surrogatepass"))
+            spans.append(Span(start, length, token))
+    if rest is not None:
+        width = len(line) if ascii_line else len(encoded)
+        if covered < width:
+            _add_rest(spans, line, encoded, covered, width, rest)
+    return spans
+
+
+def _refined(
+    spans: list[Span],
+    line: str,
+    outer: _TokenType,
+    pattern: re.Pattern[str],
+    inner: _TokenType,
+) -> list[Span]:
+    """``spans`` with ``pattern``'s matches in spans of ``outer`` made ``inner``."""
+    out: list[Span] = []
+    for span in spans:
+        if span.token is not outer:
+            out.append(span)
+            continue
+        start, end = span.start, span.start + span.length
+        position = start
+        for match in pattern.finditer(line, start, end):
+            if match.end() == match.start():
+                continue
+            if match.start() > position:
+                out.append(Span(position, match.start() - position, outer))
+            out.append(Span(match.start(), match.end() - match.start(), inner))
+            position = match.end()
+        if position < end:
+            out.append(Span(position, end - position, outer))
+    return out
+
+
+def _outer_first(item: tuple[int, int, int, Any]) -> tuple[int, int, int]:
+    return item[0], -item[1], item[2]
+
+
+def _add_rest(
+    spans: list[Span],
+    line: str,
+    encoded: bytes,
+    begin: int,
+    end: int,
+    rest: _TokenType,
+) -> None:
+    """The ``rest`` token over a gap between captures, without its edge blanks."""
+    if encoded:
+        start = len(encoded[:begin].decode("utf-8", "surrogatepass"))
+        stop = start + len(encoded[begin:end].decode("utf-8", "surrogatepass"))
+    else:
+        start, stop = begin, end
+    gap = line[start:stop]
+    stripped = gap.strip()
+    if stripped:
+        lead = len(gap) - len(gap.lstrip())
+        spans.append(Span(start + lead, len(stripped), rest))
