@@ -56,7 +56,17 @@ def complete_library(conn: sqlite3.Connection) -> None:
     try:
         if conn.execute("SELECT 1 FROM library_pending").fetchone() is not None:
             conn.execute("DELETE FROM library")
+            # Rows go in faster without the indexes, which are then built
+            # once, as the migration defined them.
+            indexes = conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index'"
+                " AND tbl_name = 'library' AND sql IS NOT NULL"
+            ).fetchall()
+            for name, _sql in indexes:
+                conn.execute(f'DROP INDEX "{name}"')
             _fill(conn)
+            for _name, sql in indexes:
+                conn.execute(sql)
             conn.execute(_MARK_NEWEST)
             conn.execute("DELETE FROM library_pending")
         conn.execute("COMMIT")
