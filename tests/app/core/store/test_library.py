@@ -160,6 +160,7 @@ def test_the_migration_builds_the_index_for_a_store_written_before_it(
     store: Store, seeded: dict[str, str], data_dir: Path
 ) -> None:
     before = Library(store).items(LibraryFilter())
+    assert len(before) == 4
     store.close()
     # The store as the version before the library left it: no index at all.
     conn = sqlite3.connect(data_dir / DATABASE_NAME, isolation_level=None)
