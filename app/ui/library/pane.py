@@ -9,7 +9,15 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from PySide6.QtCore import QDate, QModelIndex, Qt, QTimer, Signal, SignalInstance
+from PySide6.QtCore import (
+    QDate,
+    QModelIndex,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+    SignalInstance,
+)
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -110,6 +118,8 @@ class LibraryPaneWidget(QWidget):
         exportRequested(object): export the conversation of this ``LibraryItem``.
         refused(str): the store could not answer; why, for the notice bar.
         listed(object): these ``LibraryItem``\\ s are listed now.
+        menuRequested(object, QPoint): the card's menu for this ``LibraryItem``,
+            at this global position.
     """
 
     openRequested = Signal(object)
@@ -119,6 +129,7 @@ class LibraryPaneWidget(QWidget):
     exportRequested = Signal(object)
     refused = Signal(str)
     listed = Signal(object)
+    menuRequested = Signal(object, QPoint)
 
     def __init__(self, library: Library, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,6 +178,8 @@ class LibraryPaneWidget(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._on_table_menu_requested)
         self.count = QLabel(self)
         self.count.setTextFormat(Qt.TextFormat.PlainText)
         self.open_button = QPushButton("Open", self)
@@ -329,6 +342,12 @@ class LibraryPaneWidget(QWidget):
             button.setEnabled(count == 1)
         self.save_button.setEnabled(count >= 1)
         self.save_button.setText("Save copies…" if count > 1 else "Save a copy…")
+
+    def _on_table_menu_requested(self, point: QPoint) -> None:
+        item = self.table.indexAt(point).data(ITEM_ROLE)
+        if isinstance(item, LibraryItem):
+            where = self.table.viewport().mapToGlobal(point)
+            self.menuRequested.emit(item, where)
 
     def _on_table_double_clicked(self, index: QModelIndex) -> None:
         item = index.data(ITEM_ROLE)

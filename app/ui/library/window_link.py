@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, QPoint, Qt
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QAbstractItemView, QStackedWidget
+from PySide6.QtWidgets import QAbstractItemView, QMenu, QStackedWidget
 
 from app.core.chat.blocks import DeliverableBlock, ImportedFileBlock
 from app.core.filetype import Kind
@@ -82,6 +82,7 @@ class LibraryLink(QObject):
         self.pane.openRequested.connect(self.open_item)
         self.pane.turnRequested.connect(self.go_to_turn)
         self.pane.versionsRequested.connect(self.show_versions)
+        self.pane.menuRequested.connect(self._on_pane_menu_requested)
         self.keeper = Keeper(store, policy_for, mode, self)
         self.keeper.finished.connect(
             lambda text, ok: window.notice_bar.show_message(
@@ -116,6 +117,22 @@ class LibraryLink(QObject):
         if isinstance(ref, ImportedFileRef):
             return actions.open_imported(ref)
         return actions.perform("open", ref)
+
+    def menu_for(self, item: LibraryItem) -> QMenu | None:
+        """A presented item's card menu, every action checked as the card's is.
+
+        An imported item has none here: its actions need Verify, in its chat.
+        """
+        ref = item_ref(item)
+        if not isinstance(ref, DeliverableRef):
+            return None
+        return self._window.file_actions.menu_for(ref, self.pane)
+
+    def _on_pane_menu_requested(self, item: LibraryItem, where: QPoint) -> None:
+        menu = self.menu_for(item)
+        if menu is not None:
+            menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            menu.popup(where)
 
     def go_to_turn(self, item: LibraryItem) -> None:
         """Show the conversation with the item's card in sight and selected."""

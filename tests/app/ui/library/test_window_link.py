@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 from PySide6.QtCore import QDate, Qt
+from PySide6.QtGui import QGuiApplication
 
 from app.core.chat.blocks import DeliverableBlock
 from app.core.store import Store
@@ -172,6 +173,22 @@ def test_an_imported_item_stays_unverified_and_does_not_open(
 
     assert window.workspace.tab_count() == 0
     assert "fix.py" in window.notice_bar.text()
+
+
+def test_an_item_has_its_cards_menu_and_an_import_none(
+    window: MainWindow, qtbot, tmp_path: Path
+) -> None:
+    open_library(window, qtbot)
+    model = window.library.pane.model
+    names = listed(window)
+
+    menu = window.library.menu_for(model.item(names.index("chart.pdf")))
+    assert menu is not None
+    [copy] = [a for a in menu.actions() if a.text() == "&Copy path"]
+    copy.trigger()
+
+    assert QGuiApplication.clipboard().text() == str(tmp_path / "ws" / "chart.pdf")
+    assert window.library.menu_for(model.item(names.index("fix.py"))) is None
 
 
 def test_go_to_the_turn_shows_the_conversation_with_the_card_selected(
