@@ -21,9 +21,11 @@ class ConversationsPanelWidget(QWidget):
 
     Signals:
         newRequested(): the user wants a new conversation.
+        libraryRequested(): the user wants the library of every deliverable.
     """
 
     newRequested = Signal()
+    libraryRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -43,6 +45,12 @@ class ConversationsPanelWidget(QWidget):
         self.new_button.setToolTip("New conversation (Ctrl+N)")
         self.new_button.setAccessibleName("New conversation")
         self.new_button.clicked.connect(self.newRequested)
+        self.library_button = QToolButton(self)
+        self.library_button.setText("Library")
+        self.library_button.setAutoRaise(True)
+        self.library_button.setToolTip("Every deliverable of every conversation")
+        self.library_button.setAccessibleName("Library")
+        self.library_button.clicked.connect(self.libraryRequested)
         header.addWidget(title, 1)
         header.addWidget(self.new_button)
         self.filter = QLineEdit(self)
@@ -60,6 +68,7 @@ class ConversationsPanelWidget(QWidget):
         filter_row = QHBoxLayout()
         filter_row.setContentsMargins(8, 0, 8, 2)
         filter_row.addWidget(self.filter)
+        filter_row.addWidget(self.library_button)
         layout.addLayout(filter_row)
         layout.addWidget(self.list, 1)
 

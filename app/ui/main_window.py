@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -64,6 +65,7 @@ from app.ui.conversation_commands import ConversationCommands
 from app.ui.conversations_panel import ConversationsPanelWidget
 from app.ui.imported_cards import ImportedCards
 from app.ui.imported_session import ImportedSessionBarWidget
+from app.ui.library.window_link import LibraryLink
 from app.ui.menus import WindowActions, WindowCommands, build_menus
 from app.ui.notice import NoticeBarWidget
 from app.ui.window_layout import CHAT_MIN_WIDTH, PaneLayout
@@ -155,9 +157,14 @@ class MainWindow(QMainWindow):
         column.addWidget(self.chat, 1)
         column.addWidget(self.chat_input)
 
+        # The middle column shows the chat, or the library in its place.
+        self.middle = QStackedWidget(self)
+        self.middle.setMinimumWidth(CHAT_MIN_WIDTH)
+        self.middle.addWidget(self.chat_column)
+
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(self.conversations_panel)
-        self.splitter.addWidget(self.chat_column)
+        self.splitter.addWidget(self.middle)
         self.splitter.addWidget(self.workspace)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setStretchFactor(2, 4)
@@ -176,11 +183,14 @@ class MainWindow(QMainWindow):
         self.panes = PaneLayout(
             self.splitter,
             self.conversations_panel,
-            self.chat_column,
+            self.middle,
             self.workspace,
             self.workspace.tree_pane,
             self._settings,
             self,
+        )
+        self.library = LibraryLink(
+            self, store, self.middle, self._policy_for, lambda: self._mode
         )
         self._init_remote()
         self.commands = ConversationCommands(self, store)
@@ -222,6 +232,7 @@ class MainWindow(QMainWindow):
             self.panes.set_viewer(False)
             self.panes.default_sizes()
         self._conversation_id = conversation_id
+        self.middle.setCurrentWidget(self.chat_column)
         remote = is_remote_address(conversation.workspace)
         # A remote workspace is never looked up on this computer's disk, and
         # an imported session whose workspace is not confirmed has none.
@@ -323,6 +334,8 @@ class MainWindow(QMainWindow):
         is refreshed. Records are read back from the store, whose MAC decides
         whether they are trusted.
         """
+        if self.library.showing():
+            self.library.pane.reload()
         if conversation_id != self._conversation_id:
             self.refresh_conversations()
             return
@@ -411,6 +424,7 @@ class MainWindow(QMainWindow):
         self.conversations.renameRequested.connect(self.commands.rename)
         self.conversations.deleteRequested.connect(self.commands.delete)
         self.conversations_panel.newRequested.connect(self.commands.new_conversation)
+        self.conversations_panel.libraryRequested.connect(self.library.show)
         self.panes.changed.connect(self._on_panes_changed)
         self.workspace.webFilesListed.connect(self._on_workspace_web_files_listed)
         self.card_checker.checked.connect(self._on_card_checker_checked)

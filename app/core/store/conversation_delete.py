@@ -15,6 +15,8 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.core.store.library_rows import index_record
+
 # (conversation, tool call, raw) -> MAC, and whether a stored MAC holds.
 RecordMac = Callable[[str, str, str], str]
 RecordTrusted = Callable[[str, str, str, str], bool]
@@ -101,11 +103,13 @@ def _copy_messages(
         (target, *window),
     )
     records = conn.execute(
-        "SELECT position, tool_call_id, raw, mac FROM records"
-        " WHERE conversation_id = ? AND position >= ? AND position < ?",
+        "SELECT r.position, r.tool_call_id, r.raw, r.mac, m.created_at"
+        " FROM records AS r JOIN messages AS m"
+        " ON m.conversation_id = r.conversation_id AND m.position = r.position"
+        " WHERE r.conversation_id = ? AND r.position >= ? AND r.position < ?",
         window,
     ).fetchall()
-    for position, call, raw, mac in records:
+    for position, call, raw, mac, created_at in records:
         trusted = macs.record_trusted(source, call, raw, mac)
         # A MAC that did not hold is kept as it was: it holds nowhere.
         new_mac = macs.record(target, call, raw) if trusted else mac
@@ -114,6 +118,7 @@ def _copy_messages(
             " VALUES (?, ?, ?, ?, ?)",
             (target, position, call, raw, new_mac),
         )
+        index_record(conn, target, position, call, raw, created_at)
     changes = conn.execute(
         "SELECT position, seq, tool_call_id, origin, raw, before, before_sha256, mac"
         " FROM changes WHERE conversation_id = ? AND position >= ? AND position < ?",

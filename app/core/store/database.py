@@ -27,6 +27,7 @@ from app.core.store.change_rows import (
 )
 from app.core.store.conversation_delete import Macs, delete_rows
 from app.core.store.folder_approvals import load_approvals, save_approval
+from app.core.store.library_rows import complete_library, index_record
 from app.core.store.messages import tool_call_id as answered_call
 from app.core.store.migrations import migrate
 from app.core.store.verification_rows import (
@@ -124,6 +125,7 @@ class Store:
             self._conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
             self._conn.execute("PRAGMA foreign_keys = ON")
             migrate(self._conn)
+            complete_library(self._conn)
         except BaseException:
             self.close()
             raise
@@ -301,10 +303,11 @@ class Store:
             raise ValueError(
                 f"Tool call {tool_call_id!r} already has a record in this conversation."
             )
+        stamp = _iso(datetime.now(UTC))
         conn.execute(
             "INSERT INTO messages (conversation_id, position, message, created_at)"
             " VALUES (?, ?, ?, ?)",
-            (conversation.id, position, text, _iso(datetime.now(UTC))),
+            (conversation.id, position, text, stamp),
         )
         if record is not None and tool_call_id is not None:
             mac = self._mac(conversation.id, tool_call_id, record)
@@ -314,6 +317,7 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?)",
                 (conversation.id, position, tool_call_id, record, mac),
             )
+            index_record(conn, conversation.id, position, tool_call_id, record, stamp)
         return position
 
     def messages(

@@ -13,6 +13,7 @@ from typing import Any
 from app.core.store import Store
 from app.core.store.change_rows import NewChange, insert_imported_changes
 from app.core.store.imported_files import ImportedFile, parse_imported
+from app.core.store.library_rows import index_imported
 from app.core.trust.import_workspace import chosen_workspace
 
 
@@ -103,6 +104,10 @@ def _set_workspace(conn: sqlite3.Connection, conversation_id: str, folder: str) 
     )
     conn.execute(
         "DELETE FROM verifications WHERE conversation_id = ?", (conversation_id,)
+    )
+    conn.execute(
+        "UPDATE library SET workspace = ? WHERE conversation_id = ?",
+        (folder, conversation_id),
     )
 
 
@@ -249,6 +254,7 @@ class ImportStore:
                 " DO UPDATE SET raw = excluded.raw",
                 [(conversation_id, e.entry_id, e.to_json()) for e in new.values()],
             )
+            index_imported(conn, conversation_id, new.values())
         return str(kept)
 
     def confirm_workspace(self, conversation_id: str, folder: str) -> str:

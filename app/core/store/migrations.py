@@ -160,6 +160,75 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         value TEXT NOT NULL
     ) STRICT, WITHOUT ROWID;
     """,
+    """
+    -- The library: one row per file of every record and every imported entry
+    -- (app.core.store.library_rows). Derived and never trusted: a row says
+    -- where to look, and every action reads that record again. item names the
+    -- file a row is a version of; latest marks its newest version, so the list
+    -- is one index range scan.
+    CREATE TABLE library (
+        conversation_id TEXT NOT NULL,
+        origin          TEXT NOT NULL CHECK (origin IN ('presented', 'imported')),
+        ref             TEXT NOT NULL,
+        entry           INTEGER NOT NULL CHECK (entry >= 0),
+        position        INTEGER NOT NULL,
+        item            TEXT NOT NULL,
+        name            TEXT NOT NULL,
+        folder          TEXT NOT NULL,
+        description     TEXT NOT NULL,
+        kind            TEXT NOT NULL,
+        agent           TEXT NOT NULL,
+        workspace       TEXT NOT NULL,
+        created_at      TEXT NOT NULL,
+        state           TEXT NOT NULL DEFAULT 'unchecked',
+        latest          INTEGER NOT NULL DEFAULT 0 CHECK (latest IN (0, 1)),
+        UNIQUE (conversation_id, origin, ref, entry)
+    ) STRICT;
+
+    CREATE INDEX library_newest ON library (latest, created_at, entry DESC);
+    CREATE INDEX library_versions ON library (item, created_at);
+    CREATE INDEX library_by_conversation ON library (conversation_id, created_at);
+    -- Filters by these, and their distinct values found by skipping through.
+    CREATE INDEX library_by_kind ON library (kind, latest);
+    CREATE INDEX library_by_agent ON library (agent, latest);
+    CREATE INDEX library_by_workspace ON library (workspace, latest);
+
+    -- Not while the index is filled for existing data: the fill marks every
+    -- newest version at once at its end (library_rows.complete_library).
+    CREATE TRIGGER library_latest_insert AFTER INSERT ON library
+    WHEN NOT EXISTS (SELECT 1 FROM library_pending) BEGIN
+        UPDATE library SET latest = (rowid = (
+            SELECT rowid FROM library WHERE item = NEW.item
+            ORDER BY created_at DESC, rowid DESC LIMIT 1
+        )) WHERE item = NEW.item;
+    END;
+
+    CREATE TRIGGER library_latest_delete AFTER DELETE ON library
+    WHEN NOT EXISTS (SELECT 1 FROM library_pending) BEGIN
+        UPDATE library SET latest = (rowid = (
+            SELECT rowid FROM library WHERE item = OLD.item
+            ORDER BY created_at DESC, rowid DESC LIMIT 1
+        )) WHERE item = OLD.item;
+    END;
+
+    -- A row goes with the record or imported entry it came from, whoever
+    -- deletes that (a conversation deleted, an import done again).
+    CREATE TRIGGER IF NOT EXISTS library_record_gone AFTER DELETE ON records BEGIN
+        DELETE FROM library WHERE conversation_id = OLD.conversation_id
+        AND origin = 'presented' AND ref = OLD.tool_call_id;
+    END;
+
+    CREATE TRIGGER IF NOT EXISTS library_import_gone
+    AFTER DELETE ON imported_files BEGIN
+        DELETE FROM library WHERE conversation_id = OLD.conversation_id
+        AND origin = 'imported' AND ref = OLD.entry_id;
+    END;
+
+    -- The rows of what is stored already need the record parser: the store
+    -- fills the index when it opens while this asks it to (complete_library).
+    CREATE TABLE library_pending (requested INTEGER NOT NULL) STRICT;
+    INSERT INTO library_pending VALUES (1);
+    """,
 )
 
 

@@ -1,0 +1,1 @@
+"""Keeping what the library lists: copies of several items, a conversation exported."""

@@ -1,0 +1,1 @@
+"""The library: every deliverable of every conversation, beside the conversations."""
