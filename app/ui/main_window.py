@@ -885,11 +885,21 @@ class MainWindow(QMainWindow):
         if not is_remote_workspace(workspace):
             return
         self._remote_workspaces[workspace.address] = workspace
-        host = workspace.place.host
-        name = PurePosixPath(workspace.root).name or workspace.root
-        conversation = self._store.create_conversation(
-            f"{name} on {host}", workspace.address
-        )
+        # Opening a workspace again continues its newest conversation, as an
+        # editor reopens a folder; "+ New" starts another one there.
+        earlier = [
+            conversation
+            for conversation in self._store.conversations()
+            if conversation.workspace == workspace.address
+        ]
+        if earlier:
+            conversation = earlier[-1]
+        else:
+            host = workspace.place.host
+            name = PurePosixPath(workspace.root).name or workspace.root
+            conversation = self._store.create_conversation(
+                f"{name} on {host}", workspace.address
+            )
         self.show_conversation(conversation.id)
         self.refresh_conversations()
         self.chat_input.focus_editor()

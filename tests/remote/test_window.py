@@ -79,6 +79,26 @@ def test_the_file_menu_opens_a_remote_workspace_in_a_new_conversation(
     assert row(qtbot, tree, f"{remote_root}/notes.md") is not None
 
 
+def test_opening_the_same_remote_workspace_again_continues_its_conversation(
+    qtbot: QtBot, window: MainWindow, ssh_home: SshHome, remote_root: Path
+) -> None:
+    address = ssh_home.address(remote_root)
+    opened_remote(qtbot, window, address)
+    first = window.current_conversation_id()
+    window.show_conversation(window._store.create_conversation("local", "/").id)
+    qtbot.waitUntil(lambda: window.workspace.remote_tree is None, timeout=HANG)
+
+    opened_remote(qtbot, window, address)
+
+    assert window.current_conversation_id() == first
+    remote = [
+        conversation
+        for conversation in window._store.conversations()
+        if conversation.workspace.startswith("ssh://")
+    ]
+    assert len(remote) == 1
+
+
 def test_a_remote_file_activated_in_the_tree_opens_in_a_tab(
     qtbot: QtBot, window: MainWindow, ssh_home: SshHome, remote_root: Path
 ) -> None:
