@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -81,9 +82,16 @@ class ConversationListView(QTreeView):
         self.selectionModel().currentChanged.connect(self._on_selection_current_changed)
 
     def set_conversations(
-        self, conversations: list[Conversation], current: str | None = None
+        self,
+        conversations: list[Conversation],
+        current: str | None = None,
+        active: Mapping[str, datetime] | None = None,
     ) -> None:
-        """Show ``conversations`` (given oldest first) newest on top; select one."""
+        """Show ``conversations`` (given oldest first) newest on top; select one.
+
+        ``active`` says when each last got a message: a conversation that an
+        agent keeps continuing shows that, not the day it was started.
+        """
         # Refreshed while the user may be scrolling it (another agent added a
         # conversation): the list keeps its place.
         scrolled = self.verticalScrollBar().value() if self._model.rowCount() else None
@@ -91,7 +99,9 @@ class ConversationListView(QTreeView):
         self._model.clear()
         items: dict[str, QStandardItem] = {}
         for conversation in conversations:
-            items[conversation.id] = _item(conversation)
+            items[conversation.id] = _item(
+                conversation, (active or {}).get(conversation.id)
+            )
         for conversation in reversed(conversations):
             item = items[conversation.id]
             parent = items.get(conversation.parent_id or "")
@@ -173,8 +183,11 @@ class ConversationListView(QTreeView):
         menu.deleteLater()
 
 
-def _item(conversation: Conversation) -> QStandardItem:
-    stamp = conversation.created_at.astimezone().strftime("%Y-%m-%d %H:%M")
+def _item(conversation: Conversation, active: datetime | None) -> QStandardItem:
+    last = max(active, conversation.created_at) if active else conversation.created_at
+    stamp = last.astimezone().strftime("%Y-%m-%d %H:%M")
+    started = conversation.created_at.astimezone().strftime("%Y-%m-%d %H:%M")
+    when = stamp if started == stamp else f"last active {stamp}, started {started}"
     # An imported session has none until the user confirms the folder.
     folder = Path(conversation.workspace).name or conversation.workspace
     folder = folder or "no workspace"
@@ -185,11 +198,11 @@ def _item(conversation: Conversation) -> QStandardItem:
     item.setData(conversation.id, CONVERSATION_ID_ROLE)
     item.setData(title, TITLE_ROLE)
     item.setData(folder, FOLDER_ROLE)
-    item.setData(short_date(conversation.created_at), DATE_ROLE)
+    item.setData(short_date(last), DATE_ROLE)
     item.setData(f"{title}\n{conversation.workspace}", FILTER_ROLE)
     # Plain text: titles and paths may come from a model or a file name.
     item.setToolTip(
-        plain_tooltip(f"{title}\n{display_name(conversation.workspace)}\n{stamp}")
+        plain_tooltip(f"{title}\n{display_name(conversation.workspace)}\n{when}")
     )
     item.setData(f"{title}, {folder}, {stamp}", Qt.ItemDataRole.AccessibleTextRole)
     return item

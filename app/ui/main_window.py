@@ -221,7 +221,9 @@ class MainWindow(QMainWindow):
 
     def refresh_conversations(self) -> None:
         self.conversations.set_conversations(
-            self._store.conversations(), self._conversation_id
+            self._store.conversations(),
+            self._conversation_id,
+            self._store.last_activity(),
         )
         self.menu_actions.rename.setEnabled(self._conversation_id is not None)
         self.menu_actions.delete.setEnabled(self._conversation_id is not None)

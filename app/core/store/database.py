@@ -165,6 +165,20 @@ class Store:
             ).fetchall()
         return [_conversation_from_row(row) for row in rows]
 
+    def last_activity(self) -> dict[str, datetime]:
+        """When each conversation with messages last got one, by its id."""
+        # The newest message of each is its last position: one walk of the
+        # messages' primary key, no table rows read for the others.
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT m.conversation_id, m.created_at FROM messages AS m"
+                " JOIN (SELECT conversation_id, MAX(position) AS last"
+                " FROM messages GROUP BY conversation_id) AS newest"
+                " ON m.conversation_id = newest.conversation_id"
+                " AND m.position = newest.last"
+            ).fetchall()
+        return {id_: datetime.fromisoformat(stamp) for id_, stamp in rows}
+
     def conversation(self, id: str) -> Conversation:
         """The conversation ``id``; ``KeyError`` if there is none."""
         with self._read() as conn:

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.core.store import Store
+from app.ui.conversation_rows import DATE_ROLE
 from app.ui.conversations import short_date
 from app.ui.main_window import MainWindow
 
@@ -170,6 +171,30 @@ def test_rows_show_title_folder_and_a_whole_date_in_a_narrow_list(
     assert shown.title.endswith("…")
     assert "…" in shown.folder
     assert shown.folder.startswith("an-")
+
+
+def test_a_continued_conversation_shows_when_it_was_last_active(
+    window: MainWindow,
+) -> None:
+    store = window._store
+    conversation = store.create_conversation("inspector-cli — /tmp/x", "/tmp/x")
+    started = datetime.now(UTC) - timedelta(days=40)
+    with store._write() as conn:
+        conn.execute(
+            "UPDATE conversations SET created_at = ? WHERE id = ?",
+            (started.isoformat(), conversation.id),
+        )
+    assert store.last_activity() == {}
+    present_turn(store, conversation.id, "mcp-1")
+    (last,) = store.last_activity().values()
+    assert last > started + timedelta(days=39)
+
+    window.refresh_conversations()
+    index = window.conversations.model().index(0, 0)
+    assert index.data(DATE_ROLE) == short_date(last)
+    tooltip = index.data(Qt.ItemDataRole.ToolTipRole)
+    assert "last active " + last.astimezone().strftime("%Y-%m-%d") in tooltip
+    assert "started " + started.astimezone().strftime("%Y-%m-%d") in tooltip
 
 
 def test_short_dates_fit_a_narrow_column() -> None:
