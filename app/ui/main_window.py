@@ -70,6 +70,8 @@ from app.ui.menus import WindowActions, WindowCommands, build_menus
 from app.ui.notice import NoticeBarWidget
 from app.ui.window_layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.workspace.widget import WorkspaceWidget
+from app.workspace.choose import local_workspace, ssh_workspace
+from app.workspace.protocol import Workspace
 from previewers.context import ColorScheme
 from previewers.web import needs_web_engine, prepare_web_engine
 
@@ -958,12 +960,19 @@ class MainWindow(QMainWindow):
             "open it again with File → Open remote workspace…."
         )
 
-    def _agent_workspace(self) -> Path | RemoteWorkspace | None:
-        """Where the agent of the conversation shown works (None: not connected)."""
+    def _agent_workspace(self) -> Workspace | None:
+        """Where the agent of the conversation shown works (None: not connected).
+
+        The backend is chosen here, once, from the conversation's address; the
+        agent's session never asks which one it holds.
+        """
         address = self._current_workspace_text()
         if address is not None and is_remote_address(address):
-            return self._remote_workspaces.get(address)
-        return self._workspace_root
+            remote = self._remote_workspaces.get(address)
+            return ssh_workspace(remote) if remote is not None else None
+        if self._workspace_root is None:
+            return None
+        return local_workspace(self._workspace_root)
 
     def _on_remote_open_requested(
         self, workspace: object, path: str, identity: object, ref: object, kind: object
