@@ -27,12 +27,12 @@ from app.core.trust.display_names import display_name, plain_file_name
 from app.core.trust.policy import PermissionMode
 from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import Verdict
-from app.remote.recognise import is_remote_identity, is_remote_workspace
 from app.ssh.errors import RemoteError
 
 if TYPE_CHECKING:
     # The SSH library loads when a remote action first runs, not at start-up.
     from app.remote.checks import RemoteCheck
+    from app.remote.files import RemoteIdentity
     from app.remote.manager import Checked, RemoteManager
     from app.remote.save import RemoteCopyResult
     from app.remote.workspace import RemoteWorkspace
@@ -246,9 +246,9 @@ class RemoteCardActions(QObject):
         self._act(spec, ref, target, workspace, recorded)
 
     def _on_path_checked(
-        self, action: str, workspace: object, path: str, future: object
+        self, action: str, workspace: RemoteWorkspace, path: str, future: object
     ) -> None:
-        assert isinstance(future, Future) and is_remote_workspace(workspace)
+        assert isinstance(future, Future)
         self._pending.discard(future)
         spec = _SPECS[action]
         name = display_name(posixpath.basename(path) or path)
@@ -274,7 +274,7 @@ class RemoteCardActions(QObject):
         ref: DeliverableRef | None,
         entry: _Target,
         workspace: RemoteWorkspace,
-        identity: object,
+        identity: RemoteIdentity,
     ) -> None:
         path = entry.resolved
         coordinate = workspace.place.coordinate(path)
@@ -305,9 +305,8 @@ class RemoteCardActions(QObject):
         spec: RemoteActionSpec,
         entry: _Target,
         workspace: RemoteWorkspace,
-        identity: object,
+        identity: RemoteIdentity,
     ) -> None:
-        assert is_remote_identity(identity)
         name = entry.display_name
         target = self.ask_target(entry.name)
         if target is None:

@@ -19,7 +19,6 @@ from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import check_path, open_refusal
 from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
-from app.remote.recognise import is_remote_workspace
 from app.ssh.errors import RemoteError
 from app.ui.workspace.tabs import (
     MAX_TABS,
@@ -362,7 +361,7 @@ class WorkspaceWidget(QWidget):
         return preview
 
     def _reload(self, page: DocumentPageWidget) -> None:
-        if is_remote_workspace(page.remote):
+        if page.remote is not None:
             self._open_remote_on(
                 page.remote, page.path, None, page.source_view, page.ref, page.kind
             )
@@ -595,7 +594,7 @@ class WorkspaceWidget(QWidget):
         page = self.tabs.find_page(opening.path, opening.source_view)
         if (
             page is not None
-            and is_remote_workspace(page.remote)
+            and page.remote is not None
             and page.remote.address == opening.workspace.address
         ):
             self.tabs.replace_preview(page, preview)
@@ -621,7 +620,7 @@ class WorkspaceWidget(QWidget):
     def _remote_page_action(self, action: str, page: DocumentPageWidget) -> None:
         # Nothing of a remote tab reaches this computer's apps or file manager.
         workspace = page.remote
-        assert is_remote_workspace(workspace)
+        assert workspace is not None
         name = display_name(PurePath(page.path).name)
         if action == "save_local":
             self.remoteActionRequested.emit(action, workspace, page.path)
