@@ -72,7 +72,7 @@ from app.ui.workspace.widget import WorkspaceWidget
 from app.workspace.choose import local_workspace, ssh_workspace
 from app.workspace.protocol import Workspace
 from previewers.context import ColorScheme
-from previewers.web import needs_web_engine, prepare_web_engine
+from previewers.registry import needs_web_engine, prepare_web_engine
 
 if TYPE_CHECKING:
     from app.importers.session import ImportSummary

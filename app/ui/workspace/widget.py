@@ -30,7 +30,6 @@ from app.ui.workspace.tree import FileTreeView
 from app.ui.workspace.watcher import FileChangeWatcher
 from previewers import registry
 from previewers.context import ColorScheme, PreviewContext
-from previewers.fallback.card import FallbackCardWidget
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
 
@@ -348,8 +347,10 @@ class WorkspaceWidget(QWidget):
         preview.loaded.connect(self._on_preview_settled)
         preview.failed.connect(self._on_preview_settled)
         preview.refused.connect(self._on_preview_settled)
-        if isinstance(preview, FallbackCardWidget):
-            preview.actionRequested.connect(self._on_fallback_action_requested)
+        action_requested = getattr(preview, "actionRequested", None)
+        if action_requested is not None:
+            # A card for a file no family shows offers the file actions instead.
+            action_requested.connect(self._on_fallback_action_requested)
         page_requested = getattr(preview, "pageRequested", None)
         if page_requested is not None:
             # A link to another local page: opened as any file is, checks and all.
