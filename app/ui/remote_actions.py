@@ -28,6 +28,7 @@ from app.core.trust.policy import PermissionMode
 from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import Verdict
 from app.ssh.errors import RemoteError
+from app.ui.action_spec import ActionSpec
 
 if TYPE_CHECKING:
     # The SSH library loads when a remote action first runs, not at start-up.
@@ -38,29 +39,20 @@ if TYPE_CHECKING:
     from app.remote.workspace import RemoteWorkspace
 
 
-@dataclass(frozen=True)
-class RemoteActionSpec:
-    id: str
-    label: str
-    refusal: str  # "Can't {refusal}: reason", with {name} in it
-
-
-REMOTE_ACTIONS: tuple[RemoteActionSpec, ...] = (
-    RemoteActionSpec("open", "&Open", "open {name}"),
-    RemoteActionSpec(
-        "locate", "&Locate in remote tree", "locate {name} in the remote tree"
-    ),
-    RemoteActionSpec(
+REMOTE_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("open", "&Open", "open {name}"),
+    ActionSpec("locate", "&Locate in remote tree", "locate {name} in the remote tree"),
+    ActionSpec(
         "copy_url",
         "Copy remote coordinate (ssh://user@host:port/path)",
         "copy the remote coordinate of {name}",
     ),
-    RemoteActionSpec(
+    ActionSpec(
         "copy_scp",
         "Copy remote coordinate (user@host:/path, for scp)",
         "copy the remote coordinate of {name}",
     ),
-    RemoteActionSpec("save_local", "Sa&ve to local…", "save {name} to this computer"),
+    ActionSpec("save_local", "Sa&ve to local…", "save {name} to this computer"),
 )
 _SPECS = {spec.id: spec for spec in REMOTE_ACTIONS}
 CONTENT_ACTIONS = frozenset({"open", "save_local"})
@@ -270,7 +262,7 @@ class RemoteCardActions(QObject):
 
     def _act(
         self,
-        spec: RemoteActionSpec,
+        spec: ActionSpec,
         ref: DeliverableRef | None,
         entry: _Target,
         workspace: RemoteWorkspace,
@@ -302,7 +294,7 @@ class RemoteCardActions(QObject):
 
     def _save(
         self,
-        spec: RemoteActionSpec,
+        spec: ActionSpec,
         entry: _Target,
         workspace: RemoteWorkspace,
         identity: RemoteIdentity,
@@ -365,5 +357,5 @@ class RemoteCardActions(QObject):
         else:
             self.notice.emit(f"Saved {job.name} to {display_name(result.target)}")
 
-    def _refuse(self, spec: RemoteActionSpec, name: str, reason: str) -> None:
+    def _refuse(self, spec: ActionSpec, name: str, reason: str) -> None:
         self.refused.emit(f"Can't {spec.refusal.format(name=name)}: {reason}")
