@@ -109,7 +109,7 @@ def _code(path: Path) -> tuple[int, int, int]:
     from pygments.styles import get_style_by_name
     from pygments.token import Keyword
 
-    from previewers.text.highlight import LIGHT_STYLE
+    from previewers.highlight import LIGHT_STYLE
 
     steps = range(CODE_LINES // 2)
     lines = [f"def step_{n}(value):\n    return value + {n}\n" for n in steps]

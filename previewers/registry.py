@@ -32,6 +32,11 @@ from previewers.web import (
     SvgPreviewer,
     made_page_widget,
 )
+
+# The window asks the registry, never a family, whether a file opens in the web
+# engine, and has the engine started early through it.
+from previewers.web import needs_web_engine as needs_web_engine
+from previewers.web import prepare_web_engine as prepare_web_engine
 from previewers.web.embedded import bound_page_widget
 
 if TYPE_CHECKING:

@@ -6,8 +6,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
@@ -15,7 +14,7 @@ from app.agent.tool_errors import tool_errors
 from app.core.changes.change import ChangeArtifact
 from app.core.changes.edits import describe_write
 from app.core.filetype.sizes import counted
-from app.core.trust.policy import PermissionMode, Policy, current_policy
+from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.public_files import LinkRegistry
 from app.tools import host_calls
 from app.tools.specs import (
@@ -41,10 +40,7 @@ from app.tools.specs import LIST_LIMIT as LIST_LIMIT
 from app.tools.specs import PRESENT as PRESENT
 from app.tools.specs import READ_LIMIT as READ_LIMIT
 from app.tools.specs import TOOL_ORDER as TOOL_ORDER
-from app.workspace.choose import backend
-
-if TYPE_CHECKING:
-    from app.remote.workspace import RemoteWorkspace
+from app.workspace.protocol import Workspace
 
 # Everything the model sees of the tools is a constant: the serialized tool list
 # (and so the provider's prompt-cache prefix) never depends on session state.
@@ -58,6 +54,11 @@ SYSTEM_PROMPT: Final = (
     "from the public folder inline, call show_image when it is available. Answer "
     "in concise Markdown."
 )
+
+
+# A remote host bounds each SFTP operation itself (30 s by default); this only
+# keeps a host that never answers from holding the turn for ever.
+_POLICY_WAIT: Final = 60.0
 
 
 class PermissionSetting:
@@ -80,12 +81,12 @@ class PermissionSetting:
 class AgentSession:
     """What the tools act on: the workspace, the mode in force, policy and links.
 
-    The workspace is a local folder, or a connected ``RemoteWorkspace`` (an
-    ``ssh://`` address): then every tool reaches it over SFTP, with the same
-    schemas, limits and answers, and nothing is looked up on the local disk.
+    The workspace was chosen where it was opened (``app.workspace.choose``): a
+    local folder, or a connected ``ssh://`` one that every tool reaches over
+    SFTP, with the same schemas, limits and answers.
     """
 
-    workspace: Path | RemoteWorkspace
+    workspace: Workspace
     permission: PermissionSetting = field(default_factory=PermissionSetting)
     # Loaded on every call so an edited policy file applies without a restart.
     policy_loader: Callable[[], Policy] | None = None
@@ -94,19 +95,19 @@ class AgentSession:
     def policy(self) -> Policy:
         if self.policy_loader is not None:
             return self.policy_loader()
-        if not isinstance(self.workspace, Path):
-            from app.agent.remote_tools import remote_policy
-
-            return remote_policy(self.workspace)
-        return current_policy(self.workspace)
+        try:
+            return self.workspace.policy().result(_POLICY_WAIT)
+        except Exception as error:  # fail closed, as the local policy door does
+            return Policy.deny_all(f"the workspace policy cannot be read: {error}")
 
     def root(self) -> str:
-        if not isinstance(self.workspace, Path):
+        root = self.workspace.local_root
+        if root is None:
             raise TypeError("a remote workspace has no folder on this computer")
-        return os.path.realpath(self.workspace)
+        return root
 
     def has_public_files(self) -> bool:
-        return host_calls.offers_show_image(backend(self.workspace), self.policy())
+        return host_calls.offers_show_image(self.workspace, self.policy())
 
 
 def make_tools(session: AgentSession) -> list[BaseTool]:
@@ -191,7 +192,7 @@ def _arguments(
 def _list_files(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, (), ("path",)).get("path") or "."
     policy = session.policy()
-    workspace = backend(session.workspace)
+    workspace = session.workspace
     with tool_errors(
         given, lambda _error: f"{given!r} is not a folder of the workspace."
     ):
@@ -206,7 +207,7 @@ def _list_files(session: AgentSession, arguments: dict[str, Any]) -> str:
 def _read_file(session: AgentSession, arguments: dict[str, Any]) -> str:
     given = _arguments(arguments, ("path",), ())["path"]
     policy = session.policy()
-    workspace = backend(session.workspace)
+    workspace = session.workspace
     with tool_errors(
         given,
         lambda error: f"Cannot read {given!r}: {str(error).rstrip('.')}.",
@@ -234,7 +235,7 @@ def _write_file(
         raise ToolException(f"{given!r} does not name a file.")
     policy = session.policy()
     data = content.encode("utf-8")
-    workspace = backend(session.workspace)
+    workspace = session.workspace
     with tool_errors(given, lambda error: f"Cannot write {given!r}: {error}."):
         written = workspace.write_for_agent(given, policy, data).result()
     text = f"Wrote {counted(len(data), 'byte')} to {given}."
@@ -256,7 +257,7 @@ def _present(session: AgentSession, arguments: dict[str, Any]) -> tuple[str, str
     try:
         record = host_calls.check_present(
             arguments,
-            workspace=backend(session.workspace),
+            workspace=session.workspace,
             mode=session.permission.get(),
             policy=session.policy(),
         )
@@ -273,7 +274,7 @@ def _show_image(
     try:
         return host_calls.show_image(
             arguments,
-            workspace=backend(session.workspace),
+            workspace=session.workspace,
             policy=session.policy(),
             links=session.links,
             offered=TOOL_ORDER,

@@ -17,6 +17,7 @@ from app.core.store.messages import kind_of
 from app.core.trust.policy import Policy
 from app.core.trust.public_files import LinkRegistry
 from app.demo.workspace import DemoWorkspace, build_demo_workspace
+from app.workspace.choose import local_workspace
 
 DEMO_TITLE: Final = "Quarterly sales analysis (demo)"
 MISSPELLED_REPORT: Final = "report/indx.html"
@@ -147,7 +148,7 @@ def play_demo(
         store.delete_conversation(stale)
     conversation = store.create_conversation(DEMO_TITLE, str(demo.root))
     session = AgentSession(
-        workspace=demo.root,
+        workspace=local_workspace(demo.root),
         policy_loader=policy_loader,
         links=links if links is not None else LinkRegistry(),
     )

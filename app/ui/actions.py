@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,22 +25,13 @@ from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.records import FileEntry, UnsupportedRecord
 from app.core.trust.revalidate import Check, Verdict, check_path, peek
 from app.core.trust.safeio import VerifiedFile
+from app.ui.action_spec import ActionSpec
 from app.ui.save_copy import SaveCopier
 from app.ui.system_open import SystemOpener
 from previewers.widgets import plain_tooltip
 
 if TYPE_CHECKING:
     from app.ui.remote_actions import RemoteCardActions
-
-
-@dataclass(frozen=True)
-class ActionSpec:
-    """One card action: its id, menu text, and the words a refusal uses."""
-
-    id: str
-    label: str
-    refusal: str  # "Can't {refusal}: reason", with {name} in it
-    needs_fd: bool = False
 
 
 ACTIONS: tuple[ActionSpec, ...] = (

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from app.core.store import Store
 from app.core.trust.policy import PermissionMode, policy_file_state, user_policy_path
-
-if TYPE_CHECKING:
-    from app.remote.workspace import RemoteWorkspace
+from app.workspace.protocol import Workspace
 
 
 class AgentBridge(QObject):
@@ -39,7 +36,7 @@ class AgentBridge(QObject):
         self,
         store: Store,
         conversation_id: str,
-        workspace: Path | RemoteWorkspace,
+        workspace: Workspace,
         model_spec: str,
         mode: Callable[[], PermissionMode],
         parent: QObject | None = None,

@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
 from app.core.changes.diffs import Diff, DiffLine, LineKind, NoDiff, NoDiffReason
 from app.core.filetype.sizes import counted
 from app.core.trust.display_names import display_name
-from previewers.text.highlight import (
+from previewers.highlight import (
     StylePalette,
     TokenLook,
     lexer_for_name,

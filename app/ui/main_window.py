@@ -46,7 +46,6 @@ from app.core.trust.native_open import sweep_private_copies
 from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.records import FileEntry, Record, parse_record
 from app.core.trust.safeio import VerifiedFile
-from app.remote.recognise import is_remote_identity, is_remote_workspace
 from app.ssh.address import is_remote_address
 from app.ssh.errors import RemoteError
 from app.ui.actions import FileActions
@@ -70,11 +69,14 @@ from app.ui.menus import WindowActions, WindowCommands, build_menus
 from app.ui.notice import NoticeBarWidget
 from app.ui.window_layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.workspace.widget import WorkspaceWidget
+from app.workspace.choose import local_workspace, ssh_workspace
+from app.workspace.protocol import Workspace
 from previewers.context import ColorScheme
-from previewers.web import needs_web_engine, prepare_web_engine
+from previewers.registry import needs_web_engine, prepare_web_engine
 
 if TYPE_CHECKING:
     from app.importers.session import ImportSummary
+    from app.remote.files import RemoteIdentity
     from app.remote.manager import RemoteManager
     from app.remote.workspace import RemoteWorkspace
     from app.ui.import_dialog import ImportDialog
@@ -658,12 +660,12 @@ class MainWindow(QMainWindow):
         root = str(self._workspace_root) if self._workspace_root else None
         self.file_actions.perform_path(action, path, root)
 
-    def file_menu(self, path: str, remote: object | None) -> QMenu:
+    def file_menu(self, path: str, remote: RemoteWorkspace | None) -> QMenu:
         """The file actions' menu for a file of the tree (remote or not).
 
         Less the action that finds the file in the tree: it is there already.
         """
-        if is_remote_workspace(remote):
+        if remote is not None:
             menu = self.remote_actions.menu_for_path(remote, path, self)
         else:
             root = str(self._workspace_root) if self._workspace_root else None
@@ -674,7 +676,7 @@ class MainWindow(QMainWindow):
         return menu
 
     def _on_workspace_file_menu_requested(
-        self, path: str, remote: object, position: QPoint
+        self, path: str, remote: RemoteWorkspace | None, position: QPoint
     ) -> None:
         self.show_menu(self.file_menu(path, remote), position)
 
@@ -883,9 +885,7 @@ class MainWindow(QMainWindow):
     def remote_workspace_for(self, address: str) -> RemoteWorkspace | None:
         return self._remote_workspaces.get(address)
 
-    def _on_remote_opened(self, workspace: object) -> None:
-        if not is_remote_workspace(workspace):
-            return
+    def _on_remote_opened(self, workspace: RemoteWorkspace) -> None:
         self._remote_workspaces[workspace.address] = workspace
         # Opening a workspace again continues its newest conversation, as an
         # editor reopens a folder; "+ New" starts another one there.
@@ -958,35 +958,46 @@ class MainWindow(QMainWindow):
             "open it again with File → Open remote workspace…."
         )
 
-    def _agent_workspace(self) -> Path | RemoteWorkspace | None:
-        """Where the agent of the conversation shown works (None: not connected)."""
+    def _agent_workspace(self) -> Workspace | None:
+        """Where the agent of the conversation shown works (None: not connected).
+
+        The backend is chosen here, once, from the conversation's address; the
+        agent's session never asks which one it holds.
+        """
         address = self._current_workspace_text()
         if address is not None and is_remote_address(address):
-            return self._remote_workspaces.get(address)
-        return self._workspace_root
+            remote = self._remote_workspaces.get(address)
+            return ssh_workspace(remote) if remote is not None else None
+        if self._workspace_root is None:
+            return None
+        return local_workspace(self._workspace_root)
 
     def _on_remote_open_requested(
-        self, workspace: object, path: str, identity: object, ref: object, kind: object
+        self,
+        workspace: RemoteWorkspace,
+        path: str,
+        identity: RemoteIdentity | None,
+        ref: object,
+        kind: object,
     ) -> None:
-        if not is_remote_workspace(workspace):
-            return
         self._remote_workspaces.setdefault(workspace.address, workspace)
         if self.workspace.remote_workspace() is None:
             self.workspace.set_remote(workspace)
         self.workspace.open_remote_on(
             workspace,
             path,
-            expected=identity if is_remote_identity(identity) else None,
+            expected=identity,
             ref=ref,
             kind=kind if isinstance(kind, Kind) else None,
         )
 
-    def _on_remote_locate_requested(self, workspace: object, path: str) -> None:
+    def _on_remote_locate_requested(
+        self, workspace: RemoteWorkspace, path: str
+    ) -> None:
         tree = self.workspace.remote_tree
         shown = self.workspace.remote_workspace()
         if (
             tree is None
-            or not is_remote_workspace(workspace)
             or shown is None
             or shown.address != workspace.address
             or not tree.locate(path)

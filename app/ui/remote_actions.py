@@ -27,40 +27,32 @@ from app.core.trust.display_names import display_name, plain_file_name
 from app.core.trust.policy import PermissionMode
 from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import Verdict
-from app.remote.recognise import is_remote_identity, is_remote_workspace
 from app.ssh.errors import RemoteError
+from app.ui.action_spec import ActionSpec
 
 if TYPE_CHECKING:
     # The SSH library loads when a remote action first runs, not at start-up.
     from app.remote.checks import RemoteCheck
+    from app.remote.files import RemoteIdentity
     from app.remote.manager import Checked, RemoteManager
     from app.remote.save import RemoteCopyResult
     from app.remote.workspace import RemoteWorkspace
 
 
-@dataclass(frozen=True)
-class RemoteActionSpec:
-    id: str
-    label: str
-    refusal: str  # "Can't {refusal}: reason", with {name} in it
-
-
-REMOTE_ACTIONS: tuple[RemoteActionSpec, ...] = (
-    RemoteActionSpec("open", "&Open", "open {name}"),
-    RemoteActionSpec(
-        "locate", "&Locate in remote tree", "locate {name} in the remote tree"
-    ),
-    RemoteActionSpec(
+REMOTE_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("open", "&Open", "open {name}"),
+    ActionSpec("locate", "&Locate in remote tree", "locate {name} in the remote tree"),
+    ActionSpec(
         "copy_url",
         "Copy remote coordinate (ssh://user@host:port/path)",
         "copy the remote coordinate of {name}",
     ),
-    RemoteActionSpec(
+    ActionSpec(
         "copy_scp",
         "Copy remote coordinate (user@host:/path, for scp)",
         "copy the remote coordinate of {name}",
     ),
-    RemoteActionSpec("save_local", "Sa&ve to local…", "save {name} to this computer"),
+    ActionSpec("save_local", "Sa&ve to local…", "save {name} to this computer"),
 )
 _SPECS = {spec.id: spec for spec in REMOTE_ACTIONS}
 CONTENT_ACTIONS = frozenset({"open", "save_local"})
@@ -246,9 +238,9 @@ class RemoteCardActions(QObject):
         self._act(spec, ref, target, workspace, recorded)
 
     def _on_path_checked(
-        self, action: str, workspace: object, path: str, future: object
+        self, action: str, workspace: RemoteWorkspace, path: str, future: object
     ) -> None:
-        assert isinstance(future, Future) and is_remote_workspace(workspace)
+        assert isinstance(future, Future)
         self._pending.discard(future)
         spec = _SPECS[action]
         name = display_name(posixpath.basename(path) or path)
@@ -270,11 +262,11 @@ class RemoteCardActions(QObject):
 
     def _act(
         self,
-        spec: RemoteActionSpec,
+        spec: ActionSpec,
         ref: DeliverableRef | None,
         entry: _Target,
         workspace: RemoteWorkspace,
-        identity: object,
+        identity: RemoteIdentity,
     ) -> None:
         path = entry.resolved
         coordinate = workspace.place.coordinate(path)
@@ -302,12 +294,11 @@ class RemoteCardActions(QObject):
 
     def _save(
         self,
-        spec: RemoteActionSpec,
+        spec: ActionSpec,
         entry: _Target,
         workspace: RemoteWorkspace,
-        identity: object,
+        identity: RemoteIdentity,
     ) -> None:
-        assert is_remote_identity(identity)
         name = entry.display_name
         target = self.ask_target(entry.name)
         if target is None:
@@ -366,5 +357,5 @@ class RemoteCardActions(QObject):
         else:
             self.notice.emit(f"Saved {job.name} to {display_name(result.target)}")
 
-    def _refuse(self, spec: RemoteActionSpec, name: str, reason: str) -> None:
+    def _refuse(self, spec: ActionSpec, name: str, reason: str) -> None:
         self.refused.emit(f"Can't {spec.refusal.format(name=name)}: {reason}")

@@ -59,18 +59,3 @@ def open_workspace(
 
     connecting.add_done_callback(on_connected)
     return opened
-
-
-def backend(
-    workspace: Path | RemoteWorkspace,
-    *,
-    policy_loader: Callable[[], Policy] | None = None,
-) -> Workspace:
-    """The ``Workspace`` for a folder or connection a caller was handed.
-
-    For the callers that still receive the folder or the connection rather
-    than the opened workspace; here is the one place that tells them apart.
-    """
-    if isinstance(workspace, Path):
-        return local_workspace(workspace, policy_loader=policy_loader)
-    return ssh_workspace(workspace)

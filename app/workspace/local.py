@@ -64,6 +64,10 @@ class LocalWorkspace:
     def root(self) -> str:
         return self._root
 
+    @property
+    def local_root(self) -> str | None:
+        return self._root
+
     def _policy_now(self) -> Policy:
         if self._policy_loader is not None:
             return self._policy_loader()

@@ -65,6 +65,11 @@ class Workspace(Protocol):
         """The folder's real path on its own host."""
         ...
 
+    @property
+    def local_root(self) -> str | None:
+        """The folder's real path on this computer; ``None`` on another host."""
+        ...
+
     def policy(self) -> Future[Policy]:
         """The read-deny policy in force for this workspace now."""
         ...

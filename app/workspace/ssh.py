@@ -110,6 +110,10 @@ class SshWorkspace:
     def root(self) -> str:
         return self.remote.root
 
+    @property
+    def local_root(self) -> str | None:
+        return None  # another host's folder: nothing of it is on this computer
+
     def _absolute(self, path: str) -> str:
         absolute = posixpath.normpath(posixpath.join(self.root, path))
         if not is_within(absolute, self.root, sep="/"):

@@ -24,7 +24,7 @@ from app.formats.image_facts import (
 )
 from previewers.context import STANDALONE, PreviewContext
 from previewers.image.canvas import ZOOM_STEP, ImageCanvasView
-from previewers.image.qimage import to_qimage
+from previewers.qimage import to_qimage
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
 

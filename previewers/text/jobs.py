@@ -12,7 +12,7 @@ from app.formats.text_pages import Page, PagedText
 
 if TYPE_CHECKING:
     from app.formats.line_index import LineIndex
-    from previewers.text.highlight import Highlighter
+    from previewers.highlight import Highlighter
 
 
 PRIMED_LINES = 200
@@ -74,7 +74,7 @@ def highlighter_for_name(name: str) -> Highlighter | None:
     """A highlighter for ``name``: a tree-sitter grammar where one is bundled,
     else a pygments lexer, else ``None`` (plain text). Call it on a worker:
     it imports the grammar or the lexer and compiles its rules."""
-    from previewers.text.highlight import WindowHighlighter, lexer_for_name
+    from previewers.highlight import WindowHighlighter, lexer_for_name
     from previewers.text.syntax_tree import (
         TreeHighlighter,
         grammar_for_name,
@@ -95,7 +95,7 @@ def read_first_page(
     file: VerifiedFile, path: str, name: str = "", codec: str | None = None
 ) -> FirstPage:
     """The first page, in the guessed encoding or in ``codec`` if one is chosen."""
-    from previewers.text.highlight import load_styles
+    from previewers.highlight import load_styles
     from previewers.text.paged_view import display_line, split_like_index
     from previewers.text.view import normalise_text
 

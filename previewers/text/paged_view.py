@@ -43,7 +43,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 from app.formats.line_index import CUT_MARK, LineIndex
 from app.formats.text_pages import FenceBrokenError
-from previewers.text.highlight import Highlighter, Span, StylePalette
+from previewers.highlight import Highlighter, Span, StylePalette
 from previewers.widget import PreviewReleasedError
 
 DISPLAY_LINE_CHARS = 10_000
@@ -152,7 +152,7 @@ class TokenFormats:
     """``QTextCharFormat`` per token type, from a pygments style."""
 
     def __init__(self, dark: bool) -> None:
-        from previewers.text.highlight import style_name_for
+        from previewers.highlight import style_name_for
 
         self.palette = StylePalette(style_name_for(dark))
         self._formats: dict[object, QTextCharFormat] = {}

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from pygments.token import Token, _TokenType  # type: ignore[import-untyped]
 
-from previewers.text.highlight import Span
+from previewers.highlight import Span
 
 _WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_?.$")
 _TYPED_COLON = re.compile(r"([\w?.$]+)(\s*):(\s*)([\w?.$]+)")

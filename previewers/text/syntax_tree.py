@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING, Any
 
 from pygments.token import Token, _TokenType, string_to_tokentype  # type: ignore[import-untyped]
 
-from previewers.text import highlight
-from previewers.text.highlight import MAX_HIGHLIGHT_CHARS, Span
+from previewers import highlight
+from previewers.highlight import MAX_HIGHLIGHT_CHARS, Span
 from previewers.text.syntax_rules import (
     css_vendors,
     rust_types,

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from previewers.text.highlight import Highlighter
+from previewers.highlight import Highlighter
 from previewers.text.paged_view import TokenFormats
 
 MATCH_LIMIT = 100_000

@@ -43,7 +43,7 @@ from previewers.widget import PreviewWidget
 
 if TYPE_CHECKING:
     from app.formats.line_index import LineIndex
-    from previewers.text.highlight import Highlighter, LexPass
+    from previewers.highlight import Highlighter, LexPass
     from previewers.text.paged_view import PagedTextView
     from previewers.text.syntax_tree import TreeScan
     from previewers.text.view import CodeTextView, TextNoticeWidget

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from previewers.text.highlight import Highlighter, WindowHighlighter, lexer_for_name
+from previewers.highlight import Highlighter, WindowHighlighter, lexer_for_name
 from previewers.text.syntax_tree import TreeHighlighter, grammar_for_name, load_grammar
 
 pytestmark = pytest.mark.benchmark

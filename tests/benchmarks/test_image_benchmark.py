@@ -17,8 +17,8 @@ from PySide6.QtGui import QImage, QImageReader
 
 from app.core.trust.safeio import open_verified
 from app.formats.image_facts import FORMATS, ReadAtStream, decode_scaled, read_facts
-from previewers.image.qimage import to_qimage
 from previewers.image.widget import DECODE_FLOOR
+from previewers.qimage import to_qimage
 
 pytestmark = pytest.mark.benchmark
 

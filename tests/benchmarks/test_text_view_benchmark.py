@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
 from app.core.trust.safeio import open_verified
+from previewers.highlight import WindowHighlighter, lexer_for_name
 from previewers.source import PreviewSource
 from previewers.text import CodePreviewer
-from previewers.text.highlight import WindowHighlighter, lexer_for_name
 from previewers.text.widget import CodePreviewWidget
 
 pytestmark = pytest.mark.benchmark

@@ -24,6 +24,7 @@ from langchain_core.tools import BaseTool
 from app.agent.tools import AgentSession, PermissionSetting, make_tools
 from app.core.store import Store
 from app.core.trust.policy import PermissionMode, current_policy
+from app.workspace.choose import local_workspace
 
 PRIVATE_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n"
 
@@ -46,7 +47,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def tools_for(workspace: Path, mode: PermissionMode = PermissionMode.WORKSPACE_ONLY):
-    session = AgentSession(workspace=workspace, permission=PermissionSetting(mode))
+    session = AgentSession(
+        workspace=local_workspace(workspace), permission=PermissionSetting(mode)
+    )
     tools: dict[str, BaseTool] = {t.name: t for t in make_tools(session)}
 
     def call(name: str, **args: Any) -> ToolMessage:

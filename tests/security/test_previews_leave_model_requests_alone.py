@@ -12,6 +12,7 @@ from app.agent.tools import AgentSession
 from app.core.store import Store
 from app.core.trust.policy import load_policy
 from app.ui.workspace.widget import WorkspaceWidget
+from app.workspace.choose import local_workspace
 
 
 def test_tool_list_and_prompt_are_identical_after_opening_previews(qtbot, tmp_path):
@@ -34,7 +35,9 @@ def test_tool_list_and_prompt_are_identical_after_opening_previews(qtbot, tmp_pa
     )
     store = Store(tmp_path / "data")
     conversation = store.create_conversation("Stable prefix", str(workspace))
-    runner = AgentRunner(store, conversation.id, model, AgentSession(workspace))
+    runner = AgentRunner(
+        store, conversation.id, model, AgentSession(local_workspace(workspace))
+    )
     runner.run("Write notes")
 
     viewer = WorkspaceWidget(lambda: load_policy(workspace=workspace))

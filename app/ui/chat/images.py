@@ -22,7 +22,7 @@ from app.formats.image_facts import (
     format_for_mime,
 )
 from app.ssh.errors import RemoteError
-from previewers.image.qimage import to_qimage
+from previewers.qimage import to_qimage
 
 if TYPE_CHECKING:
     from app.remote.workspace import RemoteWorkspace

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Qt, Signal, Slot
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette
@@ -22,6 +23,9 @@ from app.core.filetype import Kind, kind_from_name
 from app.ui.actions import offers_source
 from previewers.widget import PreviewWidget
 from previewers.widgets import plain_tooltip
+
+if TYPE_CHECKING:
+    from app.remote.workspace import RemoteWorkspace
 
 MAX_TABS = 5
 
@@ -68,7 +72,7 @@ class DocumentPageWidget(QWidget):
         # The kind the file's record holds, for reloads; None: no record.
         self.kind: Kind | None = None
         # The remote workspace the file is on; None: a file on this computer.
-        self.remote: object | None = None
+        self.remote: RemoteWorkspace | None = None
         self.disk_state = DiskState.SAME
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -44,7 +44,7 @@ from app.core.trust.policy import Policy
 from app.core.trust.records import FileEntry
 from app.ui.icons import kind_file_icon, painted_icon
 from app.ui.workspace.tree_rows import NameSizeDelegate
-from previewers.web import needs_web_engine
+from previewers.registry import needs_web_engine
 from previewers.widgets import plain_tooltip
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1

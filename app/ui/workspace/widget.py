@@ -19,7 +19,6 @@ from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import check_path, open_refusal
 from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
-from app.remote.recognise import is_remote_workspace
 from app.ssh.errors import RemoteError
 from app.ui.workspace.tabs import (
     MAX_TABS,
@@ -31,7 +30,6 @@ from app.ui.workspace.tree import FileTreeView
 from app.ui.workspace.watcher import FileChangeWatcher
 from previewers import registry
 from previewers.context import ColorScheme, PreviewContext
-from previewers.fallback.card import FallbackCardWidget
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
 
@@ -349,8 +347,10 @@ class WorkspaceWidget(QWidget):
         preview.loaded.connect(self._on_preview_settled)
         preview.failed.connect(self._on_preview_settled)
         preview.refused.connect(self._on_preview_settled)
-        if isinstance(preview, FallbackCardWidget):
-            preview.actionRequested.connect(self._on_fallback_action_requested)
+        action_requested = getattr(preview, "actionRequested", None)
+        if action_requested is not None:
+            # A card for a file no family shows offers the file actions instead.
+            action_requested.connect(self._on_fallback_action_requested)
         page_requested = getattr(preview, "pageRequested", None)
         if page_requested is not None:
             # A link to another local page: opened as any file is, checks and all.
@@ -362,7 +362,7 @@ class WorkspaceWidget(QWidget):
         return preview
 
     def _reload(self, page: DocumentPageWidget) -> None:
-        if is_remote_workspace(page.remote):
+        if page.remote is not None:
             self._open_remote_on(
                 page.remote, page.path, None, page.source_view, page.ref, page.kind
             )
@@ -595,7 +595,7 @@ class WorkspaceWidget(QWidget):
         page = self.tabs.find_page(opening.path, opening.source_view)
         if (
             page is not None
-            and is_remote_workspace(page.remote)
+            and page.remote is not None
             and page.remote.address == opening.workspace.address
         ):
             self.tabs.replace_preview(page, preview)
@@ -621,7 +621,7 @@ class WorkspaceWidget(QWidget):
     def _remote_page_action(self, action: str, page: DocumentPageWidget) -> None:
         # Nothing of a remote tab reaches this computer's apps or file manager.
         workspace = page.remote
-        assert is_remote_workspace(workspace)
+        assert workspace is not None
         name = display_name(PurePath(page.path).name)
         if action == "save_local":
             self.remoteActionRequested.emit(action, workspace, page.path)

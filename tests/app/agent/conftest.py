@@ -10,6 +10,7 @@ import pytest
 from app.agent.tools import AgentSession
 from app.core.store import Store
 from app.core.trust.policy import Policy, load_policy
+from app.workspace.choose import local_workspace
 
 
 @pytest.fixture
@@ -32,7 +33,9 @@ def session(workspace: Path, tmp_path: Path) -> AgentSession:
             home=str(tmp_path / "home"),
         )
 
-    return AgentSession(workspace=workspace, policy_loader=policy_loader)
+    return AgentSession(
+        workspace=local_workspace(workspace), policy_loader=policy_loader
+    )
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from .scripts import answer, present, tool_calls
 def start(
     store: Store, session: AgentSession, model: ScriptedChatModel
 ) -> tuple[str, AgentRunner]:
-    conversation = store.create_conversation("t", str(session.workspace))
+    conversation = store.create_conversation("t", session.workspace.address)
     return conversation.id, AgentRunner(store, conversation.id, model, session)
 
 

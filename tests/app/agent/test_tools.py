@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,11 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from app.agent.tools import TOOL_ORDER, AgentSession, PermissionSetting, make_tools
-from app.core.trust.policy import PermissionMode
+from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.public_files import LinkRegistry
 from app.core.trust.records import Record, parse_record
+from app.workspace.choose import local_workspace
+from app.workspace.local import LocalWorkspace
 
 
 def call(session: AgentSession, name: str, **args: Any) -> ToolMessage:
@@ -31,7 +34,7 @@ def test_tools_come_in_a_fixed_order_with_identical_schemas(
     session: AgentSession, tmp_path: Path
 ) -> None:
     other = AgentSession(
-        workspace=tmp_path,
+        workspace=local_workspace(tmp_path),
         permission=PermissionSetting(PermissionMode.ALLOW_EXTERNAL),
         links=LinkRegistry(ttl=1),
     )
@@ -270,3 +273,24 @@ def test_read_file_caps_large_files_and_refuses_binary(
 
     assert big.endswith("[... truncated after 262144 bytes]")
     assert call(session, "read_file", path="blob.bin").status == "error"
+
+
+class _PolicyUnreadable(LocalWorkspace):
+    """A folder whose policy cannot be read, as on a host that stopped answering."""
+
+    def policy(self) -> Future[Policy]:
+        failed: Future[Policy] = Future()
+        failed.set_exception(OSError("the host stopped answering"))
+        return failed
+
+
+def test_a_workspace_whose_policy_cannot_be_read_denies_everything(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes.md").write_text("kept to myself")
+    session = AgentSession(workspace=_PolicyUnreadable(tmp_path))
+
+    reply = call(session, "read_file", path="notes.md")
+    assert reply.status == "error" and "myself" not in str(reply.content)
+    written = call(session, "write_file", path="new.md", content="x")
+    assert written.status == "error" and not (tmp_path / "new.md").exists()

@@ -15,12 +15,16 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from app.agent.tools import AgentSession, make_tools
 from app.core.store import Store
 from app.core.trust.records import Record, parse_record
+from app.workspace.choose import local_workspace
 
 from .conftest import Server, connect, files
 
 
 def in_app_tools(workspace: Path) -> dict[str, Any]:
-    return {tool.name: tool for tool in make_tools(AgentSession(workspace=workspace))}
+    return {
+        tool.name: tool
+        for tool in make_tools(AgentSession(workspace=local_workspace(workspace)))
+    }
 
 
 def canonical(value: object) -> str:

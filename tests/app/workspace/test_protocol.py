@@ -18,6 +18,7 @@ from app.core.trust.records import FileEntry
 from app.core.trust.safeio import SafeOpenError
 from app.core.trust.verdicts import DIRECTORY, REGULAR, SYMLINK, Verdict
 from app.remote.manager import RemoteManager
+from app.ssh.address import is_remote_address
 from app.workspace.choose import open_workspace
 from app.workspace.protocol import Workspace
 from tests.remote.fixtures import SshHome
@@ -75,6 +76,14 @@ def replace(path: Path, text: str) -> None:
 
 def test_the_root_is_the_real_folder(ws: Workspace, tree: Path) -> None:
     assert ws.root == str(tree)
+
+
+def test_only_a_local_workspace_has_a_folder_on_this_computer(
+    ws: Workspace, tree: Path
+) -> None:
+    # The ssh:// one is served from this very folder, yet is another host's.
+    expected = None if is_remote_address(ws.address) else str(tree)
+    assert ws.local_root == expected
 
 
 def test_a_listing_names_kinds_and_flags_denied_names(ws: Workspace) -> None:

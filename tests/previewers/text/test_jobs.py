@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.core.trust.safeio import open_verified
-from previewers.text import highlight
+from previewers import highlight
 from previewers.text.jobs import read_first_page
 
 

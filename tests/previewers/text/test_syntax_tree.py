@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from previewers.text import highlight, syntax_tree
-from previewers.text.highlight import (
+from previewers import highlight
+from previewers.highlight import (
     MAX_HIGHLIGHT_CHARS,
     ROOT,
     Span,
@@ -19,6 +19,7 @@ from previewers.text.highlight import (
     _lex,
     lexer_for_name,
 )
+from previewers.text import syntax_tree
 from previewers.text.syntax_tree import (
     TreeHighlighter,
     TreeScan,

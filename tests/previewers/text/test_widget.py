@@ -364,7 +364,7 @@ def test_a_lexer_too_slow_for_the_screen_turns_highlighting_off_with_a_notice(
     open_preview: OpenPreview,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from previewers.text import highlight
+    from previewers import highlight
 
     monkeypatch.setattr(highlight, "WINDOW_BUDGET_S", 0.0)
     path = tmp_path / "slow.py"

@@ -13,6 +13,7 @@ from app.core.trust.policy import PermissionMode, Policy, load_policy
 from app.importers.session import import_transcript
 from app.mcp.presenter import Presenter
 from app.mcp.workspace import Fallback
+from app.workspace.choose import local_workspace
 
 from ...agent.scripts import answer, present, tool_calls
 
@@ -54,7 +55,8 @@ def agent_turn(
 ) -> str:
     """One conversation of the app's agent presenting each group of paths."""
     session = AgentSession(
-        workspace=workspace, policy_loader=lambda: quiet_policy(workspace, tmp_path)
+        workspace=local_workspace(workspace),
+        policy_loader=lambda: quiet_policy(workspace, tmp_path),
     )
     conversation = store.create_conversation("Agent work", str(workspace))
     replies = []
@@ -73,7 +75,8 @@ def agent_script(
 ) -> str:
     """One conversation of the app's agent replying with each turn's script."""
     session = AgentSession(
-        workspace=workspace, policy_loader=lambda: quiet_policy(workspace, tmp_path)
+        workspace=local_workspace(workspace),
+        policy_loader=lambda: quiet_policy(workspace, tmp_path),
     )
     conversation = store.create_conversation("Agent edits", str(workspace))
     replies = [reply for turn in turns for reply in turn]

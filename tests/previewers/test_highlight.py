@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from pygments.token import Token
 
-from previewers.text.highlight import (
+from previewers.highlight import (
     DARK_STYLE,
     LIGHT_STYLE,
     MAX_HIGHLIGHT_CHARS,
@@ -92,7 +92,7 @@ def test_a_missing_token_type_looks_like_its_parent() -> None:
 def test_a_scan_past_its_budget_says_the_lexer_is_too_slow(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from previewers.text import highlight
+    from previewers import highlight
 
     monkeypatch.setattr(highlight, "SCAN_BUDGET_S", 0.0)
     found = scan_checkpoints("a.py", ["x = 1"] * 100, lambda: False)
@@ -102,7 +102,7 @@ def test_a_scan_past_its_budget_says_the_lexer_is_too_slow(
 def test_a_window_stops_lexing_inside_one_line_at_its_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from previewers.text import highlight
+    from previewers import highlight
 
     lexer = lexer_for_name("a.yaml")
     assert lexer is not None
@@ -118,7 +118,7 @@ def test_a_window_stops_lexing_inside_one_line_at_its_budget(
     # A clock past the deadline as soon as the window has started.
     times = iter([0.0])
     clock = SimpleNamespace(perf_counter=lambda: next(times, 10.0))
-    monkeypatch.setattr("previewers.text.highlight.time", clock)
+    monkeypatch.setattr("previewers.highlight.time", clock)
     line = "key: " + "&a [" * 2_000 + "]" * 2_000
     told: list[bool] = []
     highlighter = WindowHighlighter(lexer)

@@ -21,6 +21,7 @@ from app.agent.tools import (
 from app.core.trust.policy import Policy, load_policy
 from app.core.trust.records import REMOTE_RECORD_VERSION, Record, parse_record
 from app.remote.workspace import RemoteWorkspace
+from app.workspace.choose import local_workspace, ssh_workspace
 from tests.remote.fixtures import manager as manager
 from tests.remote.fixtures import remote_root as remote_root
 from tests.remote.fixtures import ssh_home as ssh_home
@@ -57,8 +58,8 @@ def sessions(
     def policy() -> Policy:
         return load_policy(user_file=tmp_path / "none.toml", home=workspace.home)
 
-    local = AgentSession(workspace=tree, policy_loader=policy)
-    remote = AgentSession(workspace=workspace, policy_loader=policy)
+    local = AgentSession(workspace=local_workspace(tree), policy_loader=policy)
+    remote = AgentSession(workspace=ssh_workspace(workspace), policy_loader=policy)
     return local, remote
 
 
@@ -282,13 +283,12 @@ def test_an_agent_turn_on_a_remote_workspace_stores_a_trusted_remote_record(
     from app.core.store.deliverables import DeliverableRef
     from app.core.trust.revalidate import Verdict
     from app.remote.manager import RemoteManager
-
-    from .scripts import answer, present
+    from tests.app.agent.scripts import answer, present
 
     model = RecordingChatModel(
         replies=[present("call-1", "report/index.html"), answer("Done.")]
     )
-    session = AgentSession(workspace=workspace)
+    session = AgentSession(workspace=ssh_workspace(workspace))
     with Store(tmp_path / "data") as store:
         conversation = store.create_conversation("remote", workspace.address)
         AgentRunner(store, conversation.id, model, session).run("Make a report")
