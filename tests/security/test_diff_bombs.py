@@ -22,7 +22,7 @@ import pytest
 from PySide6.QtCore import QPoint, QThreadPool
 from pytestqt.qtbot import QtBot
 
-import app.ui.main_window as main_window_module
+import app.core.changes.change_diff as change_diff_module
 from app.agent.models import RecordingChatModel
 from app.agent.runner import AgentRunner
 from app.agent.tools import AgentSession
@@ -162,8 +162,10 @@ class Spy:
 def spy(
     monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> Iterator[Spy]:
-    watching = Spy(main_window_module.change_diff, gate=request.param)
-    monkeypatch.setattr(main_window_module, "change_diff", watching)
+    # The window imports change_diff when a diff is first asked for, so the
+    # spy stands in the module it is imported from.
+    watching = Spy(change_diff_module.change_diff, gate=request.param)
+    monkeypatch.setattr(change_diff_module, "change_diff", watching)
     yield watching
     watching.gate.set()  # never leave a worker waiting
 
