@@ -845,6 +845,7 @@ class MainWindow(QMainWindow):
         self.remote_actions.acted.connect(self.notice_bar.clear_problem)
         self.remote_actions.verdictChanged.connect(self.chat.set_verdict)
         self.remote_actions.openRequested.connect(self._on_remote_open_requested)
+        self.remote_actions.sourceRequested.connect(self._on_remote_source_requested)
         self.remote_actions.locateRequested.connect(self._on_remote_locate_requested)
         self.workspace.remoteActionRequested.connect(
             lambda action, workspace, path: self.remote_actions.perform_path(
@@ -979,6 +980,7 @@ class MainWindow(QMainWindow):
         identity: RemoteIdentity | None,
         ref: object,
         kind: object,
+        source_view: bool = False,
     ) -> None:
         self._remote_workspaces.setdefault(workspace.address, workspace)
         if self.workspace.remote_workspace() is None:
@@ -987,9 +989,20 @@ class MainWindow(QMainWindow):
             workspace,
             path,
             expected=identity,
+            source_view=source_view,
             ref=ref,
             kind=kind if isinstance(kind, Kind) else None,
         )
+
+    def _on_remote_source_requested(
+        self,
+        workspace: RemoteWorkspace,
+        path: str,
+        identity: RemoteIdentity | None,
+        ref: object,
+        kind: object,
+    ) -> None:
+        self._on_remote_open_requested(workspace, path, identity, ref, kind, True)
 
     def _on_remote_locate_requested(
         self, workspace: RemoteWorkspace, path: str

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 REMOTE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("open", "&Open", "open {name}"),
+    ActionSpec("show_source", "Show &source", "show the source of {name}"),
     ActionSpec("locate", "&Locate in remote tree", "locate {name} in the remote tree"),
     ActionSpec(
         "copy_url",
@@ -55,7 +56,7 @@ REMOTE_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("save_local", "Sa&ve to local…", "save {name} to this computer"),
 )
 _SPECS = {spec.id: spec for spec in REMOTE_ACTIONS}
-CONTENT_ACTIONS = frozenset({"open", "save_local"})
+CONTENT_ACTIONS = frozenset({"open", "show_source", "save_local"})
 """Actions that read the file: refused when it is not the recorded version."""
 
 
@@ -96,6 +97,8 @@ class RemoteCardActions(QObject):
         verdictChanged(object, str): the check of this ref gave this verdict.
         openRequested(object, str, object, object, object): show the remote
             file: workspace, path, the identity checked, ref, the record's Kind.
+        sourceRequested(object, str, object, object, object): show its source,
+            with the same arguments.
         locateRequested(object, str): select the path in the workspace's tree.
     """
 
@@ -104,6 +107,7 @@ class RemoteCardActions(QObject):
     acted = Signal(str)
     verdictChanged = Signal(object, str)
     openRequested = Signal(object, str, object, object, object)
+    sourceRequested = Signal(object, str, object, object, object)
     locateRequested = Signal(object, str)
 
     def __init__(
@@ -273,6 +277,9 @@ class RemoteCardActions(QObject):
         if spec.id == "open":
             self.acted.emit(spec.id)
             self.openRequested.emit(workspace, path, identity, ref, entry.kind)
+        elif spec.id == "show_source":
+            self.acted.emit(spec.id)
+            self.sourceRequested.emit(workspace, path, identity, ref, entry.kind)
         elif spec.id == "locate":
             self.acted.emit(spec.id)
             self.locateRequested.emit(workspace, path)

@@ -325,7 +325,7 @@ def test_a_remote_file_is_saved_from_the_tree_menu(
     tree = opened_remote(qtbot, window, ssh_home.address(remote_root))
     actions = _tree_menu(qtbot, window, tree, f"{remote_root}/notes.md", monkeypatch)
     # What a remote card offers, and nothing that hands the path to this computer.
-    assert set(actions) == {"open", "copy_url", "copy_scp", "save_local"}
+    assert set(actions) == {"open", "show_source", "copy_url", "copy_scp", "save_local"}
     target = tmp_path / "kept" / "notes.md"
     target.parent.mkdir()
     monkeypatch.setattr(
@@ -339,6 +339,29 @@ def test_a_remote_file_is_saved_from_the_tree_menu(
     qtbot.waitUntil(lambda: bool(notices), timeout=HANG)
     assert notices == [f"Saved notes.md to {target}"]
     assert target.read_bytes() == (remote_root / "notes.md").read_bytes()
+    assert openers == []
+
+
+def test_a_remote_file_shows_its_source_from_the_tree_menu(
+    qtbot: QtBot,
+    window: MainWindow,
+    ssh_home: SshHome,
+    remote_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    openers: list[tuple[str, tuple[Any, ...]]],
+) -> None:
+    tree = opened_remote(qtbot, window, ssh_home.address(remote_root))
+    path = f"{remote_root}/notes.md"
+    actions = _tree_menu(qtbot, window, tree, path, monkeypatch)
+
+    with qtbot.waitSignal(window.workspace.previewOpened, timeout=HANG) as opened:
+        actions["show_source"].trigger()
+
+    assert opened.args == [path]
+    page = window.workspace.tabs.current_page()
+    assert isinstance(page, DocumentPageWidget)
+    assert page.source_view and page.path == path
+    assert page.remote is window.workspace.remote_workspace()
     assert openers == []
 
 

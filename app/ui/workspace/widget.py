@@ -529,11 +529,12 @@ class WorkspaceWidget(QWidget):
         path: str,
         *,
         expected: RemoteIdentity | None = None,
+        source_view: bool = False,
         ref: object | None = None,
         kind: Kind | None = None,
     ) -> Future[RemotePreview]:
         """``open_remote`` on ``workspace`` (a card's), shown here or not."""
-        return self._open_remote_on(workspace, path, expected, False, ref, kind)
+        return self._open_remote_on(workspace, path, expected, source_view, ref, kind)
 
     def remote_loading(self) -> bool:
         """Whether a remote preview is still being read."""
