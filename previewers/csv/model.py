@@ -297,21 +297,6 @@ class CsvTableModel(QAbstractTableModel):
             self._looks[file_row] = look
         return look
 
-    def row_label(self, number: int) -> str:
-        """The row header's label of table row ``number``: its number in the file,
-        marked when the row is ragged."""
-        look = self._looks.get(self.file_row(number))
-        if look is not None:
-            return look[1]
-        row = self.row_at(number)
-        if row is not None:
-            return self._look(number, row)[1]
-        return f"{self.file_row(number) + 1:,}"
-
-    def row_labels(self, first: int, last: int) -> list[str]:
-        """``row_label`` of table rows ``first`` to ``last``, in one call."""
-        return [self.row_label(number) for number in range(first, last + 1)]
-
     def _tooltip(self, row: Row, text: str) -> str | None:
         notes = []
         if row.ragged:
@@ -342,11 +327,15 @@ class CsvTableModel(QAbstractTableModel):
                     return display_cell(self._header[section]) or f"({section + 1})"
                 return f"Column {section + 1}"
             return None
-        if role == _DISPLAY:
-            if section < self._count:
-                return self.row_label(section)
-            return f"{self.file_row(section) + 1:,}"
+        if role == _DISPLAY and section < self._count:
+            look = self._looks.get(self.file_row(section))
+            if look is not None:
+                return look[1]
         row = self.row_at(section) if section < self._count else None
+        if role == _DISPLAY:
+            if row is not None:
+                return self._look(section, row)[1]
+            return f"{self.file_row(section) + 1:,}"
         if row is not None and row.ragged:
             return plain_tooltip("This row's cell count differs; it was padded.")
         return None

@@ -47,7 +47,6 @@ from app.formats.csv_index import (
 )
 from app.formats.text_pages import BuildCancelledError, FenceBrokenError
 from previewers.context import STANDALONE, PreviewContext
-from previewers.csv.header import RowNumberHeader
 from previewers.csv.model import FULL_TEXT_ROLE, CsvTableModel, UseClock
 from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
@@ -143,7 +142,6 @@ class CsvPreviewWidget(PreviewWidget):
         self.view.setWordWrap(False)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.view.setVerticalHeader(RowNumberHeader(self.view))
         vertical = self.view.verticalHeader()
         vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         vertical.setDefaultSectionSize(self.fontMetrics().height() + 8)

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QModelRoleData, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QHeaderView, QTableView
 from pytestqt.qtbot import QtBot
 
 from app.formats import csv_index
@@ -454,78 +453,6 @@ def test_first_row_is_header_can_be_turned_off_and_on(
     qtbot.waitUntil(lambda: preview.is_indexed() and preview.cell(0, 0) == "1")
     assert preview.model.headerData(0, Qt.Orientation.Horizontal) == "id"
     assert preview.index is not None and preview.index.row_count == 8
-
-
-def _stock_twin(preview: CsvPreviewWidget) -> QTableView:
-    """A QTableView with Qt's own row header over the preview's model, set alike."""
-    view = preview.view
-    twin = QTableView()
-    twin.setModel(view.model())
-    twin.setSelectionModel(view.selectionModel())
-    twin.setWordWrap(False)
-    twin.setFont(view.font())
-    vertical = twin.verticalHeader()
-    vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-    vertical.setDefaultSectionSize(view.verticalHeader().defaultSectionSize())
-    twin.horizontalHeader().setDefaultSectionSize(
-        view.horizontalHeader().defaultSectionSize()
-    )
-    twin.resize(view.size())
-    return twin
-
-
-def test_the_row_header_asks_for_its_labels_once_and_looks_like_qts(
-    qtbot: QtBot,
-    open_preview: OpenPreview,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    asked: list[int] = []
-    labels: list[tuple[int, int]] = []
-    header_data = csv_model.CsvTableModel.headerData
-    row_labels = csv_model.CsvTableModel.row_labels
-
-    def counted(self: Any, section: int, orientation: Any, role: int = 0) -> Any:
-        if orientation == Qt.Orientation.Vertical:
-            asked.append(section)
-        return header_data(self, section, orientation, role)
-
-    def counted_labels(self: Any, first: int, last: int) -> list[str]:
-        labels.append((first, last))
-        return row_labels(self, first, last)
-
-    monkeypatch.setattr(csv_model.CsvTableModel, "headerData", counted)
-    monkeypatch.setattr(csv_model.CsvTableModel, "row_labels", counted_labels)
-    rows: list[list[Any]] = [["n", "v"]] + [[n, n * 2] for n in range(3_000)]
-    rows[1_502] = [1_501]  # ragged: its label carries a warning sign
-    preview = _open(qtbot, open_preview, _write(tmp_path / "many.csv", rows))
-    preview.resize(500, 400)
-    preview.show()
-    qtbot.waitExposed(preview)
-    view = preview.view
-    view.scrollTo(view.model().index(1_500, 0))
-    view.selectRow(1_503)
-    view.selectionModel().select(
-        view.model().index(1_497, 1), QItemSelectionModel.SelectionFlag.Select
-    )
-    twin = _stock_twin(preview)
-    twin.show()
-    qtbot.waitExposed(twin)
-    twin.verticalScrollBar().setValue(view.verticalScrollBar().value())
-    twin.horizontalScrollBar().setValue(view.horizontalScrollBar().value())
-    asked.clear()
-    stock = twin.verticalHeader().grab().toImage()
-    assert len(asked) > 20  # Qt's header asks row by row, role by role
-    asked.clear()
-    labels.clear()
-    ours = view.verticalHeader().grab().toImage()
-    # One call for the rows in view, not eight or so calls per row.
-    assert asked == []
-    assert len(labels) == 1 and labels[0][0] <= 1_501 <= labels[0][1]
-    assert "\u26a0" in preview.model.row_label(1_501)  # type: ignore[union-attr]
-    # Numbers, the ragged mark and the highlight of selected rows as Qt draws them.
-    assert ours == stock
-    twin.deleteLater()
 
 
 def test_a_painted_cell_reads_only_the_slots_it_fills(
