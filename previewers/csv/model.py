@@ -42,6 +42,11 @@ _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 _BACKGROUND = int(Qt.ItemDataRole.BackgroundRole)
 _SERVED = frozenset((_DISPLAY, _TOOLTIP, _BACKGROUND, FULL_TEXT_ROLE))
+# What QStyledItemDelegate asks a cell for: font, alignment, foreground, check
+# state, decoration, display, background, in that order.
+_PAINTED_ROLES = 7
+_PAINTED_DISPLAY = 5
+_PAINTED_BACKGROUND = 6
 _Index = QModelIndex | QPersistentModelIndex
 RowFetcher = Callable[[int, int], list[Row]]
 """(first row, count) -> rows; errors reach the view through ``on_error``."""
@@ -220,12 +225,6 @@ class CsvTableModel(QAbstractTableModel):
         implementation would call ``data`` once for each, crossing into Python
         each time. Roles the model does not serve stay unset.
         """
-        if isinstance(roleDataSpan, QModelRoleData):
-            items: Any = (roleDataSpan,)
-        else:
-            # The binding indexes a span, though its stubs do not say so.
-            span: Any = roleDataSpan
-            items = (span[slot] for slot in range(span.size()))
         self.clock.last = time.monotonic()
         if not index.isValid():
             return
@@ -235,6 +234,24 @@ class CsvTableModel(QAbstractTableModel):
         if shown is None:
             shown = self._display_row(number)
         look = self._looks.get(file_row)
+        if isinstance(roleDataSpan, QModelRoleData):
+            items: Any = (roleDataSpan,)
+        else:
+            # The binding indexes a span, though its stubs do not say so.
+            span: Any = roleDataSpan
+            if span.size() == _PAINTED_ROLES and shown is not None:
+                # The delegate's span: of its roles only display text and tint
+                # are served, at fixed slots; asking each slot its role would
+                # cost more than the cell's paint.
+                text_slot = span[_PAINTED_DISPLAY]
+                tint_slot = span[_PAINTED_BACKGROUND]
+                if text_slot.role() == _DISPLAY and tint_slot.role() == _BACKGROUND:
+                    column = index.column()
+                    text_slot.setData(shown[column] if column < len(shown) else "")
+                    if look is not None and look[0] is not None:
+                        tint_slot.setData(look[0])
+                    return
+            items = (span[slot] for slot in range(span.size()))
         for item in items:
             role = item.role()
             if role == _DISPLAY and shown is not None:

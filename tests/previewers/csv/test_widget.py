@@ -453,3 +453,43 @@ def test_first_row_is_header_can_be_turned_off_and_on(
     qtbot.waitUntil(lambda: preview.is_indexed() and preview.cell(0, 0) == "1")
     assert preview.model.headerData(0, Qt.Orientation.Horizontal) == "id"
     assert preview.index is not None and preview.index.row_count == 8
+
+
+def test_a_painted_cell_reads_only_the_slots_it_fills(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b\n1,2\n3\n4,5,6\n")
+    preview = _open(qtbot, open_preview, path)
+    cells: list[int] = []
+    roles: list[int] = []
+    multi_data = csv_model.CsvTableModel.multiData
+    role = QModelRoleData.role
+
+    def counted_cells(self: Any, index: Any, span: Any) -> None:
+        cells.append(index.row())
+        multi_data(self, index, span)
+
+    def counted_role(self: QModelRoleData) -> int:
+        roles.append(1)
+        return role(self)
+
+    monkeypatch.setattr(csv_model.CsvTableModel, "multiData", counted_cells)
+    monkeypatch.setattr(QModelRoleData, "role", counted_role)
+    preview.resize(500, 300)
+    preview.show()
+    qtbot.waitExposed(preview)
+    image = preview.view.viewport().grab().toImage()
+    # Of the delegate's seven roles only the display and background slots are
+    # looked at, not each slot in turn.
+    assert cells and len(roles) <= 2 * len(cells)
+    # And the ragged row is still tinted where the others are not.
+    view = preview.view
+    plain_row = view.visualRect(view.model().index(0, 1)).center()
+    ragged_row = view.visualRect(view.model().index(1, 1)).center()
+    ragged_row.setX(ragged_row.x() + 40)
+    plain_row.setX(plain_row.x() + 40)
+    assert image.pixelColor(ragged_row) != image.pixelColor(plain_row)
