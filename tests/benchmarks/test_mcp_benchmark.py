@@ -191,6 +191,7 @@ PARTS_PROBE = """
 import json, statistics, sys, time
 from pathlib import Path
 from app.tools.host_calls import check_present
+from app.workspace.choose import local_workspace
 from app.core.trust.policy import PermissionMode, current_policy
 from app.core.store import Store
 from app.mcp.presenter import Presenter
@@ -205,7 +206,7 @@ with Store(data) as store:
     presenter = Presenter(store, data, mode=mode, fallback=Fallback(None, workspace))
     for call in range(calls):
         start = time.perf_counter()
-        check_present(files(call), workspace=workspace, mode=mode,
+        check_present(files(call), workspace=local_workspace(workspace), mode=mode,
                       policy=current_policy(workspace))
         checked = time.perf_counter()
         assert not presenter.present(files(call)).is_error
