@@ -27,7 +27,11 @@ from app.core.store.change_rows import (
 )
 from app.core.store.conversation_delete import Macs, delete_rows
 from app.core.store.folder_approvals import load_approvals, save_approval
-from app.core.store.library_rows import complete_library, index_record
+from app.core.store.library_rows import (
+    complete_library,
+    index_changes,
+    index_record,
+)
 from app.core.store.messages import tool_call_id as answered_call
 from app.core.store.migrations import migrate
 from app.core.store.verification_rows import (
@@ -295,6 +299,13 @@ class Store:
                         position,
                         change_call,
                         changes[index],
+                    )
+                    index_changes(
+                        conn,
+                        conversation.id,
+                        position,
+                        change_call,
+                        [(seq, c.raw) for seq, c in enumerate(changes[index])],
                     )
                 positions.append(position)
         return positions

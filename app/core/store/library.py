@@ -12,9 +12,10 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from app.core.store.database import Store
-from app.core.store.library_rows import IMPORTED, PRESENTED, UNCHECKED
+from app.core.store.library_rows import CHANGED, IMPORTED, PRESENTED, UNCHECKED
 
 __all__ = [
+    "CHANGED",
     "IMPORTED",
     "PRESENTED",
     "UNCHECKED",
@@ -31,12 +32,13 @@ STATES: Final = (UNCHECKED, "unchanged", "modified", "missing", "refused")
 
 @dataclass(frozen=True, slots=True)
 class LibraryKey:
-    """One row of the index: one file of one record, or one imported entry."""
+    """One row of the index: a file of a record, an imported entry, or a file a
+    turn changed without presenting it."""
 
     conversation_id: str
-    origin: str  # PRESENTED or IMPORTED
-    ref: str  # the tool call id of the record, or the imported entry's id
-    entry: int  # the file's index in its record (0 for an imported entry)
+    origin: str  # PRESENTED, IMPORTED or CHANGED
+    ref: str  # the tool call id of the record or change, or the imported entry's id
+    entry: int  # the file's index in its record, the change's seq, or 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,11 @@ class LibraryItem:
     @property
     def imported(self) -> bool:
         return self.key.origin == IMPORTED
+
+    @property
+    def changed(self) -> bool:
+        """Changed by a turn, never presented: ``position`` is the turn's start."""
+        return self.key.origin == CHANGED
 
 
 @dataclass(frozen=True)
