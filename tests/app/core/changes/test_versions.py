@@ -15,13 +15,10 @@ from app.core.store.library import Library, LibraryFilter, LibraryItem
 from app.core.trust.policy import Policy
 
 from ..store.library_seed import (
-    agent_script,
-    answer,
-    present,
     quiet_policy,
     report_in_two_turns,
+    report_with_a_turn_between,
     workspace_with_files,
-    write_file,
 )
 
 FIRST = "# Report\n\nSales rose.\n"
@@ -97,29 +94,8 @@ THIRD = "# Report\n\nSales rose by 12% in May.\n"
 
 
 def changed_between(store: Store, workspace: Path, tmp_path: Path) -> str:
-    """report.md presented, rewritten in a turn that presents nothing, then
-    rewritten and presented again; notes.md only ever changed."""
-    return agent_script(
-        store,
-        workspace,
-        tmp_path,
-        [
-            [
-                write_file("w1", "report.md", FIRST),
-                present("p1", "report.md"),
-                answer("Here it is."),
-            ],
-            [
-                write_file("w2", "report.md", SECOND),
-                write_file("n2", "notes.md", "Ask about May.\n"),
-                answer("Noted."),
-            ],
-            [
-                write_file("w3", "report.md", THIRD),
-                present("p3", "report.md"),
-                answer("Updated."),
-            ],
-        ],
+    return report_with_a_turn_between(
+        store, workspace, tmp_path, (FIRST, SECOND, THIRD)
     )
 
 
