@@ -79,6 +79,20 @@ def complete_library(conn: sqlite3.Connection) -> None:
         raise
 
 
+def complete_library_if_empty(conn: sqlite3.Connection) -> None:
+    """Fill the index at once where there is nothing to fill it with.
+
+    A new store's migrations ask for a fill too; answering it at open keeps
+    the index written as things are stored from the start, and the library
+    from ever saying it is being prepared for nothing.
+    """
+    for table in ("records", "changes", "imported_files"):
+        query = f"SELECT 1 FROM {table} LIMIT 1"  # noqa: S608 (constant names)
+        if conn.execute(query).fetchone() is not None:
+            return
+    complete_library(conn)
+
+
 def _fill(conn: sqlite3.Connection) -> None:
     records = conn.execute(
         "SELECT r.conversation_id, r.position, r.tool_call_id, r.raw, m.created_at"

@@ -28,6 +28,7 @@ from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
 from app.ui.library.keeping import Keeper
 from app.ui.library.pane import LibraryPaneWidget
+from app.ui.library.preparing import LibraryPreparer
 from app.ui.library.states import StateChecker
 from app.ui.notice import NoticeBarWidget
 from previewers.context import ColorScheme
@@ -106,6 +107,15 @@ class LibraryLink(QObject):
         self.pane.refused.connect(
             lambda text: window.notice_bar.show_message(text, "warning")
         )
+        self.preparer = LibraryPreparer(self.library, self)
+        self.preparer.finished.connect(self._on_prepared)
+        if self.preparer.start():
+            self.pane.set_preparing(True)
+
+    def _on_prepared(self, failure: str) -> None:
+        self.pane.set_preparing(False, failure)
+        if self.showing():
+            self.pane.reload()
 
     def show(self) -> None:
         """Show the library in place of the chat, read afresh."""
