@@ -153,13 +153,19 @@ def test_library_figures(tmp_path: Path, report: list[str]) -> None:
             "versions of one file": median_ms(lambda: library.versions(versioned.item)),
         }
         plain.close()
-        # An existing store meeting migration 6: the index filled on open.
+        # An existing store meeting migration 7: opened at once, the index
+        # filled off the window's thread (Library.prepare).
         with store.transaction(write=True) as conn:
             conn.execute("INSERT INTO library_pending VALUES (1)")
     start = time.perf_counter()
     with Store(tmp_path / "data") as reopened:
+        opened = (time.perf_counter() - start) * 1e3
+        upgraded = Library(reopened)
+        assert upgraded.pending()
+        start = time.perf_counter()
+        upgraded.prepare()
         rebuilt = (time.perf_counter() - start) * 1e3
-        assert len(Library(reopened).items(everything)) == 500
+        assert len(upgraded.items(everything)) == 500
 
     report.append(
         f"library, {len(names):,} deliverables in {CONVERSATIONS:,} conversations"
@@ -169,6 +175,10 @@ def test_library_figures(tmp_path: Path, report: list[str]) -> None:
     for label, ms in figures.items():
         report.append(f"  {label}: {ms:.1f} ms = {ms / anchor:.2f}x the anchor")
     report.append(
-        f"  the index built for existing data on open (migration 6): {rebuilt:.0f} ms"
+        f"  opening a store whose index waits to be filled: {opened:.0f} ms"
+        f" = {opened / anchor:.0f}x the anchor"
+    )
+    report.append(
+        f"  the index filled for existing data in the background: {rebuilt:.0f} ms"
         f" = {rebuilt / anchor:.0f}x the anchor"
     )

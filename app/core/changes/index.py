@@ -183,6 +183,25 @@ def look_up_change(store: Store, ref: ChangeRef) -> ChangedFile | None:
     return index.files[ref.index]
 
 
+def change_ref_for(
+    store: Store, conversation_id: str, turn_position: int, resolved: str
+) -> ChangeRef:
+    """The reference a "Changed files" row of that turn holds for ``resolved``.
+
+    Found by reading the turn again; a path the turn does not list gets an
+    index no row has, which every check refuses.
+    """
+    try:
+        messages = store.turn_messages(conversation_id, turn_position)
+    except KeyError:
+        return ChangeRef(conversation_id, turn_position, -1)
+    index = turn_changes(conversation_id, messages)
+    for found in index.files:
+        if found.resolved == resolved:
+            return index.ref(found.index)
+    return ChangeRef(conversation_id, turn_position, -1)
+
+
 def _entry_of(change: FileChange) -> FileEntry | None:
     if None in (change.device, change.inode, change.mtime_ns, change.size_after):
         return None

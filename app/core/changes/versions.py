@@ -14,11 +14,13 @@ import threading
 from app.core.changes.change import MAX_TEXT_BEFORE, Before, FileChange, text_of
 from app.core.changes.change import parse_change as parse_file_change
 from app.core.changes.diffs import Diff, NoDiff, NoDiffReason, diff_texts
+from app.core.changes.index import change_ref_for, check_change
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef, check_deliverable, look_up
 from app.core.store.library import LibraryItem
 from app.core.trust.policy import PermissionMode, Policy
-from app.core.trust.revalidate import Verdict
+from app.core.trust.revalidate import Check, Verdict
+from app.core.trust.safeio import VerifiedFile
 
 _LIMIT_TEXT = f"{MAX_TEXT_BEFORE // (1 << 20)} MiB"
 
@@ -36,17 +38,51 @@ def version_text(
             NoDiffReason.NOT_RECORDED,
             "no copy of an imported session's version is kept",
         )
+    if item.changed:
+        return _changed_text(store, item, policy, mode)
     key = item.key
     ref = DeliverableRef(key.conversation_id, key.ref, key.entry)
     lookup = look_up(store, ref)
     if lookup.entry is None or not lookup.trusted:
         return NoDiff(NoDiffReason.REFUSED, "no trusted record of this version exists")
-    kept = _kept_copy(store, item, lookup.entry.resolved, lookup.entry.size)
+    cid, resolved, size = key.conversation_id, lookup.entry.resolved, lookup.entry.size
+    kept = _kept_copy(store, cid, item.position + 1, resolved, size)
     if kept is not None:
         return kept
     check, _entry, opened = check_deliverable(
         store, ref, policy, mode=mode, keep_open=True
     )
+    return _text_now(check, opened)
+
+
+def _changed_text(
+    store: Store, item: LibraryItem, policy: Policy, mode: PermissionMode | None
+) -> str | NoDiff:
+    """What a turn left in a file it changed: kept by a later turn, or as now.
+
+    Read through the check a "Changed files" row uses, so an untrusted change
+    gives no text.
+    """
+    cid = item.key.conversation_id
+    ref = change_ref_for(store, cid, item.position, item.item)
+    check, found, opened = check_change(store, ref, policy, mode=mode, keep_open=True)
+    if found is None or not found.trusted:
+        if opened is not None:
+            opened.close()
+        return NoDiff(NoDiffReason.REFUSED, "no trusted change of this version exists")
+    turn = store.turn_messages(cid, item.position)
+    after = turn[-1].position + 1 if turn else item.position + 1
+    size = found.size_after
+    kept = None if size is None else _kept_copy(store, cid, after, found.resolved, size)
+    if kept is not None:
+        if opened is not None:
+            opened.close()
+        return kept
+    return _text_now(check, opened)
+
+
+def _text_now(check: Check, opened: VerifiedFile | None) -> str | NoDiff:
+    """The file's text as it is now, if the check says it is still this version."""
     if opened is None:
         if check.verdict is Verdict.MISSING:
             return NoDiff(
@@ -69,10 +105,12 @@ def version_text(
     return text
 
 
-def _kept_copy(store: Store, item: LibraryItem, resolved: str, size: int) -> str | None:
-    """The text kept before the first later edit of this path, if it is this one."""
-    cid = item.key.conversation_id
-    for message in store.messages(cid, start=item.position + 1):
+def _kept_copy(
+    store: Store, cid: str, start: int, resolved: str, size: int
+) -> str | None:
+    """The text kept before the first edit of this path from ``start`` on, if it
+    is this version's."""
+    for message in store.messages(cid, start=start):
         for stored in message.changes:
             change = parse_file_change(stored.raw)
             if not isinstance(change, FileChange) or change.resolved != resolved:

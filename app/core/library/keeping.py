@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from app.core.changes.index import change_ref_for, check_change
 from app.core.imported.verify import check_imported
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef, check_deliverable
@@ -64,7 +65,12 @@ def _check(
     except KeyError:
         workspace = ""
     policy = policy_for(workspace)
-    if item.imported:
+    if item.changed:
+        change = change_ref_for(store, key.conversation_id, item.position, item.item)
+        check, _found, opened = check_change(
+            store, change, policy, mode=mode, keep_open=True
+        )
+    elif item.imported:
         ref = ImportedFileRef(key.conversation_id, key.ref)
         check, _entry, opened = check_imported(
             store, ref, policy, mode=mode, keep_open=True

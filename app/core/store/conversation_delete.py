@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.core.store.library_rows import index_record
+from app.core.store.library_rows import index_changes, index_record
 
 # (conversation, tool call, raw) -> MAC, and whether a stored MAC holds.
 RecordMac = Callable[[str, str, str], str]
@@ -136,3 +136,5 @@ def _copy_messages(
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (target, position, seq, call, origin, raw, before, digest, new_mac),
         )
+        if origin == "host":
+            index_changes(conn, target, position, call, [(seq, raw)])

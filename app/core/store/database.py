@@ -27,7 +27,11 @@ from app.core.store.change_rows import (
 )
 from app.core.store.conversation_delete import Macs, delete_rows
 from app.core.store.folder_approvals import load_approvals, save_approval
-from app.core.store.library_rows import complete_library, index_record
+from app.core.store.library_rows import (
+    complete_library_if_empty,
+    index_changes,
+    index_record,
+)
 from app.core.store.messages import tool_call_id as answered_call
 from app.core.store.migrations import migrate
 from app.core.store.verification_rows import (
@@ -114,6 +118,7 @@ class Store:
         # SQLite gives its -wal and -shm files the mode of the main file, so
         # creating it private first keeps the whole history private.
         os.close(os.open(database, os.O_RDWR | os.O_CREAT, 0o600))
+        self._database = database
         # One connection behind a lock: the agent runner appends from a worker
         # thread, and serialising in Python keeps transactions from interleaving.
         self._lock = threading.RLock()
@@ -125,10 +130,19 @@ class Store:
             self._conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
             self._conn.execute("PRAGMA foreign_keys = ON")
             migrate(self._conn)
-            complete_library(self._conn)
+            # Anything stored already is listed by Library.prepare, off the
+            # window's thread: it can take seconds.
+            complete_library_if_empty(self._conn)
         except BaseException:
             self.close()
             raise
+
+    def connect_apart(self) -> sqlite3.Connection:
+        """A connection of its own, for long work that must not hold the store's
+        lock (WAL lets readers go on; SQLite still allows one writer)."""
+        if self._conn is None:
+            raise StoreError("The session store is closed.")
+        return sqlite3.connect(self._database, timeout=10.0, isolation_level=None)
 
     def close(self) -> None:
         """Close the database; later calls raise ``StoreError``."""
@@ -295,6 +309,13 @@ class Store:
                         position,
                         change_call,
                         changes[index],
+                    )
+                    index_changes(
+                        conn,
+                        conversation.id,
+                        position,
+                        change_call,
+                        [(seq, c.raw) for seq, c in enumerate(changes[index])],
                     )
                 positions.append(position)
         return positions

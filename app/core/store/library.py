@@ -12,9 +12,16 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from app.core.store.database import Store
-from app.core.store.library_rows import IMPORTED, PRESENTED, UNCHECKED
+from app.core.store.library_rows import (
+    CHANGED,
+    IMPORTED,
+    PRESENTED,
+    UNCHECKED,
+    complete_library,
+)
 
 __all__ = [
+    "CHANGED",
     "IMPORTED",
     "PRESENTED",
     "UNCHECKED",
@@ -31,12 +38,13 @@ STATES: Final = (UNCHECKED, "unchanged", "modified", "missing", "refused")
 
 @dataclass(frozen=True, slots=True)
 class LibraryKey:
-    """One row of the index: one file of one record, or one imported entry."""
+    """One row of the index: a file of a record, an imported entry, or a file a
+    turn changed without presenting it."""
 
     conversation_id: str
-    origin: str  # PRESENTED or IMPORTED
-    ref: str  # the tool call id of the record, or the imported entry's id
-    entry: int  # the file's index in its record (0 for an imported entry)
+    origin: str  # PRESENTED, IMPORTED or CHANGED
+    ref: str  # the tool call id of the record or change, or the imported entry's id
+    entry: int  # the file's index in its record, the change's seq, or 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +68,11 @@ class LibraryItem:
     @property
     def imported(self) -> bool:
         return self.key.origin == IMPORTED
+
+    @property
+    def changed(self) -> bool:
+        """Changed by a turn, never presented: ``position`` is the turn's start."""
+        return self.key.origin == CHANGED
 
 
 @dataclass(frozen=True)
@@ -101,9 +114,37 @@ class Library:
 
     def __init__(self, store: Store) -> None:
         self._store = store
+        # Only a migration asks for a fill, and migrations run when the store
+        # opens: once filled, the index stays so for this store's life.
+        self._filled = False
+
+    def pending(self) -> bool:
+        """Whether the index still waits to be filled for data stored before it."""
+        if self._filled:
+            return False
+        with self._store.transaction(write=False) as conn:
+            waiting = conn.execute("SELECT 1 FROM library_pending").fetchone()
+        self._filled = waiting is None
+        return not self._filled
+
+    def prepare(self) -> None:
+        """Fill the index for data stored before it, if a migration asked.
+
+        Seconds on a large history (about 6 s for 100,000 deliverables), so on
+        a connection of its own: the store's other readers are not held up.
+        """
+        if not self.pending():
+            return
+        conn = self._store.connect_apart()
+        try:
+            complete_library(conn)
+        finally:
+            conn.close()
+        self._filled = True
 
     def items(self, wanted: LibraryFilter, limit: int = PAGE) -> list[LibraryItem]:
         """Items matching ``wanted``, newest first: each file once, as its newest."""
+        self.prepare()
         where, args = _conditions(wanted)
         query = (
             f"{_SELECT} WHERE l.latest = 1{where}"
@@ -115,6 +156,7 @@ class Library:
 
     def versions(self, item: str) -> list[LibraryItem]:
         """Every version of the file ``item`` names, newest first."""
+        self.prepare()
         with self._store.transaction(write=False) as conn:
             rows = conn.execute(
                 f"{_SELECT} WHERE l.item = ? ORDER BY l.created_at DESC, l.rowid DESC",
@@ -124,6 +166,7 @@ class Library:
 
     def conversation_items(self, conversation_id: str) -> list[LibraryItem]:
         """Every deliverable stored in one conversation, oldest first."""
+        self.prepare()
         with self._store.transaction(write=False) as conn:
             rows = conn.execute(
                 f"{_SELECT} WHERE l.conversation_id = ? ORDER BY l.created_at, l.rowid",
@@ -133,6 +176,7 @@ class Library:
 
     def choices(self) -> Choices:
         """The kinds, agents and workspaces listed, for the filter controls."""
+        self.prepare()
         with self._store.transaction(write=False) as conn:
             found = [
                 tuple(value for (value,) in conn.execute(_distinct(column)))

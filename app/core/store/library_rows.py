@@ -3,8 +3,9 @@
 The index is derived data, never trusted: a row only says where to look (a
 record's entry, an imported file's entry), and every action reads that entry
 again through the card's own check. It is written in the transaction that
-writes its source row (``index_record``, ``index_imported``) and removed with
-it by triggers (migration 6), so it cannot drift from what the store holds.
+writes its source row (``index_record``, ``index_imported``,
+``index_changes``) and removed with it by triggers (migrations 6 and 7), so it
+cannot drift from what the store holds.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from app.core.trust.records import FileEntry, Record, parse_record
 
 PRESENTED: Final = "presented"
 IMPORTED: Final = "imported"
+# A file a turn changed without presenting it: one row per turn and path.
+CHANGED: Final = "changed"
 UNCHECKED: Final = "unchecked"
 
 # The app's own agent; MCP clients and imported sessions name theirs.
@@ -76,6 +79,20 @@ def complete_library(conn: sqlite3.Connection) -> None:
         raise
 
 
+def complete_library_if_empty(conn: sqlite3.Connection) -> None:
+    """Fill the index at once where there is nothing to fill it with.
+
+    A new store's migrations ask for a fill too; answering it at open keeps
+    the index written as things are stored from the start, and the library
+    from ever saying it is being prepared for nothing.
+    """
+    for table in ("records", "changes", "imported_files"):
+        query = f"SELECT 1 FROM {table} LIMIT 1"  # noqa: S608 (constant names)
+        if conn.execute(query).fetchone() is not None:
+            return
+    complete_library(conn)
+
+
 def _fill(conn: sqlite3.Connection) -> None:
     records = conn.execute(
         "SELECT r.conversation_id, r.position, r.tool_call_id, r.raw, m.created_at"
@@ -90,6 +107,15 @@ def _fill(conn: sqlite3.Connection) -> None:
         ).fetchall()
         parsed = (parse_imported(raw) for (raw,) in rows)
         index_imported(conn, cid, [e for e in parsed if e is not None])
+    # After the records: a path a turn presented is listed as presented.
+    changes = conn.execute(
+        "SELECT c.conversation_id, c.position, c.seq, c.tool_call_id, c.raw,"
+        " m.created_at FROM changes AS c JOIN messages AS m"
+        " ON m.conversation_id = c.conversation_id AND m.position = c.position"
+        " WHERE c.origin = 'host' ORDER BY c.conversation_id, c.position, c.seq"
+    ).fetchall()
+    for cid, position, seq, call, raw, created_at in changes:
+        index_changes(conn, cid, position, call, [(seq, raw)], created_at)
 
 
 def index_record(
@@ -129,6 +155,103 @@ def index_record(
             for index, entry in enumerate(record.files)
         ],
     )
+    # The turn's presented version stands for it: no changed-only row beside.
+    start, stop = _turn_of(conn, conversation_id, position)
+    conn.executemany(
+        "DELETE FROM library WHERE conversation_id = ? AND origin = 'changed'"
+        " AND item = ? AND position >= ? AND position < ?",
+        [(conversation_id, item_key(e), start, stop) for e in record.files],
+    )
+
+
+def index_changes(
+    conn: sqlite3.Connection,
+    conversation_id: str,
+    position: int,
+    tool_call_id: str,
+    changes: Iterable[tuple[int, str]],
+    created_at: str | None = None,
+) -> None:
+    """Index the files the host changes (seq, raw) at ``position`` touched.
+
+    One row per turn and path: the first change of a path in its turn, unless
+    the turn presented that path. The row only says where to look; opening it
+    reads the turn's change index again (``app.core.changes.index``).
+    """
+    start, stop = _turn_of(conn, conversation_id, position)
+    stamp = created_at or _created_at(conn, conversation_id, position) or ""
+    for seq, raw in changes:
+        resolved = _changed_path(raw)
+        if resolved is None:
+            continue
+        listed = conn.execute(
+            "SELECT 1 FROM library WHERE item = ? AND conversation_id = ?"
+            " AND position >= ? AND position < ? LIMIT 1",
+            (resolved, conversation_id, start, stop),
+        ).fetchone()
+        if listed is not None:
+            continue
+        name = posixpath.basename(resolved.replace("\\", "/"))
+        conn.execute(
+            _INSERT,
+            (
+                conversation_id,
+                CHANGED,
+                tool_call_id,
+                seq,
+                start,
+                resolved,
+                name,
+                _folder(resolved),
+                "changed in a turn, not presented",
+                kind_from_name(name).value,
+                _agent(conn, conversation_id, position, tool_call_id),
+                _workspace(conn, conversation_id),
+                stamp,
+            ),
+        )
+
+
+def _changed_path(raw: str) -> str | None:
+    """The path a stored change names; the change parser lives above the store,
+    and only this one field is needed to list it."""
+    try:
+        resolved = json.loads(raw).get("resolved")
+    except (ValueError, AttributeError):
+        return None
+    return resolved if isinstance(resolved, str) and resolved else None
+
+
+def _turn_of(conn: sqlite3.Connection, cid: str, position: int) -> tuple[int, int]:
+    """The positions [start, stop) of the turn holding ``position``.
+
+    A turn starts at a user message; a fork whose own rows hold none before
+    ``position`` starts its turn at its first row.
+    """
+    row = conn.execute(
+        "SELECT position FROM messages WHERE conversation_id = ? AND position <= ?"
+        " AND json_extract(message, '$.type') = 'human'"
+        " ORDER BY position DESC LIMIT 1",
+        (cid, position),
+    ).fetchone()
+    if row is None:
+        row = conn.execute(
+            "SELECT min(position) FROM messages WHERE conversation_id = ?", (cid,)
+        ).fetchone()
+    after = conn.execute(
+        "SELECT position FROM messages WHERE conversation_id = ? AND position > ?"
+        " AND json_extract(message, '$.type') = 'human' ORDER BY position LIMIT 1",
+        (cid, position),
+    ).fetchone()
+    start = position if row is None or row[0] is None else int(row[0])
+    return start, (1 << 62) if after is None else int(after[0])
+
+
+def _workspace(conn: sqlite3.Connection, cid: str) -> str:
+    row = conn.execute(
+        "SELECT workspace FROM conversations WHERE id = ?", (cid,)
+    ).fetchone()
+    return "" if row is None else str(row[0])
 
 
 def index_imported(

@@ -229,6 +229,76 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE TABLE library_pending (requested INTEGER NOT NULL) STRICT;
     INSERT INTO library_pending VALUES (1);
     """,
+    """
+    -- A file a turn changed without presenting it is a version too (origin
+    -- 'changed': ref is the change's call id, entry its seq, position the
+    -- turn's first message). SQLite cannot widen a CHECK in place, so the
+    -- index is made again, as migration 6 made it, and filled again.
+    DROP TABLE IF EXISTS library;
+    CREATE TABLE library (
+        conversation_id TEXT NOT NULL,
+        origin          TEXT NOT NULL
+            CHECK (origin IN ('presented', 'imported', 'changed')),
+        ref             TEXT NOT NULL,
+        entry           INTEGER NOT NULL CHECK (entry >= 0),
+        position        INTEGER NOT NULL,
+        item            TEXT NOT NULL,
+        name            TEXT NOT NULL,
+        folder          TEXT NOT NULL,
+        description     TEXT NOT NULL,
+        kind            TEXT NOT NULL,
+        agent           TEXT NOT NULL,
+        workspace       TEXT NOT NULL,
+        created_at      TEXT NOT NULL,
+        state           TEXT NOT NULL DEFAULT 'unchecked',
+        latest          INTEGER NOT NULL DEFAULT 0 CHECK (latest IN (0, 1)),
+        UNIQUE (conversation_id, origin, ref, entry)
+    ) STRICT;
+
+    CREATE INDEX library_newest ON library (latest, created_at, entry DESC);
+    CREATE INDEX library_versions ON library (item, created_at);
+    CREATE INDEX library_by_conversation ON library (conversation_id, created_at);
+    CREATE INDEX library_by_kind ON library (kind, latest);
+    CREATE INDEX library_by_agent ON library (agent, latest);
+    CREATE INDEX library_by_workspace ON library (workspace, latest);
+
+    CREATE TRIGGER library_latest_insert AFTER INSERT ON library
+    WHEN NOT EXISTS (SELECT 1 FROM library_pending) BEGIN
+        UPDATE library SET latest = (rowid = (
+            SELECT rowid FROM library WHERE item = NEW.item
+            ORDER BY created_at DESC, rowid DESC LIMIT 1
+        )) WHERE item = NEW.item;
+    END;
+
+    CREATE TRIGGER library_latest_delete AFTER DELETE ON library
+    WHEN NOT EXISTS (SELECT 1 FROM library_pending) BEGIN
+        UPDATE library SET latest = (rowid = (
+            SELECT rowid FROM library WHERE item = OLD.item
+            ORDER BY created_at DESC, rowid DESC LIMIT 1
+        )) WHERE item = OLD.item;
+    END;
+
+    CREATE TRIGGER IF NOT EXISTS library_record_gone AFTER DELETE ON records BEGIN
+        DELETE FROM library WHERE conversation_id = OLD.conversation_id
+        AND origin = 'presented' AND ref = OLD.tool_call_id;
+    END;
+
+    CREATE TRIGGER IF NOT EXISTS library_import_gone
+    AFTER DELETE ON imported_files BEGIN
+        DELETE FROM library WHERE conversation_id = OLD.conversation_id
+        AND origin = 'imported' AND ref = OLD.entry_id;
+    END;
+
+    CREATE TRIGGER IF NOT EXISTS library_change_gone AFTER DELETE ON changes
+    WHEN OLD.origin = 'host' BEGIN
+        DELETE FROM library WHERE conversation_id = OLD.conversation_id
+        AND origin = 'changed' AND ref = OLD.tool_call_id AND entry = OLD.seq;
+    END;
+
+    CREATE TABLE IF NOT EXISTS library_pending (requested INTEGER NOT NULL) STRICT;
+    DELETE FROM library_pending;
+    INSERT INTO library_pending VALUES (1);
+    """,
 )
 
 

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QProgressBar,
     QPushButton,
     QTableView,
     QToolButton,
@@ -49,6 +50,10 @@ DATES: Final = (
     ("Last year", timedelta(days=365)),
 )
 BETWEEN: Final = "Between dates"
+PREPARING: Final = (
+    "Preparing the library: every file stored before this version is being"
+    " listed. This happens once."
+)
 _STATE_LABELS: Final = {
     "unchecked": "Not checked yet",
     "unchanged": "Unchanged",
@@ -182,6 +187,13 @@ class LibraryPaneWidget(QWidget):
         self.table.customContextMenuRequested.connect(self._on_table_menu_requested)
         self.count = QLabel(self)
         self.count.setTextFormat(Qt.TextFormat.PlainText)
+        # Shown while the index is filled for what was stored before it.
+        self.preparing = QLabel(PREPARING, self)
+        self.preparing.setTextFormat(Qt.TextFormat.PlainText)
+        self.preparing_bar = QProgressBar(self)
+        self.preparing_bar.setRange(0, 0)  # busy: the fill reports no steps
+        self.preparing_bar.setAccessibleName("Preparing the library")
+        self._preparing = False
         self.open_button = QPushButton("Open", self)
         self.turn_button = QPushButton("Go to the turn", self)
         self.versions_button = QPushButton("Versions…", self)
@@ -240,6 +252,10 @@ class LibraryPaneWidget(QWidget):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addLayout(top)
         layout.addLayout(filters)
+        layout.addWidget(self.preparing)
+        layout.addWidget(self.preparing_bar)
+        self.preparing.hide()
+        self.preparing_bar.hide()
         layout.addWidget(self.table, 1)
         layout.addLayout(actions)
 
@@ -255,8 +271,23 @@ class LibraryPaneWidget(QWidget):
 
     # -- what is listed --------------------------------------------------------
 
+    def set_preparing(self, preparing: bool, failure: str = "") -> None:
+        """Say the index is being filled (nothing to list yet), or why it was not."""
+        self._preparing = preparing
+        self.preparing.setText(PREPARING if preparing else failure)
+        self.preparing.setVisible(preparing or bool(failure))
+        self.preparing_bar.setVisible(preparing)
+        controls: tuple[QWidget, ...] = (
+            *(self.search, self.kinds, self.agents, self.states),
+            *(self.workspace, self.dates, self.table),
+        )
+        for widget in controls:
+            widget.setEnabled(not preparing)
+
     def reload(self) -> None:
         """Read the filter choices and the list again (the store changed)."""
+        if self._preparing:
+            return  # filled off the GUI thread; listed when that is done
         try:
             choices = self._library.choices()
         except STORE_FAILURES as error:
@@ -305,6 +336,8 @@ class LibraryPaneWidget(QWidget):
     def refresh(self) -> None:
         """List what the filters and the search ask for now."""
         self._timer.stop()
+        if self._preparing:
+            return
         try:
             items = self._library.items(self.current_filter())
         except STORE_FAILURES as error:

@@ -15,7 +15,8 @@ from PySide6.QtCore import QObject, QPoint, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractItemView, QMenu, QStackedWidget
 
-from app.core.chat.blocks import DeliverableBlock, ImportedFileBlock
+from app.core.changes.index import ChangeRef, change_ref_for
+from app.core.chat.blocks import ChangesBlock, DeliverableBlock, ImportedFileBlock
 from app.core.filetype import Kind
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef
@@ -27,6 +28,7 @@ from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
 from app.ui.library.keeping import Keeper
 from app.ui.library.pane import LibraryPaneWidget
+from app.ui.library.preparing import LibraryPreparer
 from app.ui.library.states import StateChecker
 from app.ui.notice import NoticeBarWidget
 from previewers.context import ColorScheme
@@ -49,9 +51,14 @@ class Window(Protocol):
     def show_conversation(self, conversation_id: str) -> None: ...
 
 
-def item_ref(item: LibraryItem) -> DeliverableRef | ImportedFileRef:
-    """The reference a card of this item holds: all an action may start from."""
+def item_ref(
+    item: LibraryItem, store: Store
+) -> DeliverableRef | ImportedFileRef | ChangeRef:
+    """The reference a card (or "Changed files" row) of this item holds: all
+    an action may start from."""
     key = item.key
+    if item.changed:
+        return change_ref_for(store, key.conversation_id, item.position, item.item)
     if item.imported:
         return ImportedFileRef(key.conversation_id, key.ref)
     return DeliverableRef(key.conversation_id, key.ref, key.entry)
@@ -100,6 +107,15 @@ class LibraryLink(QObject):
         self.pane.refused.connect(
             lambda text: window.notice_bar.show_message(text, "warning")
         )
+        self.preparer = LibraryPreparer(self.library, self)
+        self.preparer.finished.connect(self._on_prepared)
+        if self.preparer.start():
+            self.pane.set_preparing(True)
+
+    def _on_prepared(self, failure: str) -> None:
+        self.pane.set_preparing(False, failure)
+        if self.showing():
+            self.pane.reload()
 
     def show(self) -> None:
         """Show the library in place of the chat, read afresh."""
@@ -112,18 +128,21 @@ class LibraryLink(QObject):
 
     def open_item(self, item: LibraryItem) -> bool:
         """Open ``item`` in the workspace, checked again as its card would be."""
-        ref = item_ref(item)
+        ref = item_ref(item, self._store)
         actions = self._window.file_actions
         if isinstance(ref, ImportedFileRef):
             return actions.open_imported(ref)
+        if isinstance(ref, ChangeRef):
+            return actions.open_change(ref)
         return actions.perform("open", ref)
 
     def menu_for(self, item: LibraryItem) -> QMenu | None:
         """A presented item's card menu, every action checked as the card's is.
 
-        An imported item has none here: its actions need Verify, in its chat.
+        An imported item has none here: its actions need Verify, in its chat;
+        nor has a changed file, which opens as its "Changed files" row does.
         """
-        ref = item_ref(item)
+        ref = item_ref(item, self._store)
         if not isinstance(ref, DeliverableRef):
             return None
         return self._window.file_actions.menu_for(ref, self.pane)
@@ -143,12 +162,16 @@ class LibraryLink(QObject):
         self._middle.setCurrentIndex(0)
         model = window.chat.chat_model()
         model.load_all_history()
-        wanted = item_ref(item)
+        wanted = item_ref(item, self._store)
         for row in range(model.rowCount()):
             block = model.block(row)
             if (
                 isinstance(block, DeliverableBlock | ImportedFileBlock)
                 and block.ref == wanted
+            ) or (
+                isinstance(block, ChangesBlock)
+                and isinstance(wanted, ChangeRef)
+                and block.changes.turn_position == wanted.turn_position
             ):
                 index = model.index(row)
                 window.chat.setCurrentIndex(index)
@@ -161,8 +184,10 @@ class LibraryLink(QObject):
         """Thumbnails of the listed images, made as their cards' are."""
         wanted: dict[str, list[DeliverableRef]] = {w: [] for w in self._thumbnails}
         for item in items:
-            ref = item_ref(item)
-            if item.kind == Kind.IMAGE and isinstance(ref, DeliverableRef):
+            if item.kind != Kind.IMAGE or item.imported or item.changed:
+                continue
+            ref = item_ref(item, self._store)
+            if isinstance(ref, DeliverableRef):
                 wanted.setdefault(item.workspace, []).append(ref)
         for workspace, refs in wanted.items():
             maker = self._thumbnails.get(workspace)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from app.core.trust.policy import Policy
 from ..store.library_seed import (
     quiet_policy,
     report_in_two_turns,
+    report_with_a_turn_between,
     workspace_with_files,
 )
 
@@ -86,3 +88,53 @@ def test_a_file_changed_since_its_version_gives_no_made_up_text(
 
     assert isinstance(changed, NoDiff)
     assert changed.reason is NoDiffReason.CHANGED_SINCE
+
+
+THIRD = "# Report\n\nSales rose by 12% in May.\n"
+
+
+def changed_between(store: Store, workspace: Path, tmp_path: Path) -> str:
+    return report_with_a_turn_between(
+        store, workspace, tmp_path, (FIRST, SECOND, THIRD)
+    )
+
+
+def test_a_file_changed_without_being_presented_is_a_version(
+    store: Store, workspace: Path, policy: Policy, tmp_path: Path
+) -> None:
+    changed_between(store, workspace, tmp_path)
+    library = Library(store)
+
+    items = {item.name: item for item in library.items(LibraryFilter())}
+    newest, middle, oldest = library.versions(items["report.md"].item)
+
+    # The turns that wrote and presented it are one version each, not two.
+    assert items["report.md"].versions == 3
+    assert [v.changed for v in (newest, middle, oldest)] == [False, True, False]
+    assert items["notes.md"].changed and items["notes.md"].versions == 1
+    assert version_text(store, middle, policy) == SECOND
+    assert version_text(store, oldest, policy) == FIRST
+    diff = compare_versions(store, middle, newest, policy)
+    assert isinstance(diff, Diff) and diff.added == 1 and diff.removed == 1
+
+
+def test_a_changed_version_with_a_forged_change_gives_no_text(
+    store: Store, workspace: Path, policy: Policy, tmp_path: Path
+) -> None:
+    cid = changed_between(store, workspace, tmp_path)
+    library = Library(store)
+    [notes] = library.items(LibraryFilter(text="notes"))
+    assert version_text(store, notes, policy) == "Ask about May.\n"
+    # Someone with the database rewrites the change to point at another file.
+    forged = str(workspace / "secret.txt")
+    (workspace / "secret.txt").write_text("secret\n")
+    with store.transaction(write=True) as conn:
+        conn.execute(
+            "UPDATE changes SET raw = replace(raw, ?, ?) WHERE conversation_id = ?",
+            (str(workspace / "notes.md"), forged, cid),
+        )
+    forged_item = replace(notes, item=forged)
+
+    for version in (notes, forged_item):
+        text = version_text(store, version, policy)
+        assert isinstance(text, NoDiff) and text.reason is NoDiffReason.REFUSED

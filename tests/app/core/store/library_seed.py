@@ -26,6 +26,7 @@ __all__ = [
     "present",
     "quiet_policy",
     "report_in_two_turns",
+    "report_with_a_turn_between",
     "workspace_with_files",
     "write_file",
 ]
@@ -104,6 +105,36 @@ def report_in_two_turns(
             [
                 write_file("w2", "report.md", second),
                 present("p2", "report.md"),
+                answer("Updated."),
+            ],
+        ],
+    )
+
+
+def report_with_a_turn_between(
+    store: Store, workspace: Path, tmp_path: Path, texts: tuple[str, str, str]
+) -> str:
+    """report.md presented, rewritten in a turn that presents nothing (which
+    also writes notes.md), then rewritten and presented again."""
+    first, second, third = texts
+    return agent_script(
+        store,
+        workspace,
+        tmp_path,
+        [
+            [
+                write_file("w1", "report.md", first),
+                present("p1", "report.md"),
+                answer("Here it is."),
+            ],
+            [
+                write_file("w2", "report.md", second),
+                write_file("n2", "notes.md", "Ask about May.\n"),
+                answer("Noted."),
+            ],
+            [
+                write_file("w3", "report.md", third),
+                present("p3", "report.md"),
                 answer("Updated."),
             ],
         ],

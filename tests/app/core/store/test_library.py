@@ -18,6 +18,7 @@ from .library_seed import (
     agent_turn,
     claude_import,
     mcp_present,
+    report_with_a_turn_between,
     workspace_with_files,
 )
 
@@ -189,3 +190,68 @@ def test_the_filter_choices_are_what_the_index_holds(
     assert choices.workspaces == tuple(
         sorted({str(tmp_path / "ws"), str(tmp_path / "home" / "repo")})
     )
+
+
+def turn_between(store: Store, tmp_path: Path) -> str:
+    ws = workspace_with_files(tmp_path / "between")
+    texts = ("one\n", "two\n", "three\n")
+    return report_with_a_turn_between(store, ws, tmp_path, texts)
+
+
+def changed_keys(library: Library) -> list[tuple[str, str, int]]:
+    items = library.items(LibraryFilter())
+    versions = [v for item in items for v in library.versions(item.item)]
+    return sorted((v.name, v.key.ref, v.key.entry) for v in versions if v.changed)
+
+
+def test_a_file_a_turn_changed_without_presenting_it_is_one_version_of_it(
+    store: Store, tmp_path: Path
+) -> None:
+    turn_between(store, tmp_path)
+    library = Library(store)
+
+    items = library.items(LibraryFilter())
+
+    assert names(items) == ["report.md", "notes.md"]
+    assert [i.versions for i in items] == [3, 1]
+    assert changed_keys(library) == [("notes.md", "n2", 0), ("report.md", "w2", 0)]
+    [notes] = [i for i in items if i.changed]
+    assert notes.agent == "Deliverables agent" and notes.kind == "markdown"
+    assert notes.description == "changed in a turn, not presented"
+
+
+def test_changed_versions_go_with_their_changes_and_a_fork_keeps_its_own(
+    store: Store, tmp_path: Path
+) -> None:
+    cid = turn_between(store, tmp_path)
+    library = Library(store)
+    # The fork holds the first two turns: report.md presented, then changed.
+    turns = [m.position for m in store.messages(cid) if m.message["type"] == "human"]
+    fork = store.fork(cid, turns[2])
+
+    store.delete_conversation(cid)
+
+    assert {k[0] for k in changed_keys(library)} == {"notes.md", "report.md"}
+    [report] = library.items(LibraryFilter(text="report"))
+    assert report.versions == 2 and report.key.conversation_id == fork.id
+    store.delete_conversation(fork.id)
+    assert library.items(LibraryFilter()) == []
+
+
+def test_the_migration_lists_changed_files_of_a_store_written_before_it(
+    store: Store, data_dir: Path, tmp_path: Path
+) -> None:
+    turn_between(store, tmp_path)
+    before = changed_keys(Library(store))
+    store.close()
+    # The store as version 6 left it: changes stored, none of them listed.
+    conn = sqlite3.connect(data_dir / DATABASE_NAME, isolation_level=None)
+    conn.execute("DROP TRIGGER library_change_gone")
+    conn.execute("DELETE FROM library WHERE origin = 'changed'")
+    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    conn.close()
+
+    with Store(data_dir) as reopened:
+        after = changed_keys(Library(reopened))
+
+    assert after == before == [("notes.md", "n2", 0), ("report.md", "w2", 0)]
