@@ -17,10 +17,10 @@ from PySide6.QtGui import QDesktopServices
 
 from app.remote.manager import RemoteManager
 from app.remote.workspace import RemoteWorkspace
-from app.ui import actions as actions_module
-from app.ui import system_open
-from app.ui.save_copy import SaveCopier
-from app.ui.system_open import SystemOpener
+from app.ui.cards import actions as actions_module
+from app.ui.cards import system_open
+from app.ui.cards.save_copy import SaveCopier
+from app.ui.cards.system_open import SystemOpener
 
 from .sshd import OpenSshServer, SshAgent, keygen, missing_tools
 
