@@ -10,47 +10,32 @@ dropped. Actions still run their full check; this only keeps badges honest.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef, look_up
 from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.revalidate import peek
+from app.ui.gui_thread import run
 
 
-class _Relay(QObject):
-    done = Signal(int, str, object)  # generation, conversation, verdicts
-
-
-class _CheckJob(QRunnable):
-    def __init__(
-        self,
-        relay: _Relay,
-        generation: int,
-        store: Store,
-        conversation_id: str,
-        refs: tuple[DeliverableRef, ...],
-        policy: Policy,
-        mode: PermissionMode | None,
-    ) -> None:
-        super().__init__()
-        self._relay = relay
-        self._args = (generation, store, conversation_id, refs, policy, mode)
-
-    def run(self) -> None:
-        generation, store, conversation_id, refs, policy, mode = self._args
-        verdicts: dict[DeliverableRef, str] = {}
-        try:
-            for ref in refs:
-                lookup = look_up(store, ref)
-                if lookup.entry is None or lookup.entry.remote is not None:
-                    continue  # no local file to look at: nothing to badge
-                check = peek(lookup.entry, policy, trusted=lookup.trusted, mode=mode)
-                verdicts[ref] = check.verdict.value
-        except Exception:  # a closed store at exit: the badges simply stay
-            return
-        self._relay.done.emit(generation, conversation_id, verdicts)
+def _check_all(
+    store: Store,
+    refs: tuple[DeliverableRef, ...],
+    policy: Policy,
+    mode: PermissionMode | None,
+) -> dict[DeliverableRef, str]:
+    """On a worker: each local card's verdict, from metadata alone."""
+    verdicts: dict[DeliverableRef, str] = {}
+    for ref in refs:
+        lookup = look_up(store, ref)
+        if lookup.entry is None or lookup.entry.remote is not None:
+            continue  # no local file to look at: nothing to badge
+        check = peek(lookup.entry, policy, trusted=lookup.trusted, mode=mode)
+        verdicts[ref] = check.verdict.value
+    return verdicts
 
 
 class CardChecker(QObject):
@@ -75,8 +60,6 @@ class CardChecker(QObject):
         self._policy_for = policy_for
         self._mode = mode
         self._generation = 0
-        self._relay = _Relay(self)
-        self._relay.done.connect(self._on_relay_done)
 
     def check(
         self, conversation_id: str, workspace: str, refs: Sequence[DeliverableRef]
@@ -87,23 +70,24 @@ class CardChecker(QObject):
             return
         # Asked here, on the GUI thread: the window's provider is not thread-safe.
         policy = self._policy_for(workspace)
-        job = _CheckJob(
-            self._relay,
-            self._generation,
-            self._store,
-            conversation_id,
-            tuple(refs),
-            policy,
-            self._mode(),
+        store, generation, mode = self._store, self._generation, self._mode()
+        checked = tuple(refs)
+        run(
+            self,
+            lambda: _check_all(store, checked, policy, mode),
+            lambda done: self._on_checked(generation, conversation_id, done),
         )
-        QThreadPool.globalInstance().start(job)
 
     def cancel(self) -> None:
         """Forget every request made so far."""
         self._generation += 1
 
-    def _on_relay_done(
-        self, generation: int, conversation_id: str, verdicts: object
+    def _on_checked(
+        self,
+        generation: int,
+        conversation_id: str,
+        done: Future[dict[DeliverableRef, str]],
     ) -> None:
-        if generation == self._generation:
-            self.checked.emit(conversation_id, verdicts)
+        if generation != self._generation or done.exception() is not None:
+            return  # older request, or a closed store at exit: badges stay
+        self.checked.emit(conversation_id, done.result())

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.core.library.export import Export, export_conversation
@@ -17,24 +18,7 @@ from app.core.library.keeping import Kept, PolicyFor, save_copies
 from app.core.store import STORE_FAILURES, Store
 from app.core.store.library import LibraryItem
 from app.core.trust.policy import PermissionMode
-
-
-class _Relay(QObject):
-    done = Signal(object)  # a list of Kept, an Export, or an error's text
-
-
-class _Job(QRunnable):
-    def __init__(self, relay: _Relay, work: Callable[[], object]) -> None:
-        super().__init__()
-        self._relay = relay
-        self._work = work
-
-    def run(self) -> None:
-        try:
-            result = self._work()
-        except (OSError, *STORE_FAILURES) as error:
-            result = str(error)
-        self._relay.done.emit(result)
+from app.ui.gui_thread import run
 
 
 def summary(kept: Sequence[Kept]) -> str:
@@ -71,8 +55,6 @@ class Keeper(QObject):
         self._policy_for = policy_for
         self._mode = mode
         self._cancel = threading.Event()
-        self._relay = _Relay(self)
-        self._relay.done.connect(self._on_relay_done)
         self.busy = False
 
     def choose_folder(self, parent: QWidget, title: str) -> str:
@@ -111,14 +93,17 @@ class Keeper(QObject):
             return False
         self.busy = True
         self._cancel.clear()
-        QThreadPool.globalInstance().start(_Job(self._relay, work))
+        run(self, work, self._on_done)
         return True
 
-    def _on_relay_done(self, result: object) -> None:
+    def _on_done(self, done: Future[object]) -> None:
         self.busy = False
-        if isinstance(result, str):
-            self.finished.emit(f"Nothing more could be saved: {result}", False)
-        elif isinstance(result, Export):
+        try:
+            result = done.result()
+        except (OSError, *STORE_FAILURES) as error:
+            self.finished.emit(f"Nothing more could be saved: {error}", False)
+            return
+        if isinstance(result, Export):
             kept = list(result.kept)
             text = f"Exported to {result.folder}. {summary(kept)}"
             self.finished.emit(text, all(k.target for k in kept))

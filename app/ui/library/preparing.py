@@ -8,30 +8,13 @@ the library pane says it is being prepared until it is done.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from concurrent.futures import Future
+
+from PySide6.QtCore import QObject, Signal
 
 from app.core.store import STORE_FAILURES
 from app.core.store.library import Library
-
-
-class _Relay(QObject):
-    done = Signal(str)  # "" when filled, else why not
-
-
-class _PrepareJob(QRunnable):
-    def __init__(self, relay: _Relay, library: Library) -> None:
-        super().__init__()
-        self._relay = relay
-        self._library = library
-
-    def run(self) -> None:
-        try:
-            self._library.prepare()
-        except STORE_FAILURES as error:
-            # Nothing is lost: the request stays, and the next open fills it.
-            self._relay.done.emit(f"The library could not be prepared: {error}")
-            return
-        self._relay.done.emit("")
+from app.ui.gui_thread import run
 
 
 class LibraryPreparer(QObject):
@@ -46,8 +29,6 @@ class LibraryPreparer(QObject):
     def __init__(self, library: Library, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._library = library
-        self._relay = _Relay(self)
-        self._relay.done.connect(self._on_relay_done)
         self.running = False
 
     def start(self) -> bool:
@@ -58,9 +39,15 @@ class LibraryPreparer(QObject):
             needed = False  # the pane says why when it reads the store
         if needed and not self.running:
             self.running = True
-            QThreadPool.globalInstance().start(_PrepareJob(self._relay, self._library))
+            run(self, self._library.prepare, self._on_prepared)
         return needed
 
-    def _on_relay_done(self, failure: str) -> None:
+    def _on_prepared(self, done: Future[None]) -> None:
         self.running = False
-        self.finished.emit(failure)
+        try:
+            done.result()
+        except STORE_FAILURES as error:
+            # Nothing is lost: the request stays, and the next open fills it.
+            self.finished.emit(f"The library could not be prepared: {error}")
+            return
+        self.finished.emit("")

@@ -11,9 +11,10 @@ is shown. Actions still run their full check.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from typing import Final
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from app.core.imported.verify import VerifyVerdict, verification_state
 from app.core.store import Store
@@ -22,6 +23,7 @@ from app.core.store.imported_files import ImportedFileRef
 from app.core.store.library import UNCHECKED, Library, LibraryItem, LibraryKey
 from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.revalidate import Verdict, peek
+from app.ui.gui_thread import run
 
 STATE_OF: Final = {
     Verdict.OK: "unchanged",
@@ -38,47 +40,31 @@ _VERIFIED: Final = {
 }
 
 
-class _Relay(QObject):
-    done = Signal(int, object)  # generation, {LibraryKey: state}
-
-
-class _StateJob(QRunnable):
-    def __init__(
-        self,
-        relay: _Relay,
-        generation: int,
-        store: Store,
-        items: tuple[LibraryItem, ...],
-        policy_for: Callable[[str], Policy],
-        mode: PermissionMode | None,
-    ) -> None:
-        super().__init__()
-        self._relay = relay
-        self._args = (generation, store, items, policy_for, mode)
-
-    def run(self) -> None:
-        generation, store, items, policy_for, mode = self._args
-        states: dict[LibraryKey, str] = {}
-        try:
-            for item in items:
-                key = item.key
-                if item.imported:
-                    states[key] = _verified_state(store, item)
-                    continue
-                if item.changed:
-                    continue  # its check hashes the file: opening it tells
-                ref = DeliverableRef(key.conversation_id, key.ref, key.entry)
-                lookup = look_up(store, ref)
-                if lookup.entry is None or lookup.entry.remote is not None:
-                    continue  # no local file to look at
-                policy = policy_for(item.workspace)
-                check = peek(lookup.entry, policy, trusted=lookup.trusted, mode=mode)
-                states[key] = STATE_OF.get(check.verdict, "refused")
-            changed = [(k, s) for k, s in states.items() if s != _state(items, k)]
-            Library(store).set_states(changed)
-        except Exception:  # a closed store at exit: the states simply stay
-            return
-        self._relay.done.emit(generation, states)
+def _check_states(
+    store: Store,
+    items: tuple[LibraryItem, ...],
+    policy_for: Callable[[str], Policy],
+    mode: PermissionMode | None,
+) -> dict[LibraryKey, str]:
+    """On a worker: each item's state, kept in the index where it changed."""
+    states: dict[LibraryKey, str] = {}
+    for item in items:
+        key = item.key
+        if item.imported:
+            states[key] = _verified_state(store, item)
+            continue
+        if item.changed:
+            continue  # its check hashes the file: opening it tells
+        ref = DeliverableRef(key.conversation_id, key.ref, key.entry)
+        lookup = look_up(store, ref)
+        if lookup.entry is None or lookup.entry.remote is not None:
+            continue  # no local file to look at
+        policy = policy_for(item.workspace)
+        check = peek(lookup.entry, policy, trusted=lookup.trusted, mode=mode)
+        states[key] = STATE_OF.get(check.verdict, "refused")
+    changed = [(k, s) for k, s in states.items() if s != _state(items, k)]
+    Library(store).set_states(changed)
+    return states
 
 
 def _verified_state(store: Store, item: LibraryItem) -> str:
@@ -115,24 +101,21 @@ class StateChecker(QObject):
         self._policy_for = policy_for
         self._mode = mode
         self._generation = 0
-        self._relay = _Relay(self)
-        self._relay.done.connect(self._on_relay_done)
 
     def check(self, items: Sequence[LibraryItem]) -> None:
         self._generation += 1
         presented = tuple(items)
         if not presented:
             return
-        job = _StateJob(
-            self._relay,
-            self._generation,
-            self._store,
-            presented,
-            self._policy_for,
-            self._mode(),
+        store, generation = self._store, self._generation
+        policy_for, mode = self._policy_for, self._mode()
+        run(
+            self,
+            lambda: _check_states(store, presented, policy_for, mode),
+            lambda done: self._on_checked(generation, done),
         )
-        QThreadPool.globalInstance().start(job)
 
-    def _on_relay_done(self, generation: int, states: object) -> None:
-        if generation == self._generation and isinstance(states, dict):
-            self.checked.emit(states)
+    def _on_checked(self, generation: int, done: Future[dict[LibraryKey, str]]) -> None:
+        if generation != self._generation or done.exception() is not None:
+            return  # older request, or a closed store at exit: states stay
+        self.checked.emit(done.result())
