@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from pygments.token import Token, _TokenType  # type: ignore[import-untyped]
 from PySide6.QtCore import (
     QCoreApplication,
-    QObject,
-    QRunnable,
     Qt,
     QThreadPool,
     Signal,
@@ -50,6 +49,7 @@ from PySide6.QtWidgets import (
 from app.core.changes.diffs import Diff, DiffLine, LineKind, NoDiff, NoDiffReason
 from app.core.filetype.sizes import counted
 from app.core.trust.display_names import display_name
+from app.ui.gui_thread import run
 from previewers.highlight import (
     StylePalette,
     TokenLook,
@@ -210,32 +210,15 @@ def diff_pool() -> QThreadPool:
     return pool
 
 
-class _JobSignals(QObject):
-    done = Signal(object, object)  # job, DiffLayout | NoDiff
-
-
-class _DiffJob(QRunnable):
-    def __init__(self, compute: Compute) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
-        self.signals = _JobSignals()
-        self.cancelled = threading.Event()
-        self._compute = compute
-
-    def run(self) -> None:
-        stopped = NoDiff(NoDiffReason.CANCELLED, "the comparison was stopped")
-        try:
-            found = self._compute(self.cancelled)
-            result: DiffLayout | NoDiff = (
-                lay_out(found, self.cancelled) if isinstance(found, Diff) else found
-            )
-        except _CancelledError:
-            result = stopped
-        except Exception as error:  # any failure is a sentence, never a crash
-            result = NoDiff(
-                NoDiffReason.REFUSED, f"the diff could not be made ({error})"
-            )
-        self.signals.done.emit(self, result)
+def _work_out(compute: Compute, cancelled: threading.Event) -> DiffLayout | NoDiff:
+    """On the pool: the diff laid out, or why there is none."""
+    try:
+        found = compute(cancelled)
+        return lay_out(found, cancelled) if isinstance(found, Diff) else found
+    except _CancelledError:
+        return NoDiff(NoDiffReason.CANCELLED, "the comparison was stopped")
+    except Exception as error:  # any failure is a sentence, never a crash
+        return NoDiff(NoDiffReason.REFUSED, f"the diff could not be made ({error})")
 
 
 # -- the widgets -----------------------------------------------------------------
@@ -343,7 +326,7 @@ class DiffView(QWidget):
     ) -> None:
         super().__init__(parent)
         self._pool = pool or diff_pool()
-        self._job: _DiffJob | None = None
+        self._job: tuple[Future[DiffLayout | NoDiff], threading.Event] | None = None
         self.layout_shown: DiffLayout | None = None
         self.title = QLabel(display_name(path))
         self.title.setTextFormat(Qt.TextFormat.PlainText)
@@ -401,25 +384,27 @@ class DiffView(QWidget):
         destroyed, or loads something else.
         """
         self.cancel()
-        job = _DiffJob(compute)
-        job.signals.done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
+        cancelled = threading.Event()
         # A view deleted with its window still stops the work it started.
-        self.destroyed.connect(job.cancelled.set)
-        self._job = job
-        self._pool.start(job)
+        self.destroyed.connect(cancelled.set)
+        future = run(
+            self, lambda: _work_out(compute, cancelled), self._on_done, pool=self._pool
+        )
+        self._job = (future, cancelled)
 
     def cancel(self) -> None:
         """Stop the diff being worked out; a job not yet started never runs."""
         job, self._job = self._job, None
         if job is not None:
-            job.cancelled.set()
-            self._pool.tryTake(job)
+            future, cancelled = job
+            cancelled.set()
+            future.cancel()
 
-    def _on_done(self, job: _DiffJob, result: DiffLayout | NoDiff) -> None:
-        if job is not self._job:
-            return
+    def _on_done(self, done: Future[DiffLayout | NoDiff]) -> None:
+        if self._job is None or done is not self._job[0]:
+            return  # an older diff's answer, or one cancelled
         self._job = None
-        self.show_result(result)
+        self.show_result(done.result())
 
     def show_result(self, result: DiffLayout | NoDiff) -> None:
         if isinstance(result, NoDiff):

@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Final
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -47,6 +48,7 @@ from app.ui.changes.import_workspace import (
     ImportWorkspaceWidget,
     workspace_problem,
 )
+from app.ui.gui_thread import run
 from previewers.widgets import plain_tooltip
 
 _PATH_ROLE: Final = Qt.ItemDataRole.UserRole
@@ -55,28 +57,6 @@ NOT_CHOSEN: Final = "to choose"
 NONE_CHOSEN: Final = "none"
 UNUSABLE: Final = "cannot be used"
 MAX_FOLDER_WIDTH: Final = 240
-
-
-# -- jobs --------------------------------------------------------------------------
-
-
-class _Signals(QObject):
-    done = Signal(object, object)
-
-
-class _Job(QRunnable):
-    def __init__(self, work: Callable[[], object]) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
-        self.signals = _Signals()
-        self._work = work
-
-    def run(self) -> None:
-        try:
-            result = self._work()
-        except Exception as error:  # any failure is a sentence, never a crash
-            result = error
-        self.signals.done.emit(self, result)
 
 
 @dataclass(frozen=True)
@@ -142,7 +122,7 @@ class ImportDialog(QDialog):
         self._home = home
         self._env = env
         self._pool = pool or QThreadPool.globalInstance()
-        self._jobs: set[_Job] = set()
+        self._jobs: set[Future[object]] = set()
         self._cancel = threading.Event()
         self._progress = (0, 0, 0)  # file index, done, total: written by the job
         self._importing: list[str] = []
@@ -231,15 +211,15 @@ class ImportDialog(QDialog):
     # -- listing -----------------------------------------------------------------
 
     def _run(self, work: Callable[[], object], done: Callable[[object], None]) -> None:
-        job = _Job(work)
-        self._jobs.add(job)
-
-        def finished(finished_job: _Job, result: object) -> None:
-            self._jobs.discard(finished_job)
+        def finished(future: Future[object]) -> None:
+            self._jobs.discard(future)
+            try:
+                result = future.result()
+            except Exception as error:  # any failure is a sentence, never a crash
+                result = error
             done(result)
 
-        job.signals.done.connect(finished, Qt.ConnectionType.QueuedConnection)
-        self._pool.start(job)
+        self._jobs.add(run(self, work, finished, pool=self._pool))
 
     def _on_listed(self, result: object) -> None:
         if isinstance(result, Exception):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from app.core.imported.verify import (
     VerificationState,
@@ -17,6 +18,7 @@ from app.core.store import Store
 from app.core.store.imported_files import ImportedFile, ImportedFileRef
 from app.core.trust.policy import PermissionMode, Policy
 from app.ui.chat.model import ImportedState
+from app.ui.gui_thread import run
 
 _PROBLEMS = (VerifyVerdict.MODIFIED, VerifyVerdict.MISSING, VerifyVerdict.REFUSED)
 
@@ -25,26 +27,6 @@ def state_of(found: VerificationState | VerifyResult) -> ImportedState:
     """What a card shows for a stored verification or a fresh Verify."""
     verified = found.verified
     return ImportedState(verified, found.message, found.verdict in _PROBLEMS)
-
-
-class _Signals(QObject):
-    done = Signal(object, object)  # ImportedFileRef, VerifyResult | str
-
-
-class _VerifyJob(QRunnable):
-    def __init__(self, work: Callable[[], VerifyResult], ref: ImportedFileRef) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
-        self.signals = _Signals()
-        self._work = work
-        self._ref = ref
-
-    def run(self) -> None:
-        try:
-            result: VerifyResult | str = self._work()
-        except Exception as error:  # a failure is a sentence on the card
-            result = f"refused (it could not be checked: {error})"
-        self.signals.done.emit(self._ref, result)
 
 
 class ImportedCards(QObject):
@@ -70,7 +52,7 @@ class ImportedCards(QObject):
         self._policy_provider = policy_provider
         self._mode_provider = mode_provider
         self._pool = pool or QThreadPool.globalInstance()
-        self._jobs: dict[ImportedFileRef, _VerifyJob] = {}
+        self._jobs: dict[ImportedFileRef, Future[VerifyResult]] = {}
 
     def states(
         self, conversation_id: str, files: list[ImportedFile]
@@ -94,18 +76,23 @@ class ImportedCards(QObject):
         policy = self._policy_provider(workspace)
         mode = self._mode_provider()
         store = self._store
-        job = _VerifyJob(lambda: verify_imported(store, ref, policy, mode=mode), ref)
-        job.signals.done.connect(self._on_job_done)
-        self._jobs[ref] = job
         self.changed.emit(ref, current._replace(busy=True))
-        self._pool.start(job)
+        self._jobs[ref] = run(
+            self,
+            lambda: verify_imported(store, ref, policy, mode=mode),
+            lambda done: self._on_verified(ref, done),
+            pool=self._pool,
+        )
 
     def busy(self) -> bool:
         return bool(self._jobs)
 
-    def _on_job_done(self, ref: ImportedFileRef, result: object) -> None:
+    def _on_verified(self, ref: ImportedFileRef, done: Future[VerifyResult]) -> None:
         self._jobs.pop(ref, None)
-        if isinstance(result, VerifyResult):
-            self.changed.emit(ref, state_of(result))
-        else:
-            self.changed.emit(ref, ImportedState(False, str(result), True))
+        try:
+            result = done.result()
+        except Exception as error:  # a failure is a sentence on the card
+            reason = f"refused (it could not be checked: {error})"
+            self.changed.emit(ref, ImportedState(False, reason, True))
+            return
+        self.changed.emit(ref, state_of(result))
