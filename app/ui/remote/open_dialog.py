@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import CancelledError, Future
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -25,12 +25,9 @@ from app.remote.manager import RemoteManager
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.address import AddressError, parse_address
 from app.ssh.errors import RemoteError
+from app.ui.gui_thread import when_done
 
 EXAMPLE = "ssh://me@devbox/home/me/work"
-
-
-class _Relay(QObject):
-    done = Signal(object)
 
 
 class OpenRemoteDialog(QDialog):
@@ -79,8 +76,6 @@ class OpenRemoteDialog(QDialog):
         self.connect_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self._cancel)
         self.address.editTextChanged.connect(self._check)
-        self._relay = _Relay(self)
-        self._relay.done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
 
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -123,7 +118,7 @@ class OpenRemoteDialog(QDialog):
         self.address.setEnabled(False)
         future = self._manager.open_workspace(text)
         self._pending = future
-        future.add_done_callback(self._relay.done.emit)
+        when_done(self, future, self._on_done)
 
     def busy(self) -> bool:
         return self._pending is not None
