@@ -260,7 +260,7 @@ def test_showing_an_imported_conversation_naming_an_ssh_place_connects_nowhere(
     qtbot.waitUntil(window.is_loaded, timeout=10_000)
 
     assert never_connected(qtbot, listener)
-    assert window._remote_manager is None
+    assert window.connections._manager is None
     bar = window.imported_session
     assert bar.isVisible()
     assert f"The session says it worked in {address}." in bar.text.text()
@@ -296,7 +296,7 @@ def test_an_import_or_its_fork_whose_workspace_reads_ssh_connects_nowhere(
         window.show_conversation(conversation)
         qtbot.waitUntil(window.is_loaded, timeout=10_000)
     assert never_connected(qtbot, listener)
-    assert window._remote_manager is None
+    assert window.connections._manager is None
 
 
 def test_a_claim_written_as_markup_is_shown_as_text(

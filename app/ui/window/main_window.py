@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from concurrent.futures import CancelledError, Future
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEvent,
     QMimeData,
-    QObject,
     QPoint,
     Qt,
     QThreadPool,
@@ -47,7 +45,6 @@ from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.records import FileEntry, Record, parse_record
 from app.core.trust.safeio import VerifiedFile
 from app.ssh.address import is_remote_address
-from app.ssh.errors import RemoteError
 from app.ui.cards.actions import FileActions
 from app.ui.cards.checks import CardChecker
 from app.ui.changes.imported_cards import ImportedCards
@@ -60,6 +57,8 @@ from app.ui.conversations.commands import ConversationCommands
 from app.ui.conversations.panel import ConversationsPanelWidget
 from app.ui.library.window_link import LibraryLink
 from app.ui.notice import NoticeBarWidget
+from app.ui.remote.cards_link import remote_card_actions
+from app.ui.remote.connections import RemoteConnections
 from app.ui.window.application import (
     COLOR_SCHEME_KEY,
     app_icon,
@@ -76,7 +75,6 @@ from previewers.registry import needs_web_engine, prepare_web_engine
 
 if TYPE_CHECKING:
     from app.importers.session import ImportSummary
-    from app.remote.files import RemoteIdentity
     from app.remote.manager import RemoteManager
     from app.remote.workspace import RemoteWorkspace
     from app.ui.changes.import_dialog import ImportDialog
@@ -194,7 +192,11 @@ class MainWindow(QMainWindow):
         self.library = LibraryLink(
             self, store, self.middle, self._policy_for, lambda: self._mode
         )
-        self._init_remote()
+        self.connections = RemoteConnections(self)
+        self.connections.opened.connect(self._on_connections_opened)
+        self.connections.connected.connect(self._on_connections_connected)
+        self.connections.failed.connect(self._on_actions_refused)
+        self.remote_actions = remote_card_actions(self, store, lambda: self._mode)
         self.commands = ConversationCommands(self, store)
         self.commands.setParent(self)
         self.menu_actions: WindowActions = build_menus(self, self._window_commands())
@@ -824,70 +826,24 @@ class MainWindow(QMainWindow):
 
     # Remote workspaces ----------------------------------------------------------
 
-    def _init_remote(self) -> None:
-        self._remote_manager: RemoteManager | None = None
-        self._remote_workspaces: dict[str, RemoteWorkspace] = {}
-        self._remote_connecting: dict[str, Future[RemoteWorkspace]] = {}
-        self._remote_relay = _RemoteRelay(self)
-        self._remote_relay.connected.connect(
-            self._on_remote_connected, Qt.ConnectionType.QueuedConnection
-        )
-        from app.ui.cards.remote_actions import RemoteCardActions
-
-        self.remote_actions = RemoteCardActions(
-            self._store, self.remote_manager, lambda: self._mode, self
-        )
-        self.remote_actions.set_dialog_parent(self)
-        self.file_actions.set_remote(self.remote_actions)
-        self.chat.set_remote_lookup(self.remote_workspace_for)
-        self.remote_actions.refused.connect(self._on_actions_refused)
-        self.remote_actions.notice.connect(self.notice_bar.show_message)
-        self.remote_actions.acted.connect(self.notice_bar.clear_problem)
-        self.remote_actions.verdictChanged.connect(self.chat.set_verdict)
-        self.remote_actions.openRequested.connect(self._on_remote_open_requested)
-        self.remote_actions.sourceRequested.connect(self._on_remote_source_requested)
-        self.remote_actions.locateRequested.connect(self._on_remote_locate_requested)
-        self.workspace.remoteActionRequested.connect(
-            lambda action, workspace, path: self.remote_actions.perform_path(
-                action, workspace, path
-            )
-        )
-
     def remote_manager(self) -> RemoteManager:
         """This window's connections (one SSH loop), asking with dialogs; made once."""
-        if self._remote_manager is None:
-            from app.remote.manager import RemoteManager
-            from app.ui.remote.prompts import WindowPrompter
-
-            self._remote_manager = RemoteManager(prompter=WindowPrompter(self))
-        return self._remote_manager
+        return self.connections.manager()
 
     def open_remote_workspace(
         self, address: str | None = None, *, start: bool = True
     ) -> QWidget:
         """File → Open remote workspace…: the dialog, filled in with ``address``.
 
-        With ``start`` it connects at once (the user named the address);
-        without, it waits for the user to press Connect. Once connected, a new
-        conversation starts on the ``ssh://`` workspace. The dialog is not
-        modal to the event loop: the window keeps running.
+        Once connected, the workspace's newest conversation shows, or a new one
+        starts on its ``ssh://`` address.
         """
-        from app.ui.remote.open_dialog import OpenRemoteDialog
-
-        recent = [address] if address else []
-        dialog = OpenRemoteDialog(self.remote_manager(), recent=recent, parent=self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.opened.connect(self._on_remote_opened)
-        dialog.open()
-        if address and start:
-            dialog.start()
-        return dialog
+        return self.connections.open_dialog(address, start=start)
 
     def remote_workspace_for(self, address: str) -> RemoteWorkspace | None:
-        return self._remote_workspaces.get(address)
+        return self.connections.workspace_for(address)
 
-    def _on_remote_opened(self, workspace: RemoteWorkspace) -> None:
-        self._remote_workspaces[workspace.address] = workspace
+    def _on_connections_opened(self, workspace: RemoteWorkspace) -> None:
         # Opening a workspace again continues its newest conversation, as an
         # editor reopens a folder; "+ New" starts another one there.
         earlier = [
@@ -909,34 +865,14 @@ class MainWindow(QMainWindow):
 
     def _show_remote_conversation(self, address: str) -> None:
         self._workspace_root = None
-        workspace = self._remote_workspaces.get(address)
+        # Else it connects in the background; the tree appears when it answers.
+        workspace = self.connections.connect_to(address)
         if workspace is not None:
             self.workspace.set_remote(workspace)
-            return
-        if address in self._remote_connecting:
-            return
-        # Connect in the background; the tree appears when the host answers.
-        future = self.remote_manager().open_workspace(address)
-        self._remote_connecting[address] = future
-        future.add_done_callback(
-            lambda done: self._remote_relay.connected.emit(address, done)
-        )
 
-    def _on_remote_connected(self, address: str, future: object) -> None:
-        self._remote_connecting.pop(address, None)
-        if not isinstance(future, Future):
-            return
-        try:
-            workspace = future.result()
-        except CancelledError:
-            return
-        except RemoteError as error:
-            self.notice_bar.show_message(error.message, "warning")
-            return
-        except Exception as error:  # a sentence, never a crash
-            self.notice_bar.show_message(f"The connection failed: {error}.", "warning")
-            return
-        self._remote_workspaces[address] = workspace
+    def _on_connections_connected(
+        self, address: str, workspace: RemoteWorkspace
+    ) -> None:
         if self._current_workspace_text() == address:
             self.workspace.set_remote(workspace)
 
@@ -967,74 +903,15 @@ class MainWindow(QMainWindow):
         """
         address = self._current_workspace_text()
         if address is not None and is_remote_address(address):
-            remote = self._remote_workspaces.get(address)
+            remote = self.connections.workspace_for(address)
             return ssh_workspace(remote) if remote is not None else None
         if self._workspace_root is None:
             return None
         return local_workspace(self._workspace_root)
 
-    def _on_remote_open_requested(
-        self,
-        workspace: RemoteWorkspace,
-        path: str,
-        identity: RemoteIdentity | None,
-        ref: object,
-        kind: object,
-        source_view: bool = False,
-    ) -> None:
-        self._remote_workspaces.setdefault(workspace.address, workspace)
-        if self.workspace.remote_workspace() is None:
-            self.workspace.set_remote(workspace)
-        self.workspace.open_remote_on(
-            workspace,
-            path,
-            expected=identity,
-            source_view=source_view,
-            ref=ref,
-            kind=kind if isinstance(kind, Kind) else None,
-        )
-
-    def _on_remote_source_requested(
-        self,
-        workspace: RemoteWorkspace,
-        path: str,
-        identity: RemoteIdentity | None,
-        ref: object,
-        kind: object,
-    ) -> None:
-        self._on_remote_open_requested(workspace, path, identity, ref, kind, True)
-
-    def _on_remote_locate_requested(
-        self, workspace: RemoteWorkspace, path: str
-    ) -> None:
-        tree = self.workspace.remote_tree
-        shown = self.workspace.remote_workspace()
-        if (
-            tree is None
-            or shown is None
-            or shown.address != workspace.address
-            or not tree.locate(path)
-        ):
-            self._on_actions_refused(
-                f"{display_name(PurePosixPath(path).name)} is not in the remote "
-                "tree shown."
-            )
-            return
-        self.panes.set_tree_visible(True)
-
     def _close_remote(self) -> None:
         self.remote_actions.cancel()
-        for future in self._remote_connecting.values():
-            future.cancel()
-        self._remote_connecting.clear()
-        if self._remote_manager is not None:
-            self._remote_manager.close()
-            self._remote_manager = None
-        self._remote_workspaces.clear()
-
-
-class _RemoteRelay(QObject):
-    connected = Signal(str, object)  # address, Future[RemoteWorkspace]
+        self.connections.close()
 
 
 def _trusted_files(messages: list[StoredMessage]) -> list[FileEntry]:
