@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Final
 
-from PySide6.QtCore import QObject, QRunnable, QSize, QThreadPool, Signal
+from PySide6.QtCore import QObject, QSize, Signal
 from PySide6.QtGui import QImage
 
 from app.core.filetype import Kind
@@ -30,6 +31,7 @@ from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.revalidate import Verdict
 from app.core.trust.safeio import Identity
 from app.ui.chat.images import MAX_BYTES, ImageLoadError, decode_image
+from app.ui.gui_thread import run
 
 THUMBNAIL_SIZE: Final = 96
 """The box a thumbnail fits in, in pixels (the card draws it at icon size)."""
@@ -45,10 +47,6 @@ class Thumbnail:
     identity: Identity | None
     image: QImage | None
     reason: str = ""
-
-
-class _Relay(QObject):
-    made = Signal(int, object)  # generation, Thumbnail
 
 
 def make_thumbnail(
@@ -94,30 +92,17 @@ def make_thumbnail(
     return Thumbnail(ref, identity, image)
 
 
-class _Job(QRunnable):
-    def __init__(
-        self,
-        relay: _Relay,
-        generation: int,
-        store: Store,
-        refs: tuple[DeliverableRef, ...],
-        policy: Policy,
-        mode: PermissionMode | None,
-        known: Callable[[DeliverableRef, Identity], QImage | None],
-    ) -> None:
-        super().__init__()
-        self._relay = relay
-        self._args = (generation, store, refs, policy, mode, known)
-
-    def run(self) -> None:
-        generation, store, refs, policy, mode, known = self._args
-        for ref in refs:
-            try:
-                made = make_thumbnail(store, ref, policy, mode, known)
-            except Exception as error:  # one bad card must not stop the others
-                made = Thumbnail(ref, None, None, str(error))
-            if made is not None:
-                self._relay.made.emit(generation, made)
+def _made_safely(
+    store: Store,
+    ref: DeliverableRef,
+    policy: Policy,
+    mode: PermissionMode | None,
+    known: Callable[[DeliverableRef, Identity], QImage | None],
+) -> Thumbnail | None:
+    try:
+        return make_thumbnail(store, ref, policy, mode, known)
+    except Exception as error:  # one bad card must not stop the others
+        return Thumbnail(ref, None, None, str(error))
 
 
 class ThumbnailMaker(QObject):
@@ -146,11 +131,13 @@ class ThumbnailMaker(QObject):
             OrderedDict()
         )
         self._cache_bytes = 0
-        self._relay = _Relay(self)
-        self._relay.made.connect(self._on_relay_made)
 
     def request(self, workspace: str, refs: Sequence[DeliverableRef]) -> None:
-        """Make (or find) the thumbnails of ``refs``; older requests are dropped."""
+        """Make (or find) the thumbnails of ``refs``; older requests are dropped.
+
+        The cards are done one at a time, so an older request stops at the
+        card it is on instead of making thumbnails nobody will see.
+        """
         self._generation += 1
         if not refs:
             return
@@ -159,16 +146,26 @@ class ThumbnailMaker(QObject):
         def known(ref: DeliverableRef, identity: Identity) -> QImage | None:
             return snapshot.get((ref, identity))
 
-        job = _Job(
-            self._relay,
-            self._generation,
-            self._store,
-            tuple(refs),
-            self._policy_for(workspace),  # asked on the GUI thread
-            self._mode(),
-            known,
-        )
-        QThreadPool.globalInstance().start(job)
+        policy = self._policy_for(workspace)  # asked on the GUI thread
+        self._make(self._generation, tuple(refs), policy, self._mode(), known)
+
+    def _make(
+        self,
+        generation: int,
+        refs: tuple[DeliverableRef, ...],
+        policy: Policy,
+        mode: PermissionMode | None,
+        known: Callable[[DeliverableRef, Identity], QImage | None],
+    ) -> None:
+        """Make the first of ``refs`` on the pool, then the rest, one at a time."""
+        store, ref, rest = self._store, refs[0], refs[1:]
+
+        def made(done: Future[Thumbnail | None]) -> None:
+            self._on_made(generation, done.result())
+            if rest and generation == self._generation:
+                self._make(generation, rest, policy, mode, known)
+
+        run(self, lambda: _made_safely(store, ref, policy, mode, known), made)
 
     def cancel(self) -> None:
         self._generation += 1
@@ -194,7 +191,9 @@ class ThumbnailMaker(QObject):
             _key, dropped = self._cache.popitem(last=False)
             self._cache_bytes -= dropped.sizeInBytes()
 
-    def _on_relay_made(self, generation: int, made: Thumbnail) -> None:
+    def _on_made(self, generation: int, made: Thumbnail | None) -> None:
+        if made is None:
+            return  # not an image: its card keeps its icon
         if made.image is not None and made.identity is not None:
             self._keep((made.ref, made.identity), made.image)
         if generation == self._generation:
