@@ -5,15 +5,17 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRunnable, QStandardPaths, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QStandardPaths, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QProgressDialog, QWidget
 
 from app.core.trust.copying import CopyResult, copy_verified
 from app.core.trust.display_names import plain_file_name
 from app.core.trust.safeio import VerifiedFile
+from app.ui.gui_thread import run
 from previewers.widgets import ask_plain_question
 
 # Smaller copies finish before a progress dialog would be worth showing.
@@ -68,48 +70,43 @@ class SaveCopyDialogs:
     confirm_changed: Callable[[QWidget | None, str], bool] = _confirm_changed
 
 
-class _JobSignals(QObject):
-    # (job, bytes written) and (job, CopyResult); objects, as sizes pass 2**31.
-    progressed = Signal(object, object)
-    finished = Signal(object, object)
+# How often an open progress dialog shows how far its copy is.
+PROGRESS_INTERVAL_MS = 100
 
 
-class _CopyJob(QRunnable):
+class _Copy:
+    """One copy under way, shared with its worker: how far, and whether to stop."""
+
     def __init__(
         self,
         source: VerifiedFile,
         target: str,
         chunk_hook: Callable[[int], None] | None,
     ) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
-        self.signals = _JobSignals()
+        self.written = 0  # set by the worker, read by the progress dialog
+        self.cancelled = threading.Event()
         self._source = source
         self._target = target
         self._chunk_hook = chunk_hook
-        self._cancel = threading.Event()
 
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def run(self) -> None:
+    def run(self) -> CopyResult:
+        """On the pool: the copy, or why there is none (never raises)."""
         try:
-            result = copy_verified(
+            return copy_verified(
                 self._source,
                 self._target,
-                is_cancelled=self._cancel.is_set,
+                is_cancelled=self.cancelled.is_set,
                 on_chunk=self._on_chunk,
             )
         except Exception as error:  # reported to the user, never lost
-            result = CopyResult(
+            return CopyResult(
                 self._target, 0, False, reason=f"the copy failed: {error}"
             )
-        self.signals.finished.emit(self, result)
 
     def _on_chunk(self, written: int) -> None:
         if self._chunk_hook is not None:
             self._chunk_hook(written)
-        self.signals.progressed.emit(self, written)
+        self.written = written
 
 
 class SaveCopier(QObject):
@@ -138,8 +135,8 @@ class SaveCopier(QObject):
         self._dialogs = dialogs or SaveCopyDialogs()
         self._chunk_hook = chunk_hook
         self._pool = pool or QThreadPool.globalInstance()
-        self._jobs: dict[_CopyJob, QProgressDialog | None] = {}
-        self._sources: dict[_CopyJob, tuple[VerifiedFile, str]] = {}
+        self._jobs: dict[_Copy, QProgressDialog | None] = {}
+        self._sources: dict[_Copy, tuple[VerifiedFile, str]] = {}
 
     def active_jobs(self) -> int:
         return len(self._jobs)
@@ -177,19 +174,15 @@ class SaveCopier(QObject):
         except BaseException:
             source.close()
             raise
-        job = _CopyJob(source, target, self._chunk_hook)
+        job = _Copy(source, target, self._chunk_hook)
         dialog = self._progress_dialog(job, name, source.identity.size, parent)
         self._jobs[job] = dialog
         self._sources[job] = (source, name)
-        # Queued: the job emits from a pool thread, the handlers touch widgets.
-        queued = Qt.ConnectionType.QueuedConnection
-        job.signals.progressed.connect(self._on_job_progressed, queued)
-        job.signals.finished.connect(self._on_job_finished, queued)
-        self._pool.start(job)
+        run(self, job.run, lambda done: self._on_copied(job, done), pool=self._pool)
         return True
 
     def _progress_dialog(
-        self, job: _CopyJob, name: str, size: int, parent: QWidget | None
+        self, job: _Copy, name: str, size: int, parent: QWidget | None
     ) -> QProgressDialog | None:
         if size <= PROGRESS_THRESHOLD:
             return None
@@ -206,21 +199,26 @@ class SaveCopier(QObject):
         dialog.setMinimumDuration(300)
         dialog.setAutoClose(False)
         dialog.setAutoReset(False)
-        dialog.canceled.connect(job.cancel)
+        dialog.canceled.connect(job.cancelled.set)
         dialog.setValue(0)
+        # The worker only counts; the dialog reads the count on this thread.
+        timer = QTimer(dialog)
+        timer.setInterval(PROGRESS_INTERVAL_MS)
+        timer.timeout.connect(lambda: self._on_progress_tick(job, dialog))
+        timer.start()
         return dialog
 
-    def _on_job_progressed(self, job: _CopyJob, written: int) -> None:
-        dialog = self._jobs.get(job)
-        if dialog is None:
-            return
+    def _on_progress_tick(self, job: _Copy, dialog: QProgressDialog) -> None:
+        if job not in self._jobs:
+            return  # done: its dialog is closing and must not show again
         if dialog.wasCanceled():
             # Also covers cancel() called in code, which emits no canceled().
-            job.cancel()
+            job.cancelled.set()
             return
-        dialog.setValue(min(dialog.maximum(), written // 1024))
+        dialog.setValue(min(dialog.maximum(), job.written // 1024))
 
-    def _on_job_finished(self, job: _CopyJob, result: CopyResult) -> None:
+    def _on_copied(self, job: _Copy, done: Future[CopyResult]) -> None:
+        result = done.result()  # _Copy.run never raises
         dialog = self._jobs.pop(job, None)
         source, name = self._sources.pop(job)
         source.close()
