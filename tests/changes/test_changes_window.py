@@ -80,9 +80,9 @@ def file_point(win: MainWindow, row: int, index: int) -> QPoint:
 def diff_shown(qtbot: QtBot, win: MainWindow, row: int, index: int) -> list[str]:
     """Click "Diff" of file ``index`` and return the unified diff's lines."""
     point = diff_button_rect(row_rect(win, row), index).center()
-    before = getattr(win, "diff_dialog", None)
+    before = win.changes.diff_dialog
     click(qtbot, win, point)
-    dialog = win.diff_dialog
+    dialog = win.changes.diff_dialog
     assert dialog is not before and dialog.isVisible()
     qtbot.waitUntil(lambda: dialog.view.layout_shown is not None, timeout=10_000)
     lines: list[str] = dialog.view.unified.toPlainText().splitlines()

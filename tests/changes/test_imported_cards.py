@@ -78,7 +78,7 @@ def test_verify_gives_each_imported_card_its_verdict_and_only_then_actions(
 
     for name in ("kept.txt", "changed.txt", "gone.txt", "link.txt"):
         click(qtbot, window, rows[name], "verify")
-    qtbot.waitUntil(lambda: not window.imported_cards.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not window.changes.imported_cards.busy(), timeout=10_000)
     assert message(window, rows["kept.txt"]) == "unchanged since the session"
     assert message(window, rows["changed.txt"]) == "modified since the session"
     assert message(window, rows["gone.txt"]) == "missing"

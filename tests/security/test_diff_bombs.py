@@ -118,9 +118,9 @@ def window(
 
 def open_diff(qtbot: QtBot, win: MainWindow, name: str) -> DiffDialog:
     row = changes_row(win)
-    before = getattr(win, "diff_dialog", None)
+    before = win.changes.diff_dialog
     click(qtbot, win, diff_button_rect(row_rect(win, row), FILES.index(name)).center())
-    dialog: DiffDialog = win.diff_dialog
+    dialog: DiffDialog = win.changes.diff_dialog
     assert dialog is not before and dialog.isVisible()
     return dialog
 

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.changes.index import ChangeRef, look_up_change
 from app.core.filetype import Kind
 from app.core.filetype.text import prepare_legacy_detection
 from app.core.store import STORE_FAILURES, Store, StoredMessage
@@ -38,7 +37,6 @@ from app.core.store.client_conversations import (
 )
 from app.core.store.deliverables import DeliverableRef
 from app.core.store.import_store import ImportStore
-from app.core.store.imported_files import ImportedFile, ImportedFileRef
 from app.core.trust.display_names import display_name
 from app.core.trust.native_open import sweep_private_copies
 from app.core.trust.policy import PermissionMode, Policy, current_policy
@@ -47,10 +45,9 @@ from app.core.trust.safeio import VerifiedFile
 from app.ssh.address import is_remote_address
 from app.ui.cards.actions import FileActions
 from app.ui.cards.checks import CardChecker
-from app.ui.changes.imported_cards import ImportedCards
 from app.ui.changes.imported_session import ImportedSessionBarWidget
+from app.ui.changes.window_link import ChangesLink
 from app.ui.chat.input import ChatInputWidget
-from app.ui.chat.model import ImportedState
 from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
 from app.ui.conversations.commands import ConversationCommands
@@ -70,11 +67,9 @@ from app.ui.window.menus import WindowActions, WindowCommands, build_menus
 from app.ui.workspace.widget import WorkspaceWidget
 from app.workspace.choose import local_workspace, ssh_workspace
 from app.workspace.protocol import Workspace
-from previewers.context import ColorScheme
 from previewers.registry import needs_web_engine, prepare_web_engine
 
 if TYPE_CHECKING:
-    from app.importers.session import ImportSummary
     from app.remote.manager import RemoteManager
     from app.remote.workspace import RemoteWorkspace
     from app.ui.changes.import_dialog import ImportDialog
@@ -197,6 +192,7 @@ class MainWindow(QMainWindow):
         self.connections.connected.connect(self._on_connections_connected)
         self.connections.failed.connect(self._on_actions_refused)
         self.remote_actions = remote_card_actions(self, store, lambda: self._mode)
+        self.changes = ChangesLink(self, store, self._policy_for, lambda: self._mode)
         self.commands = ConversationCommands(self, store)
         self.commands.setParent(self)
         self.menu_actions: WindowActions = build_menus(self, self._window_commands())
@@ -252,7 +248,7 @@ class MainWindow(QMainWindow):
         self.chat.set_conversation(
             conversation_id, conversation.workspace, messages, imported
         )
-        self._show_imported_states(conversation_id, imported)
+        self.changes.show_imported_states(conversation_id, imported)
         self.workspace.set_root(self._workspace_root)
         # Only a place the user opened is connected to: nothing an imported
         # transcript says opens a connection (its claim has a Connect… button).
@@ -440,7 +436,6 @@ class MainWindow(QMainWindow):
         self.chat.deliverableMenuRequested.connect(self._on_chat_menu_requested)
         self.chat.deliverableDragged.connect(self._on_chat_deliverable_dragged)
         self.chat.forkRequested.connect(self._on_chat_fork_requested)
-        self._connect_changes()
         self.chat.notice.connect(self.notice_bar.show_message)
         self.file_actions.refused.connect(self._on_actions_refused)
         self.file_actions.notice.connect(self.notice_bar.show_message)
@@ -459,99 +454,11 @@ class MainWindow(QMainWindow):
         self.chat_input.stopRequested.connect(self._on_input_stop_requested)
         self.chat_input.settingsRequested.connect(self._open_settings)
 
-    # -- the per-turn change index ------------------------------------------
-
-    def _connect_changes(self) -> None:
-        bar = self.imported_session
-        bar.workspaceConfirmed.connect(self._on_imported_session_workspace_confirmed)
-        bar.refused.connect(self._on_actions_refused)
-        bar.connectRequested.connect(self._on_claim_connect_requested)
-        self.chat.changeActivated.connect(self._on_chat_change_activated)
-        self.chat.changeDiffRequested.connect(self._on_chat_change_diff_requested)
-        self.imported_cards = ImportedCards(
-            self._store, self._policy_for, lambda: self._mode, parent=self
-        )
-        self.imported_cards.changed.connect(self._on_imported_cards_changed)
-        self.chat.verifyRequested.connect(self._on_chat_verify_requested)
-        self.chat.importedActivated.connect(self.file_actions.open_imported)
-
-    def _show_imported_states(
-        self, conversation_id: str, imported: list[ImportedFile]
-    ) -> None:
-        model = self.chat.chat_model()
-        for ref, state in self.imported_cards.states(conversation_id, imported).items():
-            model.set_imported_state(ref, state)
-
-    def _on_chat_verify_requested(self, ref: ImportedFileRef) -> None:
-        current = self.chat.chat_model().imported_state(ref)
-        self.imported_cards.verify(ref, current)
-
-    def _on_imported_cards_changed(
-        self, ref: ImportedFileRef, state: ImportedState
-    ) -> None:
-        self.chat.chat_model().set_imported_state(ref, state)
-
-    def _on_chat_change_activated(self, ref: ChangeRef) -> None:
-        self.file_actions.open_change(ref)
-
-    def _on_chat_change_diff_requested(self, ref: ChangeRef) -> None:
-        """A diff window for one change; the diff is worked out off this thread."""
-        found = look_up_change(self._store, ref)
-        if found is None:
-            self._on_actions_refused(
-                "Can't show the changes: no such change in this conversation"
-            )
-            return
-        try:
-            workspace = self._store.conversation(ref.conversation_id).workspace
-        except KeyError:
-            workspace = ""
-        policy = self._policy_for(workspace)
-        mode = self._mode
-        store = self._store
-        dark = ColorScheme.of(self.palette()) is ColorScheme.DARK
-        from app.core.changes.change_diff import change_diff
-        from app.ui.changes.diff_view import DiffDialog
-
-        dialog = DiffDialog(found.path, dark=dark, parent=self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.view.load(
-            lambda cancelled: change_diff(
-                store, ref, policy, mode=mode, cancelled=cancelled
-            )
-        )
-        dialog.show()
-        self.diff_dialog = dialog
-
-    # -- importing past sessions ----------------------------------------------
-
     def open_import_dialog(
         self, *, home: Path | None = None, env: dict[str, str] | None = None
     ) -> ImportDialog:
         """File → Import session…; ``home`` and ``env`` say where to look."""
-        from app.ui.changes.import_dialog import ImportDialog
-
-        dialog = ImportDialog(self._store, home=home, env=env, parent=self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.imported.connect(self._on_import_dialog_imported)
-        dialog.connectRequested.connect(self._on_claim_connect_requested)
-        dialog.show()
-        self.import_dialog = dialog
-        return dialog
-
-    def _on_import_dialog_imported(self, summaries: list[ImportSummary]) -> None:
-        if summaries:
-            self.show_conversation(summaries[0].conversation_id)
-        self.refresh_conversations()
-
-    def _on_claim_connect_requested(self, address: str) -> None:
-        # The user asked: the usual dialog, filled in, waiting for Connect.
-        self.open_remote_workspace(address, start=False)
-
-    def _on_imported_session_workspace_confirmed(self, conversation_id: str) -> None:
-        if conversation_id == self._conversation_id:
-            self.show_conversation(conversation_id)
-        self.refresh_conversations()
+        return self.changes.open_import_dialog(home=home, env=env)
 
     def _policy_for(self, workspace: str | None) -> Policy:
         policy = current_policy(workspace)

@@ -65,7 +65,7 @@ def test_an_unconfirmed_import_says_so_and_verifies_only_once_a_folder_is_chosen
         window.grab().save(os.path.join(SHOTS, "imported-unconfirmed.png"))
     rows = cards(window)
     click(qtbot, window, rows["kept.txt"], "verify")
-    qtbot.waitUntil(lambda: not window.imported_cards.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not window.changes.imported_cards.busy(), timeout=10_000)
     assert message(window, rows["kept.txt"]).startswith(
         "refused (the session's workspace is not confirmed"
     )
@@ -85,7 +85,7 @@ def test_an_unconfirmed_import_says_so_and_verifies_only_once_a_folder_is_chosen
     assert bar.choose_button.text() == "Change workspace…"
     rows = cards(window)
     click(qtbot, window, rows["kept.txt"], "verify")
-    qtbot.waitUntil(lambda: not window.imported_cards.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not window.changes.imported_cards.busy(), timeout=10_000)
     assert message(window, rows["kept.txt"]) == "unchanged since the session"
 
 
@@ -99,7 +99,7 @@ def test_another_workspace_drops_what_verify_found_there(
     shown(qtbot, window, cid)
     rows = cards(window)
     click(qtbot, window, rows["kept.txt"], "verify")
-    qtbot.waitUntil(lambda: not window.imported_cards.busy(), timeout=10_000)
+    qtbot.waitUntil(lambda: not window.changes.imported_cards.busy(), timeout=10_000)
     assert message(window, rows["kept.txt"]) == "unchanged since the session"
 
     elsewhere = tmp_path / "elsewhere"
