@@ -47,6 +47,7 @@ from app.ui.cards.actions import FileActions
 from app.ui.cards.checks import CardChecker
 from app.ui.changes.imported_session import ImportedSessionBarWidget
 from app.ui.changes.window_link import ChangesLink
+from app.ui.chat.agent_link import AgentLink
 from app.ui.chat.input import ChatInputWidget
 from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
@@ -65,8 +66,6 @@ from app.ui.window.application import (
 from app.ui.window.layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.window.menus import WindowActions, WindowCommands, build_menus
 from app.ui.workspace.widget import WorkspaceWidget
-from app.workspace.choose import local_workspace, ssh_workspace
-from app.workspace.protocol import Workspace
 from previewers.registry import needs_web_engine, prepare_web_engine
 
 if TYPE_CHECKING:
@@ -100,7 +99,6 @@ class MainWindow(QMainWindow):
         model_factory: Callable[[str], object] | None = None,
     ) -> None:
         super().__init__()
-        self._model_factory = model_factory
         self.setWindowTitle("Deliverables")
         self.setWindowIcon(app_icon())
         self._store = store
@@ -112,7 +110,6 @@ class MainWindow(QMainWindow):
         self._mode = mode
         self._conversation_id: str | None = None
         self._workspace_root: Path | None = None
-        self._bridge: object | None = None
         self._browsers: list[QWidget] = []
         self._web_engine_scheduled = False
         self._viewing = False  # opening files the user named (view)
@@ -192,6 +189,7 @@ class MainWindow(QMainWindow):
         self.connections.connected.connect(self._on_connections_connected)
         self.connections.failed.connect(self._on_actions_refused)
         self.remote_actions = remote_card_actions(self, store, lambda: self._mode)
+        self.agent = AgentLink(self, store, lambda: self._mode, model_factory)
         self.changes = ChangesLink(self, store, self._policy_for, lambda: self._mode)
         self.commands = ConversationCommands(self, store)
         self.commands.setParent(self)
@@ -256,7 +254,7 @@ class MainWindow(QMainWindow):
             self._show_remote_conversation(conversation.workspace)
         self._show_record_files(_trusted_files(messages))
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
-        self._bridge = None
+        self.agent.forget()
         self.chat_input.set_busy(False)
         if self.conversations.current_conversation_id() != conversation_id:
             self.refresh_conversations()
@@ -304,7 +302,7 @@ class MainWindow(QMainWindow):
         self._conversation_id = None
         self._workspace_root = None
         self.imported_session.show_conversation(None, "")
-        self._bridge = None
+        self.agent.forget()
         self.card_checker.cancel()
         self.thumbnails.cancel()
         self.chat.clear_conversation()
@@ -324,9 +322,11 @@ class MainWindow(QMainWindow):
 
     def is_busy(self) -> bool:
         """Whether an agent turn is running in the conversation shown."""
-        from app.ui.chat.agent_bridge import AgentBridge
+        return self.agent.busy()
 
-        return isinstance(self._bridge, AgentBridge) and self._bridge.busy
+    def workspace_root(self) -> Path | None:
+        """The local folder of the conversation or files shown, if any."""
+        return self._workspace_root
 
     def refresh_from_store(self, conversation_id: str) -> None:
         """Show what another process added to ``conversation_id``.
@@ -450,8 +450,7 @@ class MainWindow(QMainWindow):
         self.workspace.actionRequested.connect(self._on_workspace_action_requested)
         self.workspace.fileMenuRequested.connect(self._on_workspace_file_menu_requested)
         self.workspace.focusToggled.connect(self._on_workspace_focus_toggled)
-        self.chat_input.sendRequested.connect(self._on_input_send_requested)
-        self.chat_input.stopRequested.connect(self._on_input_stop_requested)
+        self.agent.recordStored.connect(self._on_agent_record_stored)
         self.chat_input.settingsRequested.connect(self._open_settings)
 
     def open_import_dialog(
@@ -596,69 +595,10 @@ class MainWindow(QMainWindow):
 
     # Agent ---------------------------------------------------------------------
 
-    def _on_input_send_requested(self, text: str) -> None:
-        if not self._model_spec or self._conversation_id is None:
-            self.chat_input.restore_unsent()
-            self.notice_bar.show_message(
-                "Choose a model in Settings before sending messages.", "warning"
-            )
-            return
-        from app.ui.chat.agent_bridge import AgentBridge
-
-        bridge = self._bridge
-        if not isinstance(bridge, AgentBridge):
-            where = self._agent_workspace()
-            if where is None:
-                self.chat_input.restore_unsent()
-                self.notice_bar.show_message(self._no_workspace_reason(), "warning")
-                return
-            bridge = AgentBridge(
-                self._store,
-                self._conversation_id,
-                where,
-                self._model_spec,
-                lambda: self._mode,
-                self,
-                model_factory=self._model_factory,
-            )
-            bridge.runEvent.connect(self._on_bridge_event)
-            bridge.busyChanged.connect(self.chat_input.set_busy)
-            bridge.failed.connect(self._on_bridge_failed)
-            bridge.policyChanged.connect(self._on_bridge_policy_changed)
-            self._bridge = bridge
-        bridge.send(text)
-
-    def _on_input_stop_requested(self) -> None:
-        from app.ui.chat.agent_bridge import AgentBridge
-
-        if isinstance(self._bridge, AgentBridge):
-            self._bridge.cancel()
-
-    def _on_bridge_failed(self, message: str) -> None:
-        # Nothing was sent: what the user wrote goes back in the box.
-        self.chat_input.restore_unsent()
-        self.notice_bar.show_message(message, "warning")
-
-    def _on_bridge_event(self, event: object) -> None:
-        from app.agent.events import MessageStored, RunFailed, RunFinished
-
-        self.chat.apply_event(event)
-        if isinstance(event, RunFailed):
-            self.chat_input.restore_unsent()
-        elif isinstance(event, RunFinished) and not event.cancelled:
-            self.chat_input.forget_unsent()
-        if isinstance(event, MessageStored) and event.record is not None:
-            record = parse_record(event.record)
-            if isinstance(record, Record) and self._conversation_id is not None:
-                messages = self._store.messages(self._conversation_id)
-                self._show_record_files(_trusted_files(messages))
-
-    def _on_bridge_policy_changed(self, path: str) -> None:
-        self.notice_bar.show_message(
-            f"Your read-deny policy file {path} changed while the agent was "
-            "working. Check it: rules removed there apply to every conversation.",
-            "warning",
-        )
+    def _on_agent_record_stored(self) -> None:
+        if self._conversation_id is not None:
+            messages = self._store.messages(self._conversation_id)
+            self._show_record_files(_trusted_files(messages))
 
     def _open_settings(self) -> None:
         from app.ui.window.settings_dialog import SettingsDialog
@@ -686,7 +626,7 @@ class MainWindow(QMainWindow):
             self._settings.setValue("model/spec", self._model_spec)
             self.chat_input.set_model(self._model_spec)
             self.chat.set_model(self._model_spec)
-            self._bridge = None
+            self.agent.forget()
 
     def model_spec(self) -> str:
         return self._model_spec
@@ -780,41 +720,16 @@ class MainWindow(QMainWindow):
     def _on_connections_connected(
         self, address: str, workspace: RemoteWorkspace
     ) -> None:
-        if self._current_workspace_text() == address:
+        if self.current_workspace_text() == address:
             self.workspace.set_remote(workspace)
 
-    def _current_workspace_text(self) -> str | None:
+    def current_workspace_text(self) -> str | None:
         if self._conversation_id is None:
             return None
         try:
             return self._store.conversation(self._conversation_id).workspace
         except KeyError:
             return None
-
-    def _no_workspace_reason(self) -> str:
-        if not self._current_workspace_text():
-            return (
-                "This conversation has no workspace yet: choose the folder its "
-                "session worked in (Choose workspace… above the chat)."
-            )
-        return (
-            "The remote workspace is not connected yet; wait for it or "
-            "open it again with File → Open remote workspace…."
-        )
-
-    def _agent_workspace(self) -> Workspace | None:
-        """Where the agent of the conversation shown works (None: not connected).
-
-        The backend is chosen here, once, from the conversation's address; the
-        agent's session never asks which one it holds.
-        """
-        address = self._current_workspace_text()
-        if address is not None and is_remote_address(address):
-            remote = self.connections.workspace_for(address)
-            return ssh_workspace(remote) if remote is not None else None
-        if self._workspace_root is None:
-            return None
-        return local_workspace(self._workspace_root)
 
     def _close_remote(self) -> None:
         self.remote_actions.cancel()
