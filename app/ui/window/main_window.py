@@ -14,7 +14,6 @@ from PySide6.QtCore import (
     Qt,
     QThreadPool,
     QTimer,
-    QUrl,
     Signal,
 )
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
@@ -28,20 +27,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.filetype import Kind
 from app.core.filetype.text import prepare_legacy_detection
 from app.core.store import STORE_FAILURES, Store, StoredMessage
 from app.core.store.client_conversations import (
     conversation_rule,
     set_conversation_rule,
 )
-from app.core.store.deliverables import DeliverableRef
 from app.core.store.import_store import ImportStore
 from app.core.trust.display_names import display_name
 from app.core.trust.native_open import sweep_private_copies
 from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.records import FileEntry, Record, parse_record
-from app.core.trust.safeio import VerifiedFile
 from app.ssh.address import is_remote_address
 from app.ui.cards.actions import FileActions
 from app.ui.cards.checks import CardChecker
@@ -63,6 +59,7 @@ from app.ui.window.application import (
     color_scheme,
     settings_for,
 )
+from app.ui.window.card_actions import CardActionsLink
 from app.ui.window.layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.window.menus import WindowActions, WindowCommands, build_menus
 from app.ui.workspace.widget import WorkspaceWidget
@@ -110,7 +107,6 @@ class MainWindow(QMainWindow):
         self._mode = mode
         self._conversation_id: str | None = None
         self._workspace_root: Path | None = None
-        self._browsers: list[QWidget] = []
         self._web_engine_scheduled = False
         self._viewing = False  # opening files the user named (view)
 
@@ -189,6 +185,7 @@ class MainWindow(QMainWindow):
         self.connections.connected.connect(self._on_connections_connected)
         self.connections.failed.connect(self._on_actions_refused)
         self.remote_actions = remote_card_actions(self, store, lambda: self._mode)
+        self.card_actions = CardActionsLink(self)
         self.agent = AgentLink(self, store, lambda: self._mode, model_factory)
         self.changes = ChangesLink(self, store, self._policy_for, lambda: self._mode)
         self.commands = ConversationCommands(self, store)
@@ -432,23 +429,11 @@ class MainWindow(QMainWindow):
         self.card_checker.checked.connect(self._on_card_checker_checked)
         self.thumbnails.made.connect(self.chat.set_thumbnail)
         self.chat.chat_model().historyLoaded.connect(self.recheck_cards)
-        self.chat.deliverableActivated.connect(self._on_chat_deliverable_activated)
-        self.chat.deliverableMenuRequested.connect(self._on_chat_menu_requested)
-        self.chat.deliverableDragged.connect(self._on_chat_deliverable_dragged)
         self.chat.forkRequested.connect(self._on_chat_fork_requested)
         self.chat.notice.connect(self.notice_bar.show_message)
-        self.file_actions.refused.connect(self._on_actions_refused)
-        self.file_actions.notice.connect(self.notice_bar.show_message)
-        self.file_actions.acted.connect(self.notice_bar.clear_problem)
-        self.file_actions.verdictChanged.connect(self.chat.set_verdict)
-        self.file_actions.openRequested.connect(self._on_actions_open_requested)
-        self.file_actions.browserRequested.connect(self._on_actions_browser_requested)
-        self.file_actions.revealRequested.connect(self.workspace.reveal)
         self.workspace.notice.connect(self._on_actions_refused)
         self.workspace.quietNotice.connect(self.notice_bar.show_message)
         self.workspace.previewOpened.connect(self._on_workspace_preview_opened)
-        self.workspace.actionRequested.connect(self._on_workspace_action_requested)
-        self.workspace.fileMenuRequested.connect(self._on_workspace_file_menu_requested)
         self.workspace.focusToggled.connect(self._on_workspace_focus_toggled)
         self.agent.recordStored.connect(self._on_agent_record_stored)
         self.chat_input.settingsRequested.connect(self._open_settings)
@@ -491,22 +476,6 @@ class MainWindow(QMainWindow):
         if conversation_id != self._conversation_id or self.panes.is_viewer():
             self.show_conversation(conversation_id)
 
-    def _on_chat_deliverable_activated(self, ref: DeliverableRef) -> None:
-        self.file_actions.perform("open", ref)
-
-    def _on_chat_menu_requested(self, ref: DeliverableRef, position: QPoint) -> None:
-        menu = self.file_actions.menu_for(ref, self)
-        menu.exec(position)
-        menu.deleteLater()
-
-    def _on_chat_deliverable_dragged(self, ref: DeliverableRef) -> None:
-        copy = self.file_actions.drag_copy(ref)
-        if copy is None:
-            return  # refused: the notice says why
-        data = QMimeData()
-        data.setUrls([QUrl.fromLocalFile(str(copy))])
-        self.start_drag(data)
-
     def start_drag(self, data: QMimeData) -> None:
         """Hand ``data`` to the desktop as a copy drag (blocks until dropped)."""
         drag = QDrag(self.chat)
@@ -525,68 +494,6 @@ class MainWindow(QMainWindow):
     def _on_workspace_preview_opened(self, _path: str) -> None:
         self.notice_bar.clear_problem()
         self.panes.make_room_for_preview()
-
-    def _on_actions_open_requested(
-        self, path: str, opened: object, source_view: bool, ref: object, kind: object
-    ) -> None:
-        if not isinstance(opened, VerifiedFile):
-            return
-        self.workspace.open_verified(
-            path,
-            opened,
-            source_view=source_view,
-            ref=ref,
-            kind=kind if isinstance(kind, Kind) else None,
-        )
-
-    def _on_actions_browser_requested(
-        self, path: str, opened: object, _ref: object, kind: object
-    ) -> None:
-        if not isinstance(opened, VerifiedFile):
-            return
-        from app.ui.window.browser_window import BrowserWindow
-
-        window = BrowserWindow(
-            path,
-            opened,
-            context=self.workspace.preview_context(),
-            kind=kind if isinstance(kind, Kind) else None,
-            parent=self,
-        )
-        # Kept until it closes; the window frees its page and revokes its URL.
-        self._browsers.append(window)
-        window.closed.connect(lambda: self._browsers.remove(window))
-        window.show()
-
-    def _on_workspace_action_requested(
-        self, action: str, path: str, ref: object
-    ) -> None:
-        if isinstance(ref, DeliverableRef):
-            # A card's file: checked against its record, as the card is.
-            self.file_actions.perform(action, ref)
-            return
-        root = str(self._workspace_root) if self._workspace_root else None
-        self.file_actions.perform_path(action, path, root)
-
-    def file_menu(self, path: str, remote: RemoteWorkspace | None) -> QMenu:
-        """The file actions' menu for a file of the tree (remote or not).
-
-        Less the action that finds the file in the tree: it is there already.
-        """
-        if remote is not None:
-            menu = self.remote_actions.menu_for_path(remote, path, self)
-        else:
-            root = str(self._workspace_root) if self._workspace_root else None
-            menu = self.file_actions.menu_for_path(path, root, self)
-        for action in menu.actions():
-            if action.data() in ("reveal", "locate"):
-                menu.removeAction(action)
-        return menu
-
-    def _on_workspace_file_menu_requested(
-        self, path: str, remote: RemoteWorkspace | None, position: QPoint
-    ) -> None:
-        self.show_menu(self.file_menu(path, remote), position)
 
     def show_menu(self, menu: QMenu, position: QPoint) -> None:
         """Show a context menu until it closes, then let it go."""
