@@ -57,7 +57,7 @@ def test_imported_sessions_are_listed_and_the_first_is_shown(
 
     first = done.args[0][0]
     assert window.conversations.model().rowCount() == 2
-    assert window._conversation_id == first.conversation_id
+    assert window.current_conversation_id() == first.conversation_id
     assert window.windowTitle().startswith(first.title)
     model = window.chat.chat_model()
     users = [

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
@@ -28,17 +27,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.filetype.text import prepare_legacy_detection
-from app.core.store import STORE_FAILURES, Store, StoredMessage
+from app.core.store import STORE_FAILURES, Store
 from app.core.store.client_conversations import (
     conversation_rule,
     set_conversation_rule,
 )
-from app.core.store.import_store import ImportStore
 from app.core.trust.display_names import display_name
 from app.core.trust.native_open import sweep_private_copies
 from app.core.trust.policy import PermissionMode, Policy, current_policy
-from app.core.trust.records import FileEntry, Record, parse_record
-from app.ssh.address import is_remote_address
 from app.ui.cards.actions import FileActions
 from app.ui.cards.checks import CardChecker
 from app.ui.changes.imported_session import ImportedSessionBarWidget
@@ -49,6 +45,7 @@ from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
 from app.ui.conversations.commands import ConversationCommands
 from app.ui.conversations.panel import ConversationsPanelWidget
+from app.ui.conversations.showing import ShownConversation
 from app.ui.library.window_link import LibraryLink
 from app.ui.notice import NoticeBarWidget
 from app.ui.remote.cards_link import remote_card_actions
@@ -63,7 +60,6 @@ from app.ui.window.card_actions import CardActionsLink
 from app.ui.window.layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.window.menus import WindowActions, WindowCommands, build_menus
 from app.ui.workspace.widget import WorkspaceWidget
-from previewers.registry import needs_web_engine, prepare_web_engine
 
 if TYPE_CHECKING:
     from app.remote.manager import RemoteManager
@@ -105,9 +101,6 @@ class MainWindow(QMainWindow):
         if chosen is not None:
             color_scheme(_application()).choose(str(chosen))
         self._mode = mode
-        self._conversation_id: str | None = None
-        self._workspace_root: Path | None = None
-        self._web_engine_scheduled = False
         self._viewing = False  # opening files the user named (view)
 
         self.conversations_panel = ConversationsPanelWidget(self)
@@ -181,13 +174,12 @@ class MainWindow(QMainWindow):
             self, store, self.middle, self._policy_for, lambda: self._mode
         )
         self.connections = RemoteConnections(self)
-        self.connections.opened.connect(self._on_connections_opened)
-        self.connections.connected.connect(self._on_connections_connected)
         self.connections.failed.connect(self._on_actions_refused)
         self.remote_actions = remote_card_actions(self, store, lambda: self._mode)
         self.card_actions = CardActionsLink(self)
         self.agent = AgentLink(self, store, lambda: self._mode, model_factory)
         self.changes = ChangesLink(self, store, self._policy_for, lambda: self._mode)
+        self.shown = ShownConversation(self, store)
         self.commands = ConversationCommands(self, store)
         self.commands.setParent(self)
         self.menu_actions: WindowActions = build_menus(self, self._window_commands())
@@ -210,106 +202,51 @@ class MainWindow(QMainWindow):
 
     def current_policy(self) -> Policy:
         """The read-deny policy in force now, read fresh for every action."""
-        return self._policy_for(
-            str(self._workspace_root) if self._workspace_root else None
-        )
+        root = self.shown.workspace_root
+        return self._policy_for(str(root) if root else None)
 
     def refresh_conversations(self) -> None:
+        shown = self.shown.conversation_id
         self.conversations.set_conversations(
-            self._store.conversations(),
-            self._conversation_id,
-            self._store.last_activity(),
+            self._store.conversations(), shown, self._store.last_activity()
         )
-        self.menu_actions.rename.setEnabled(self._conversation_id is not None)
-        self.menu_actions.delete.setEnabled(self._conversation_id is not None)
+        self.menu_actions.rename.setEnabled(shown is not None)
+        self.menu_actions.delete.setEnabled(shown is not None)
 
     def show_conversation(self, conversation_id: str) -> None:
-        conversation = self._store.conversation(conversation_id)
         if self.panes.is_viewer():
             self.panes.set_viewer(False)
             self.panes.default_sizes()
-        self._conversation_id = conversation_id
         self.middle.setCurrentWidget(self.chat_column)
-        remote = is_remote_address(conversation.workspace)
-        # A remote workspace is never looked up on this computer's disk, and
-        # an imported session whose workspace is not confirmed has none.
-        local = not remote and bool(conversation.workspace)
-        self._workspace_root = Path(conversation.workspace) if local else None
-        imported_from = self.imported_session.show_conversation(
-            conversation_id, conversation.workspace
-        )
-        messages = self._store.messages(conversation_id)
-        imported = ImportStore(self._store).files(conversation_id)
-        self.chat.set_conversation(
-            conversation_id, conversation.workspace, messages, imported
-        )
-        self.changes.show_imported_states(conversation_id, imported)
-        self.workspace.set_root(self._workspace_root)
-        # Only a place the user opened is connected to: nothing an imported
-        # transcript says opens a connection (its claim has a Connect… button).
-        if remote and imported_from is None:
-            self._show_remote_conversation(conversation.workspace)
-        self._show_record_files(_trusted_files(messages))
+        conversation = self.shown.show(conversation_id)
         self.setWindowTitle(f"{display_name(conversation.title)} — Deliverables")
-        self.agent.forget()
-        self.chat_input.set_busy(False)
-        if self.conversations.current_conversation_id() != conversation_id:
-            self.refresh_conversations()
         self.menu_actions.rename.setEnabled(True)
         self.menu_actions.delete.setEnabled(True)
         self.recheck_cards()
 
-    def _show_record_files(self, files: list[FileEntry]) -> None:
-        """Fill the External files node; start the web engine if a page is here."""
-        self.workspace.set_external_entries(
-            [entry for entry in files if entry.scope == "external"]
-        )
-        if any(needs_web_engine(entry.kind, entry.name) for entry in files):
-            self._prepare_web_engine_when_idle()
-
-    def _on_workspace_web_files_listed(self) -> None:
-        self._prepare_web_engine_when_idle()
-
-    def _prepare_web_engine_when_idle(self) -> None:
-        """Start the web engine soon, once: a page or an SVG is in sight.
-
-        It can start only on the GUI thread, so it starts while the window is
-        idle, and the first page opened later shows in tens of milliseconds.
-        """
-        if not self._web_engine_scheduled:
-            self._web_engine_scheduled = True
-            QTimer.singleShot(1500, self, self._prepare_web_engine)
-
-    def _prepare_web_engine(self) -> None:
-        # An engine tied to an older server: its pages say so when opened.
-        with contextlib.suppress(RuntimeError):
-            prepare_web_engine()
-
     def recheck_cards(self) -> None:
         """Bring the cards' badges up to date, in the background."""
-        if self._conversation_id is None or self.panes.is_viewer():
+        conversation_id, root = self.shown.conversation_id, self.shown.workspace_root
+        if conversation_id is None or self.panes.is_viewer():
             return
-        workspace = str(self._workspace_root) if self._workspace_root else ""
+        workspace = str(root) if root else ""
         refs = self.chat.deliverable_refs()
-        self.card_checker.check(self._conversation_id, workspace, refs)
+        self.card_checker.check(conversation_id, workspace, refs)
         self.thumbnails.request(workspace, refs)
 
     def show_no_conversation(self) -> None:
         """Nothing is chosen (the last conversation was deleted)."""
-        self._conversation_id = None
-        self._workspace_root = None
-        self.imported_session.show_conversation(None, "")
-        self.agent.forget()
         self.card_checker.cancel()
         self.thumbnails.cancel()
-        self.chat.clear_conversation()
-        self.workspace.set_root(None)
-        self.workspace.set_external_entries([])
+        self.shown.show_none()
         self.setWindowTitle("Deliverables")
         self.refresh_conversations()
 
     def current_conversation_id(self) -> str | None:
-        return self._conversation_id
+        return self.shown.conversation_id
+
+    def current_workspace_text(self) -> str | None:
+        return self.shown.workspace_text()
 
     def dialog_parent(self) -> QWidget:
         return self
@@ -323,7 +260,7 @@ class MainWindow(QMainWindow):
 
     def workspace_root(self) -> Path | None:
         """The local folder of the conversation or files shown, if any."""
-        return self._workspace_root
+        return self.shown.workspace_root
 
     def refresh_from_store(self, conversation_id: str) -> None:
         """Show what another process added to ``conversation_id``.
@@ -335,21 +272,8 @@ class MainWindow(QMainWindow):
         """
         if self.library.showing():
             self.library.pane.reload()
-        if conversation_id != self._conversation_id:
+        if not self.shown.append_from_store(conversation_id):
             self.refresh_conversations()
-            return
-        new = self._store.messages(conversation_id, start=self.chat.next_position())
-        if not new:
-            return
-        self.chat.append_stored(new)
-        files = _trusted_files(new)
-        if any(entry.scope == "external" for entry in files):
-            # The node lists the whole conversation's external files.
-            self._show_record_files(
-                _trusted_files(self._store.messages(conversation_id))
-            )
-        elif any(needs_web_engine(entry.kind, entry.name) for entry in files):
-            self._prepare_web_engine_when_idle()
 
     def view_files(
         self,
@@ -371,7 +295,7 @@ class MainWindow(QMainWindow):
         """
         if not beside:
             self.panes.set_viewer(True)
-            self._workspace_root = workspace
+            self.shown.workspace_root = workspace
             self.workspace.set_root(workspace)
         refusals: list[str] = []
         self._viewing = True
@@ -425,17 +349,14 @@ class MainWindow(QMainWindow):
         self.conversations_panel.newRequested.connect(self.commands.new_conversation)
         self.conversations_panel.libraryRequested.connect(self.library.show)
         self.panes.changed.connect(self._on_panes_changed)
-        self.workspace.webFilesListed.connect(self._on_workspace_web_files_listed)
         self.card_checker.checked.connect(self._on_card_checker_checked)
         self.thumbnails.made.connect(self.chat.set_thumbnail)
         self.chat.chat_model().historyLoaded.connect(self.recheck_cards)
-        self.chat.forkRequested.connect(self._on_chat_fork_requested)
         self.chat.notice.connect(self.notice_bar.show_message)
         self.workspace.notice.connect(self._on_actions_refused)
         self.workspace.quietNotice.connect(self.notice_bar.show_message)
         self.workspace.previewOpened.connect(self._on_workspace_preview_opened)
         self.workspace.focusToggled.connect(self._on_workspace_focus_toggled)
-        self.agent.recordStored.connect(self._on_agent_record_stored)
         self.chat_input.settingsRequested.connect(self._open_settings)
 
     def open_import_dialog(
@@ -462,7 +383,7 @@ class MainWindow(QMainWindow):
         self.workspace.set_focus_checked(self.panes.focused())
 
     def _on_card_checker_checked(self, conversation_id: str, verdicts: object) -> None:
-        if conversation_id == self._conversation_id and isinstance(verdicts, dict):
+        if conversation_id == self.shown.conversation_id and isinstance(verdicts, dict):
             self.chat.set_verdicts(verdicts)
 
     def _on_workspace_focus_toggled(self, focus: bool) -> None:
@@ -473,7 +394,7 @@ class MainWindow(QMainWindow):
         self.conversations_panel.focus_filter()
 
     def _on_conversations_conversation_selected(self, conversation_id: str) -> None:
-        if conversation_id != self._conversation_id or self.panes.is_viewer():
+        if conversation_id != self.shown.conversation_id or self.panes.is_viewer():
             self.show_conversation(conversation_id)
 
     def start_drag(self, data: QMimeData) -> None:
@@ -481,12 +402,6 @@ class MainWindow(QMainWindow):
         drag = QDrag(self.chat)
         drag.setMimeData(data)
         drag.exec(Qt.DropAction.CopyAction)
-
-    def _on_chat_fork_requested(self, conversation_id: str, position: int) -> None:
-        fork = self._store.fork(conversation_id, position)
-        self.show_conversation(fork.id)
-        self.refresh_conversations()
-        self.notice_bar.show_message("Forked the conversation from that turn.")
 
     def _on_actions_refused(self, message: str) -> None:
         self.notice_bar.show_message(message, "warning")
@@ -501,11 +416,6 @@ class MainWindow(QMainWindow):
         menu.deleteLater()
 
     # Agent ---------------------------------------------------------------------
-
-    def _on_agent_record_stored(self) -> None:
-        if self._conversation_id is not None:
-            messages = self._store.messages(self._conversation_id)
-            self._show_record_files(_trusted_files(messages))
 
     def _open_settings(self) -> None:
         from app.ui.window.settings_dialog import SettingsDialog
@@ -597,62 +507,9 @@ class MainWindow(QMainWindow):
     def remote_workspace_for(self, address: str) -> RemoteWorkspace | None:
         return self.connections.workspace_for(address)
 
-    def _on_connections_opened(self, workspace: RemoteWorkspace) -> None:
-        # Opening a workspace again continues its newest conversation, as an
-        # editor reopens a folder; "+ New" starts another one there.
-        earlier = [
-            conversation
-            for conversation in self._store.conversations()
-            if conversation.workspace == workspace.address
-        ]
-        if earlier:
-            conversation = earlier[-1]
-        else:
-            host = workspace.place.host
-            name = PurePosixPath(workspace.root).name or workspace.root
-            conversation = self._store.create_conversation(
-                f"{name} on {host}", workspace.address
-            )
-        self.show_conversation(conversation.id)
-        self.refresh_conversations()
-        self.chat_input.focus_editor()
-
-    def _show_remote_conversation(self, address: str) -> None:
-        self._workspace_root = None
-        # Else it connects in the background; the tree appears when it answers.
-        workspace = self.connections.connect_to(address)
-        if workspace is not None:
-            self.workspace.set_remote(workspace)
-
-    def _on_connections_connected(
-        self, address: str, workspace: RemoteWorkspace
-    ) -> None:
-        if self.current_workspace_text() == address:
-            self.workspace.set_remote(workspace)
-
-    def current_workspace_text(self) -> str | None:
-        if self._conversation_id is None:
-            return None
-        try:
-            return self._store.conversation(self._conversation_id).workspace
-        except KeyError:
-            return None
-
     def _close_remote(self) -> None:
         self.remote_actions.cancel()
         self.connections.close()
-
-
-def _trusted_files(messages: list[StoredMessage]) -> list[FileEntry]:
-    """Every file of this conversation's trusted records, each record read once."""
-    entries: list[FileEntry] = []
-    for stored in messages:
-        if stored.record is None or not stored.record.trusted:
-            continue
-        record = parse_record(stored.record.raw)
-        if isinstance(record, Record):
-            entries.extend(record.files)
-    return entries
 
 
 def _application() -> QApplication:

@@ -480,11 +480,11 @@ def _window_on(qtbot, store, data, conversation_id):
 def test_a_page_in_sight_starts_the_web_engine_once_the_window_is_idle(
     qtbot, demo_data, tmp_path, monkeypatch
 ):
-    import app.ui.window.main_window as main_window
+    import app.ui.conversations.showing as showing
 
     started: list[int] = []
     monkeypatch.setattr(
-        main_window, "prepare_web_engine", lambda: started.append(1) or True
+        showing, "prepare_web_engine", lambda: started.append(1) or True
     )
     store = Store(demo_data)
     # The demo presents an HTML report.
