@@ -133,7 +133,7 @@ def test_no_card_decodes_or_keeps_an_image_past_the_bounds(
 ) -> None:
     win, refs = window
     made: dict[DeliverableRef, object] = {}
-    win.thumbnails.made.connect(lambda ref, image: made.__setitem__(ref, image))
+    win.badges.thumbnails.made.connect(lambda ref, image: made.__setitem__(ref, image))
     win.refresh_conversations()
     win.show_conversation(next(iter(refs.values())).conversation_id)
     win.show()
@@ -165,7 +165,7 @@ def test_no_card_decodes_or_keeps_an_image_past_the_bounds(
 
     largest = max((w * h for w, h in decoded_sizes), default=0)
     assert largest <= MAX_PIXELS
-    cached = win.thumbnails.cached_bytes()
+    cached = win.badges.thumbnails.cached_bytes()
     assert 0 < cached <= CACHE_BYTES
     print(
         f"\n{len(refs)} image cards ({len(bombs)} bombs): largest decode "

@@ -36,12 +36,11 @@ from app.core.trust.display_names import display_name
 from app.core.trust.native_open import sweep_private_copies
 from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.ui.cards.actions import FileActions
-from app.ui.cards.checks import CardChecker
 from app.ui.changes.imported_session import ImportedSessionBarWidget
 from app.ui.changes.window_link import ChangesLink
 from app.ui.chat.agent_link import AgentLink
+from app.ui.chat.badges import CardBadges
 from app.ui.chat.input import ChatInputWidget
-from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
 from app.ui.conversations.commands import ConversationCommands
 from app.ui.conversations.panel import ConversationsPanelWidget
@@ -121,11 +120,13 @@ class MainWindow(QMainWindow):
             store, self._policy_for, lambda: self._mode, parent=self
         )
         self.file_actions.set_dialog_parent(self)
-        self.card_checker = CardChecker(
-            store, self._policy_for, lambda: self._mode, self
-        )
-        self.thumbnails = ThumbnailMaker(
-            store, self._policy_for, lambda: self._mode, self
+        self.badges = CardBadges(
+            self.chat,
+            store,
+            self._policy_for,
+            lambda: self._mode,
+            self.current_conversation_id,
+            self,
         )
 
         self.chat_column = QWidget(self)
@@ -229,15 +230,11 @@ class MainWindow(QMainWindow):
         conversation_id, root = self.shown.conversation_id, self.shown.workspace_root
         if conversation_id is None or self.panes.is_viewer():
             return
-        workspace = str(root) if root else ""
-        refs = self.chat.deliverable_refs()
-        self.card_checker.check(conversation_id, workspace, refs)
-        self.thumbnails.request(workspace, refs)
+        self.badges.recheck(conversation_id, root)
 
     def show_no_conversation(self) -> None:
         """Nothing is chosen (the last conversation was deleted)."""
-        self.card_checker.cancel()
-        self.thumbnails.cancel()
+        self.badges.cancel()
         self.shown.show_none()
         self.setWindowTitle("Deliverables")
         self.refresh_conversations()
@@ -349,8 +346,6 @@ class MainWindow(QMainWindow):
         self.conversations_panel.newRequested.connect(self.commands.new_conversation)
         self.conversations_panel.libraryRequested.connect(self.library.show)
         self.panes.changed.connect(self._on_panes_changed)
-        self.card_checker.checked.connect(self._on_card_checker_checked)
-        self.thumbnails.made.connect(self.chat.set_thumbnail)
         self.chat.chat_model().historyLoaded.connect(self.recheck_cards)
         self.chat.notice.connect(self.notice_bar.show_message)
         self.workspace.notice.connect(self._on_actions_refused)
@@ -381,10 +376,6 @@ class MainWindow(QMainWindow):
         self.menu_actions.tree.setChecked(self.panes.tree_visible())
         self.menu_actions.focus.setChecked(self.panes.focused())
         self.workspace.set_focus_checked(self.panes.focused())
-
-    def _on_card_checker_checked(self, conversation_id: str, verdicts: object) -> None:
-        if conversation_id == self.shown.conversation_id and isinstance(verdicts, dict):
-            self.chat.set_verdicts(verdicts)
 
     def _on_workspace_focus_toggled(self, focus: bool) -> None:
         self.panes.set_focus(focus)

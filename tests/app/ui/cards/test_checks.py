@@ -125,7 +125,7 @@ def test_coming_back_to_the_window_checks_again(
     window = MainWindow(store, tmp_path / "data")
     qtbot.addWidget(window)
     window.show_conversation(cid)
-    with qtbot.waitSignal(window.card_checker.checked, timeout=5000):
+    with qtbot.waitSignal(window.badges.card_checker.checked, timeout=5000):
         pass
     (folder / "a.txt").write_text("edited behind the app's back\n")
 
