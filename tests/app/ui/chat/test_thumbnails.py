@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -10,10 +11,12 @@ from PySide6.QtCore import QBuffer, QIODevice
 from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
+import app.ui.chat.thumbnails as thumbnails
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef
 from app.core.trust.declare import declare
 from app.core.trust.policy import PermissionMode, Policy, builtin_rules
+from app.core.trust.safeio import Identity
 from app.ui.chat.thumbnails import THUMBNAIL_SIZE, ThumbnailMaker, make_thumbnail
 from tests.app.ui.cards.test_actions import append_present
 
@@ -166,3 +169,36 @@ def test_the_kept_thumbnails_are_bounded_in_bytes_least_recent_out(
     assert read == refs[:3]
     assert maker.cached_bytes() <= 3 * one
     store.close()
+
+
+def test_a_superseded_request_stops_at_the_card_it_is_on(
+    setup, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+):
+    store, policy, workspace, refs = setup
+    first, second, third = refs.values()
+    asked: list[DeliverableRef] = []
+    release = threading.Event()
+
+    def make(_store, ref, _policy, _mode, _known):
+        asked.append(ref)
+        if ref != first:
+            return thumbnails.Thumbnail(ref, None, None, "not made")
+        assert release.wait(10)
+        image = QImage(4, 4, QImage.Format.Format_RGB32)
+        return thumbnails.Thumbnail(ref, Identity(1, 2, 3, 4), image)
+
+    monkeypatch.setattr(thumbnails, "make_thumbnail", make)
+    maker = ThumbnailMaker(store, lambda _root: policy, lambda: None)
+    got: list[DeliverableRef] = []
+    maker.made.connect(lambda ref, _image: got.append(ref))
+
+    maker.request(str(workspace), [first, second])
+    qtbot.waitUntil(lambda: asked == [first], timeout=10_000)
+    maker.request(str(workspace), [third])  # the user moved on
+    qtbot.waitUntil(lambda: got == [third], timeout=10_000)
+    release.set()
+    # The older request's thumbnail arrives: kept, not shown, and the last made.
+    qtbot.waitUntil(lambda: maker.cached() == 1, timeout=10_000)
+    maker.request(str(workspace), [third])
+    qtbot.waitUntil(lambda: got == [third, third], timeout=10_000)
+    assert asked == [first, third, third]
