@@ -17,7 +17,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QCloseEvent, QDrag, QGuiApplication
 from PySide6.QtWidgets import (
-    QApplication,
     QMainWindow,
     QMenu,
     QSplitter,
@@ -27,11 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.filetype.text import prepare_legacy_detection
-from app.core.store import STORE_FAILURES, Store
-from app.core.store.client_conversations import (
-    conversation_rule,
-    set_conversation_rule,
-)
+from app.core.store import Store
 from app.core.trust.display_names import display_name
 from app.core.trust.native_open import sweep_private_copies
 from app.core.trust.policy import PermissionMode, Policy, current_policy
@@ -50,14 +45,12 @@ from app.ui.notice import NoticeBarWidget
 from app.ui.remote.cards_link import remote_card_actions
 from app.ui.remote.connections import RemoteConnections
 from app.ui.window.application import (
-    COLOR_SCHEME_KEY,
     app_icon,
-    color_scheme,
-    settings_for,
 )
 from app.ui.window.card_actions import CardActionsLink
 from app.ui.window.layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.window.menus import WindowActions, WindowCommands, build_menus
+from app.ui.window.preferences import Preferences
 from app.ui.workspace.widget import WorkspaceWidget
 
 if TYPE_CHECKING:
@@ -94,12 +87,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Deliverables")
         self.setWindowIcon(app_icon())
         self._store = store
-        self._settings = settings_for(data_dir)
-        self._model_spec = model_spec or str(self._settings.value("model/spec", ""))
-        chosen = self._settings.value(COLOR_SCHEME_KEY)
-        if chosen is not None:
-            color_scheme(_application()).choose(str(chosen))
-        self._mode = mode
+        self.preferences = Preferences(
+            store, data_dir, self, model_spec=model_spec, mode=mode
+        )
         self._viewing = False  # opening files the user named (view)
 
         self.conversations_panel = ConversationsPanelWidget(self)
@@ -113,18 +103,18 @@ class MainWindow(QMainWindow):
             self.current_policy,
             self,
             mode_provider=lambda: (
-                None if self.panes.is_viewer() or self._viewing else self._mode
+                None
+                if self.panes.is_viewer() or self._viewing
+                else self.preferences.mode
             ),
         )
-        self.file_actions = FileActions(
-            store, self._policy_for, lambda: self._mode, parent=self
-        )
+        self.file_actions = FileActions(store, self._policy_for, self.mode, parent=self)
         self.file_actions.set_dialog_parent(self)
         self.badges = CardBadges(
             self.chat,
             store,
             self._policy_for,
-            lambda: self._mode,
+            self.mode,
             self.current_conversation_id,
             self,
         )
@@ -168,18 +158,18 @@ class MainWindow(QMainWindow):
             self.middle,
             self.workspace,
             self.workspace.tree_pane,
-            self._settings,
+            self.preferences.settings,
             self,
         )
         self.library = LibraryLink(
-            self, store, self.middle, self._policy_for, lambda: self._mode
+            self, store, self.middle, self._policy_for, self.mode
         )
         self.connections = RemoteConnections(self)
         self.connections.failed.connect(self._on_actions_refused)
-        self.remote_actions = remote_card_actions(self, store, lambda: self._mode)
+        self.remote_actions = remote_card_actions(self, store, self.mode)
         self.card_actions = CardActionsLink(self)
-        self.agent = AgentLink(self, store, lambda: self._mode, model_factory)
-        self.changes = ChangesLink(self, store, self._policy_for, lambda: self._mode)
+        self.agent = AgentLink(self, store, self.mode, model_factory)
+        self.changes = ChangesLink(self, store, self._policy_for, self.mode)
         self.shown = ShownConversation(self, store)
         self.commands = ConversationCommands(self, store)
         self.commands.setParent(self)
@@ -187,8 +177,8 @@ class MainWindow(QMainWindow):
         self._restore_layout()
         self._connect()
         self._on_panes_changed()
-        self.chat_input.set_model(self._model_spec)
-        self.chat.set_model(self._model_spec)
+        self.chat_input.set_model(self.preferences.model_spec)
+        self.chat.set_model(self.preferences.model_spec)
         # Copies handed to other apps a day ago or more are no longer needed.
         QTimer.singleShot(0, sweep_private_copies)
         # Off the GUI thread, once the window is up: the first file in a
@@ -329,7 +319,7 @@ class MainWindow(QMainWindow):
             rename_conversation=self.commands.rename_current,
             delete_conversation=self.commands.delete_current,
             filter_conversations=self._on_filter_requested,
-            settings=self._open_settings,
+            settings=self.preferences.choose,
             quit=self.close,
             show_conversations=self.panes.set_conversations_visible,
             show_tree=self.panes.set_tree_visible,
@@ -352,7 +342,9 @@ class MainWindow(QMainWindow):
         self.workspace.quietNotice.connect(self.notice_bar.show_message)
         self.workspace.previewOpened.connect(self._on_workspace_preview_opened)
         self.workspace.focusToggled.connect(self._on_workspace_focus_toggled)
-        self.chat_input.settingsRequested.connect(self._open_settings)
+        self.chat_input.settingsRequested.connect(self.preferences.choose)
+        self.preferences.modelChanged.connect(self._on_preferences_model_changed)
+        self.preferences.failed.connect(self._on_actions_refused)
 
     def open_import_dialog(
         self, *, home: Path | None = None, env: dict[str, str] | None = None
@@ -408,41 +400,22 @@ class MainWindow(QMainWindow):
 
     # Agent ---------------------------------------------------------------------
 
-    def _open_settings(self) -> None:
-        from app.ui.window.settings_dialog import SettingsDialog
+    def _on_preferences_model_changed(self, model_spec: str) -> None:
+        self.chat_input.set_model(model_spec)
+        self.chat.set_model(model_spec)
+        self.agent.forget()
 
-        scheme = color_scheme(_application())
-        dialog = SettingsDialog(
-            self._model_spec,
-            self._mode,
-            self,
-            scheme=scheme.chosen(),
-            rule=conversation_rule(self._store),
-        )
-        if dialog.exec():
-            try:
-                set_conversation_rule(self._store, dialog.conversation_rule())
-            except STORE_FAILURES as error:
-                self.notice_bar.show_message(
-                    f"The MCP conversation setting was not saved: {error}", "warning"
-                )
-            # Applied at once: every widget repaints with the new palette.
-            scheme.choose(dialog.color_scheme())
-            self._settings.setValue(COLOR_SCHEME_KEY, scheme.chosen())
-            self._model_spec = dialog.model_spec()
-            self._mode = dialog.mode()
-            self._settings.setValue("model/spec", self._model_spec)
-            self.chat_input.set_model(self._model_spec)
-            self.chat.set_model(self._model_spec)
-            self.agent.forget()
+    def mode(self) -> PermissionMode:
+        """The permission mode chosen, read fresh by every action."""
+        return self.preferences.mode
 
     def model_spec(self) -> str:
-        return self._model_spec
+        return self.preferences.model_spec
 
     # Layout memory -------------------------------------------------------------
 
     def _restore_layout(self) -> None:
-        geometry = self._settings.value(GEOMETRY_KEY)
+        geometry = self.preferences.settings.value(GEOMETRY_KEY)
         # The offscreen platform's screen is tiny and would shrink the window.
         offscreen = QGuiApplication.platformName() == "offscreen"
         restored = (
@@ -473,8 +446,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.panes.is_viewer():
             self.panes.save()
-            self._settings.setValue(GEOMETRY_KEY, self.saveGeometry())
-            self._settings.sync()
+            self.preferences.settings.setValue(GEOMETRY_KEY, self.saveGeometry())
+            self.preferences.settings.sync()
         self.workspace.close()
         self._close_remote()
         super().closeEvent(event)
@@ -501,9 +474,3 @@ class MainWindow(QMainWindow):
     def _close_remote(self) -> None:
         self.remote_actions.cancel()
         self.connections.close()
-
-
-def _application() -> QApplication:
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)  # a window exists only inside one
-    return app

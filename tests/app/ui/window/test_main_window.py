@@ -536,7 +536,7 @@ def test_the_colour_scheme_chosen_in_settings_applies_at_once_and_is_kept(
         win = MainWindow(store, tmp_path / "data")
         qtbot.addWidget(win)
         assert qapp.palette().color(QPalette.ColorRole.Window).lightness() > 180
-        win._open_settings()
+        win.preferences.choose()
         # No restart: the running app is dark now.
         assert qapp.palette().color(QPalette.ColorRole.Window).lightness() < 60
         color_scheme(qapp).choose("light")
