@@ -68,6 +68,11 @@ MIN_SIZE = (720, 480)
 class MainWindow(QMainWindow):
     """Conversations list, chat with its input, and the workspace.
 
+    The window lays out the panes, builds its menus and closes; each concern
+    lives in a part it builds and wires (``shown``, ``agent``, ``badges``,
+    ``card_actions``, ``changes``, ``connections``, ``remote_actions``,
+    ``library``, ``preferences``), which owns its own state.
+
     Signals:
         loaded(): the chat and the active preview finished loading.
     """
@@ -398,7 +403,7 @@ class MainWindow(QMainWindow):
         menu.exec(position)
         menu.deleteLater()
 
-    # Agent ---------------------------------------------------------------------
+    # Preferences ---------------------------------------------------------------
 
     def _on_preferences_model_changed(self, model_spec: str) -> None:
         self.chat_input.set_model(model_spec)
