@@ -1,14 +1,20 @@
 """A table model whose rows are fetched in blocks from a row source, never all at once.
 
 Before the background index is ready the rows are the file's first rows (read
-without an index); once it is, ``set_fetcher`` switches to blocks of ``BLOCK``
-rows from the index, with a small least-recently-used cache. Cells are display
-text: long ones are cut and line breaks shown as ``⏎`` so a row stays one line;
-the full text is in the tooltip (escaped) and in ``FULL_TEXT_ROLE`` for copying.
+without an index); once it is, ``set_fetcher`` switches to reads of ``BLOCK``
+rows from the index, with a small least-recently-used cache of rows. A read
+starts at the row asked for (or ends there when the row after it is held, as
+when scrolling up), not at a multiple of ``BLOCK``: a view paints from its top
+row down, so a jump anywhere costs one read rather than two whenever the screen
+would straddle two aligned blocks.
+
+Cells are display text: long ones are cut and line breaks shown as ``⏎`` so a
+row stays one line; the full text is in the tooltip (escaped) and in
+``FULL_TEXT_ROLE`` for copying.
 
 A repaint asks ``data`` for several roles per visible cell, so roles the model
-does not serve return at once and the display text of a row is made once per
-block. ``clock`` tells a background job the view is painting, so it can leave
+does not serve return at once and the display text of a row is made once while
+it is cached. ``clock`` tells a background job the view is painting, so it can leave
 the interpreter to the GUI thread for a moment.
 """
 
@@ -34,6 +40,7 @@ from previewers.widgets import plain_tooltip
 
 BLOCK = 64
 CACHE_BLOCKS = 128
+CACHE_ROWS = BLOCK * CACHE_BLOCKS
 CELL_CHARS = 300
 TOOLTIP_CHARS = 4000
 FULL_TEXT_ROLE = int(Qt.ItemDataRole.UserRole) + 1
@@ -92,8 +99,8 @@ class CsvTableModel(QAbstractTableModel):
         self._head = head
         self._count = len(head)
         self._fetcher: RowFetcher | None = None
-        self._blocks: OrderedDict[int, list[Row]] = OrderedDict()
-        # Display text per file row, for the rows of the cached blocks (or head).
+        self._rows: OrderedDict[int, Row] = OrderedDict()
+        # Display text per file row, for the cached rows (or head).
         self._shown: dict[int, tuple[str, ...]] = {}
         # And how the row itself looks: its tint and its number in the header.
         self._looks: dict[int, tuple[QColor | None, str]] = {}
@@ -112,7 +119,7 @@ class CsvTableModel(QAbstractTableModel):
     def set_fetcher(self, fetcher: RowFetcher, count: int) -> None:
         """Rows come from ``fetcher`` now; the table grows to ``count`` rows."""
         self._fetcher = fetcher
-        self._blocks.clear()
+        self._rows.clear()
         self._shown.clear()
         self._looks.clear()
         if count >= self._count:
@@ -153,33 +160,37 @@ class CsvTableModel(QAbstractTableModel):
         number = self.file_row(row)
         if self._fetcher is None:
             return self._head[number] if 0 <= number < len(self._head) else None
-        block_number = number // BLOCK
-        block = self._blocks.get(block_number)
-        if block is None:
-            if self._broken:
-                return None
-            try:
-                block = self._fetcher(block_number * BLOCK, BLOCK)
-            except Exception as error:  # reported to the user by the view
-                self._broken = True
-                if self.on_error is not None:
-                    self.on_error(error)
-                return None
-            self.fetches += 1
-            self._blocks[block_number] = block
-            while len(self._blocks) > CACHE_BLOCKS:
-                dropped, rows = self._blocks.popitem(last=False)
-                for gone in range(dropped * BLOCK, dropped * BLOCK + len(rows)):
-                    self._shown.pop(gone, None)
-                    self._looks.pop(gone, None)
-        else:
-            self._blocks.move_to_end(block_number)
-        offset = number - block_number * BLOCK
-        return block[offset] if offset < len(block) else None
+        found = self._rows.get(number)
+        if found is not None:
+            self._rows.move_to_end(number)
+            return found
+        if self._broken or not 0 <= number < self._count:
+            return None
+        # Read on from the row asked for, or back from it when the next row is
+        # held already (the view scrolled up).
+        first = number
+        if number + 1 in self._rows:
+            first = max(0, number - BLOCK + 1)
+        try:
+            rows = self._fetcher(first, BLOCK)
+        except Exception as error:  # reported to the user by the view
+            self._broken = True
+            if self.on_error is not None:
+                self.on_error(error)
+            return None
+        self.fetches += 1
+        for offset, fetched in enumerate(rows):
+            self._rows[first + offset] = fetched
+            self._rows.move_to_end(first + offset)
+        while len(self._rows) > CACHE_ROWS:
+            gone, _ = self._rows.popitem(last=False)
+            self._shown.pop(gone, None)
+            self._looks.pop(gone, None)
+        return self._rows.get(number)
 
     def cached_rows(self) -> int:
-        """How many rows are held in memory now (head plus cached blocks)."""
-        return len(self._head) + sum(len(block) for block in self._blocks.values())
+        """How many rows are held in memory now (head plus cached rows)."""
+        return len(self._head) + len(self._rows)
 
     # -- Qt model ------------------------------------------------------------------
 
@@ -270,8 +281,8 @@ class CsvTableModel(QAbstractTableModel):
         return text
 
     def _display_row(self, number: int) -> tuple[str, ...] | None:
-        """The display text of every cell of table row ``number``, kept while its
-        block is cached."""
+        """The display text of every cell of table row ``number``, kept while the
+        row is cached."""
         row = self.row_at(number)
         if row is None:
             return None
