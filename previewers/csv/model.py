@@ -55,6 +55,7 @@ _PAINTED_ROLES = 7
 _PAINTED_DISPLAY = 5
 _PAINTED_BACKGROUND = 6
 _Index = QModelIndex | QPersistentModelIndex
+_monotonic = time.monotonic
 RowFetcher = Callable[[int, int], list[Row]]
 """(first row, count) -> rows; errors reach the view through ``on_error``."""
 
@@ -63,6 +64,8 @@ def display_cell(text: str) -> str:
     """One-line, bounded text for a cell."""
     if len(text) > CELL_CHARS:
         text = text[:CELL_CHARS] + "\u2026"
+    if "\n" not in text and "\r" not in text:
+        return text
     return (
         text.replace("\r\n", "\u23ce").replace("\n", "\u23ce").replace("\r", "\u23ce")
     )
@@ -236,11 +239,12 @@ class CsvTableModel(QAbstractTableModel):
         implementation would call ``data`` once for each, crossing into Python
         each time. Roles the model does not serve stay unset.
         """
-        self.clock.last = time.monotonic()
-        if not index.isValid():
-            return
+        self.clock.last = _monotonic()
         number = index.row()
-        file_row = self.file_row(number)
+        if number < 0:  # an invalid index
+            return
+        order = self._order
+        file_row = number if order is None else order[number]
         shown = self._shown.get(file_row)
         if shown is None:
             shown = self._display_row(number)
@@ -253,15 +257,18 @@ class CsvTableModel(QAbstractTableModel):
             if span.size() == _PAINTED_ROLES and shown is not None:
                 # The delegate's span: of its roles only display text and tint
                 # are served, at fixed slots; asking each slot its role would
-                # cost more than the cell's paint.
+                # cost more than the cell's paint, and the tint slot is looked
+                # at only for a row that has a tint.
                 text_slot = span[_PAINTED_DISPLAY]
-                tint_slot = span[_PAINTED_BACKGROUND]
-                if text_slot.role() == _DISPLAY and tint_slot.role() == _BACKGROUND:
+                if text_slot.role() == _DISPLAY:
                     column = index.column()
                     text_slot.setData(shown[column] if column < len(shown) else "")
-                    if look is not None and look[0] is not None:
+                    if look is None or look[0] is None:
+                        return
+                    tint_slot = span[_PAINTED_BACKGROUND]
+                    if tint_slot.role() == _BACKGROUND:
                         tint_slot.setData(look[0])
-                    return
+                        return
             items = (span[slot] for slot in range(span.size()))
         for item in items:
             role = item.role()
@@ -286,10 +293,13 @@ class CsvTableModel(QAbstractTableModel):
         row = self.row_at(number)
         if row is None:
             return None
-        shown = tuple(
-            display_cell(self._full_text(row, column))
-            for column in range(self._columns)
-        )
+        cells, columns = row.cells, self._columns
+        if len(cells) == columns:
+            shown = tuple(map(display_cell, cells))
+        else:
+            shown = tuple(
+                display_cell(self._full_text(row, column)) for column in range(columns)
+            )
         self._shown[self.file_row(number)] = shown
         self._look(number, row)
         return shown
@@ -338,8 +348,9 @@ class CsvTableModel(QAbstractTableModel):
                     return display_cell(self._header[section]) or f"({section + 1})"
                 return f"Column {section + 1}"
             return None
-        if role == _DISPLAY and section < self._count:
-            look = self._looks.get(self.file_row(section))
+        if role == _DISPLAY and 0 <= section < self._count:
+            order = self._order
+            look = self._looks.get(section if order is None else order[section])
             if look is not None:
                 return look[1]
         row = self.row_at(section) if section < self._count else None

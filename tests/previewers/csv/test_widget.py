@@ -521,3 +521,33 @@ def test_a_painted_cell_reads_only_the_slots_it_fills(
     ragged_row.setX(ragged_row.x() + 40)
     plain_row.setX(plain_row.x() + 40)
     assert image.pixelColor(ragged_row) != image.pixelColor(plain_row)
+
+
+def test_a_cell_of_a_row_without_tint_reads_only_its_text_slot(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    preview = _open(qtbot, open_preview, _people(tmp_path, 20))
+    cells: list[int] = []
+    roles: list[int] = []
+    multi_data = csv_model.CsvTableModel.multiData
+    role = QModelRoleData.role
+
+    def counted_cells(self: Any, index: Any, span: Any) -> None:
+        cells.append(index.row())
+        multi_data(self, index, span)
+
+    def counted_role(self: QModelRoleData) -> int:
+        roles.append(1)
+        return role(self)
+
+    monkeypatch.setattr(csv_model.CsvTableModel, "multiData", counted_cells)
+    monkeypatch.setattr(QModelRoleData, "role", counted_role)
+    preview.resize(500, 300)
+    preview.show()
+    qtbot.waitExposed(preview)
+    preview.view.viewport().grab()
+    # No row is ragged: one role looked at per painted cell, not two.
+    assert cells and len(roles) == len(cells)
