@@ -7,7 +7,8 @@ rows never shown get a cheap estimate, rows on screen are measured exactly
 when painted, and offsets are prefix sums rebuilt in C (``accumulate``).
 The rows on screen stay put when heights above them settle. While the event
 loop is idle, the rows a page above and below the screen are measured (and
-their Markdown laid out) a few at a time, so the next page paints from caches.
+their Markdown laid out) a few at a time, so the next page paints from caches;
+then every other answer's Markdown is rendered, so a jump anywhere parses none.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from app.ui.chat.heights import RowHeights
 from app.ui.chat.images import ImageLoader, ImageResult
 from app.ui.chat.interaction import ChatInteractionView
 from app.ui.chat.model import ChatModel
+from app.ui.chat.warm import AnswerWarmer
 
 if TYPE_CHECKING:
     from app.remote.workspace import RemoteWorkspace
@@ -106,6 +108,7 @@ class ChatView(ChatInteractionView):
         self._prepare.setSingleShot(True)
         self._prepare.setInterval(0)
         self._prepare.timeout.connect(self._on_prepare_timeout)
+        self._warmer = AnswerWarmer()
         self._older_fallback = QTimer(self)
         self._older_fallback.setSingleShot(True)
         self._older_fallback.setInterval(OLDER_FALLBACK_MS)
@@ -148,6 +151,7 @@ class ChatView(ChatInteractionView):
         self._delegate.documents.clear()
         self._delegate.plain_documents.clear()
         self._delegate.selection.clear()
+        self._warmer.restart()
         self._chat.set_conversation(conversation_id, workspace, messages, imported)
         self._anchor_row = self._last_turn_row()
         self._pad_row = self._anchor_row
@@ -548,6 +552,7 @@ class ChatView(ChatInteractionView):
         if self._stick_bottom:
             # Rows above cannot move a view held at the bottom.
             self._set_range(value, to_bottom=True)
+            self._prepare_answers(deadline)
             return
         row, covered, shift = self._rows.row_at(value) - 1, 0, 0
         finished = True
@@ -565,6 +570,17 @@ class ChatView(ChatInteractionView):
         self._set_range(value + shift)
         if not finished:
             self._prepare.start()
+        else:
+            self._prepare_answers(deadline)
+
+    def _prepare_answers(self, deadline: float) -> None:
+        """With the pages either side ready, render the other answers' Markdown."""
+        if not self._warmer.step(self._chat, deadline):
+            self._prepare.start()
+
+    def answers_prepared(self) -> bool:
+        """Whether every answer's Markdown is rendered ahead of its first paint."""
+        return self._warmer.finished()
 
     # -- images ------------------------------------------------------------------
 
