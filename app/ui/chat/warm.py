@@ -45,8 +45,8 @@ class AnswerWarmer:
             block = model.block(rows - 1 - self._from_end)
             self._from_end += 1
             if isinstance(block, AssistantTextBlock) and 0 < len(block.text) <= LONGEST:
-                if not prepare_markdown_html(block.text):
-                    self._full = True  # what the cache holds stays
-                elif time.perf_counter() > deadline:
-                    return self.finished()
+                # A full cache is left as it is: what it holds is nearer the screen.
+                self._full = not prepare_markdown_html(block.text)
+            if time.perf_counter() > deadline:
+                return self.finished()
         return True
