@@ -839,7 +839,7 @@ class MainWindow(QMainWindow):
         )
         self.remote_actions.set_dialog_parent(self)
         self.file_actions.set_remote(self.remote_actions)
-        self.chat.set_remote_lookup(self.remote_workspace_for)
+        self.chat.set_workspace_lookup(self.workspace_at)
         self.remote_actions.refused.connect(self._on_actions_refused)
         self.remote_actions.notice.connect(self.notice_bar.show_message)
         self.remote_actions.acted.connect(self.notice_bar.clear_problem)
@@ -957,6 +957,15 @@ class MainWindow(QMainWindow):
         return (
             "The remote workspace is not connected yet; wait for it or "
             "open it again with File → Open remote workspace…."
+        )
+
+    def workspace_at(self, address: str) -> Workspace | None:
+        """The workspace at ``address``; ``None``: its host is not connected yet."""
+        if is_remote_address(address):
+            remote = self._remote_workspaces.get(address)
+            return ssh_workspace(remote) if remote is not None else None
+        return local_workspace(
+            address, policy_loader=lambda: self._policy_for(address or None)
         )
 
     def _agent_workspace(self) -> Workspace | None:
