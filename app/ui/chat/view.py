@@ -16,7 +16,7 @@ import os
 import time
 from array import array
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from PySide6.QtCore import (
     QItemSelection,
@@ -54,11 +54,8 @@ from app.ui.chat.heights import RowHeights
 from app.ui.chat.images import ImageLoader, ImageResult
 from app.ui.chat.interaction import ChatInteractionView
 from app.ui.chat.model import ChatModel
-from app.workspace.choose import local_workspace, ssh_workspace
+from app.workspace.choose import local_workspace
 from app.workspace.protocol import Workspace
-
-if TYPE_CHECKING:
-    from app.remote.workspace import RemoteWorkspace
 
 SPINNER_MS: Final = 90
 OLDER_FALLBACK_MS: Final = 250
@@ -212,19 +209,6 @@ class ChatView(ChatInteractionView):
         not connected yet). Without one, only folders on this computer are.
         """
         self._workspace_lookup = lookup
-
-    def set_remote_lookup(
-        self, lookup: Callable[[str], RemoteWorkspace | None]
-    ) -> None:
-        """How to reach a connected remote workspace by its address, for images."""
-
-        def either(address: str) -> Workspace | None:
-            if not is_remote_address(address):
-                return self._local_only(address)
-            remote = lookup(address)
-            return None if remote is None else ssh_workspace(remote)
-
-        self._workspace_lookup = either
 
     def _local_only(self, address: str) -> Workspace | None:
         if is_remote_address(address):
