@@ -16,8 +16,8 @@ from app.mcp.main import add_mcp_command
 if TYPE_CHECKING:
     from app.core.store import Store
     from app.ssh.prompts import HeadlessPrompter
-    from app.ui.main_window import MainWindow
-    from app.ui.view_outcome import ViewOutcome
+    from app.ui.window.main_window import MainWindow
+    from app.ui.window.view_outcome import ViewOutcome
     from previewers.widget import PreviewWidget
 
 
@@ -154,7 +154,7 @@ def _handed_over(args: argparse.Namespace, data_dir: Path, request: object) -> b
     """Whether a window already showing this store took the request."""
     if args.screenshot:
         return False  # a screenshot is of a window of its own
-    from app.ui.single_instance import hand_over
+    from app.ui.window.single_instance import hand_over
 
     return hand_over(data_dir, request)
 
@@ -304,10 +304,13 @@ def _run_window(
     mode: PermissionMode = PermissionMode.WORKSPACE_ONLY,
     remote: str | None = None,
 ) -> int:
-    from app.ui.application import DisplayUnavailableError, create_application
-    from app.ui.live_updates import LiveUpdates
-    from app.ui.main_window import MainWindow
-    from app.ui.screenshot import screenshot_at_first_paint, screenshot_when_loaded
+    from app.ui.channel.live_updates import LiveUpdates
+    from app.ui.window.application import DisplayUnavailableError, create_application
+    from app.ui.window.main_window import MainWindow
+    from app.ui.window.screenshot import (
+        screenshot_at_first_paint,
+        screenshot_when_loaded,
+    )
 
     try:
         app = create_application()
@@ -379,7 +382,7 @@ def _watch_view(window: MainWindow, paths: list[str], workspace: Path) -> ViewOu
     Why a file was not shown goes to standard error as soon as it is known:
     a refusal at once, a preview that fails to load when it fails.
     """
-    from app.ui.view_outcome import ViewOutcome
+    from app.ui.window.view_outcome import ViewOutcome
 
     def report(sentence: str) -> None:
         print(f"deliverables: {sentence}", file=sys.stderr, flush=True)

@@ -64,8 +64,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def qapp(qapp: QApplication) -> QApplication:
     """pytest-qt's application, collecting cyclic garbage on its thread only,
-    as the app's own does (``app.ui.garbage``)."""
-    from app.ui.garbage import collect_on_gui_thread
+    as the app's own does (``app.ui.window.garbage``)."""
+    from app.ui.window.garbage import collect_on_gui_thread
 
     collect_on_gui_thread(qapp)
     return qapp

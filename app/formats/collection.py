@@ -4,7 +4,7 @@ Every container a parser creates counts towards a collection, and a 10 MB JSON
 document set off hundreds of them: most of its parse time, spent walking
 objects that are all still in use. While any thread holds a pause, no
 collection runs: the automatic collector is off (and back on after the last
-pause ends, if it was on), and the GUI thread's collector (``app.ui.garbage``)
+pause ends, if it was on), and the GUI thread's collector (``app.ui.window.garbage``)
 asks ``paused()`` and waits too.
 """
 

@@ -389,7 +389,7 @@ def test_a_first_paint_screenshot_shows_the_conversation_and_when_it_was_painted
 
     from PySide6.QtGui import QImage
 
-    from app.ui.screenshot import FIRST_PAINT_KEY
+    from app.ui.window.screenshot import FIRST_PAINT_KEY
 
     data = tmp_path / "data"
     subprocess.run(
@@ -466,7 +466,7 @@ def test_view_whose_every_file_the_window_refuses_shows_no_window(
 ) -> None:
     from PySide6.QtCore import QTimer
 
-    from app.ui.main_window import MainWindow
+    from app.ui.window.main_window import MainWindow
 
     # The file is checked by the command, then gone before the window opens it.
     monkeypatch.setattr(cli, "view_refusals", lambda paths, root: [])

@@ -74,7 +74,7 @@ def test_json_parse_to_first_tree_level(report: list[str]) -> None:
     ours, deferred, anchor, paused, plain, checks = [], [], [], [], [], []
     for _ in range(7):
         # As in the app, whose collector runs on the GUI thread only
-        # (app.ui.garbage): the parse's young objects are left for its next
+        # (app.ui.window.garbage): the parse's young objects are left for its next
         # pass, timed on its own.
         with automatic_collection(False):
             began = time.perf_counter()

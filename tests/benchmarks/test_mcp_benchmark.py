@@ -21,8 +21,8 @@ from PySide6.QtCore import QEvent, QObject
 
 from app.core.chat.blocks import DeliverableBlock
 from app.core.store import Store
-from app.ui.live_updates import LiveUpdates
-from app.ui.main_window import MainWindow
+from app.ui.channel.live_updates import LiveUpdates
+from app.ui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.benchmark
 

@@ -3,7 +3,7 @@
 Each start is a fresh process spawned by the test: the app is the installed
 ``deliverables`` command opening the demo conversation, the anchor a bare
 ``QMainWindow`` in the same size; both save a PNG at their first paint
-(``--first-paint``, ``app.ui.screenshot.screenshot_at_first_paint``) whose text
+(``--first-paint``, ``app.ui.window.screenshot.screenshot_at_first_paint``) whose text
 says when that paint was done. The figure is from just before the spawn to
 then, so interpreter start, imports and compiling count, and the anchor is
 measured the same way in the same rounds.
@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
-from app.ui.screenshot import FIRST_PAINT_KEY
+from app.ui.window.screenshot import FIRST_PAINT_KEY
 
 from .test_packaging_startup_benchmark import _frozen_app
 
@@ -51,7 +51,7 @@ BARE_WINDOW = """
 import sys
 from pathlib import Path
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
-from app.ui.screenshot import screenshot_at_first_paint
+from app.ui.window.screenshot import screenshot_at_first_paint
 app = QApplication([])
 window = QMainWindow()
 window.setCentralWidget(QLabel("hello"))

@@ -18,7 +18,7 @@ from app.core.store import Store
 from app.ui.chat.model import ExpandedRole
 from app.ui.chat.paint_changes import FILE_ROW, diff_button_rect
 from app.ui.chat.style import TOOL_HEADER
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 
 from ..app.agent.scripts import answer, present
 from .test_change_index import (

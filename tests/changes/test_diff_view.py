@@ -12,7 +12,7 @@ from app.agent.tools import AgentSession
 from app.core.changes.change_diff import change_diff
 from app.core.changes.diffs import Diff, NoDiff, NoDiffReason, diff_texts
 from app.core.store import Store
-from app.ui.diff_view import DiffView, lay_out
+from app.ui.changes.diff_view import DiffView, lay_out
 
 from .test_change_index import by_name, first_turn, run_edit_turn
 

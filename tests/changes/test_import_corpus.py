@@ -23,7 +23,7 @@ from app.core.store import Store
 from app.importers.session import import_transcript
 from app.ui.chat.model import accessible_text
 from app.ui.chat.paint_cards import tool_summary
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 SHOTS = os.environ.get("DELIVERABLES_SHOTS")

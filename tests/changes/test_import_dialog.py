@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.store import Store
 from app.importers.batch import import_all
-from app.ui.import_dialog import ImportDialog
+from app.ui.changes.import_dialog import ImportDialog
 
 from ..app.importers.test_discover import fake_home
 from ..app.importers.transcripts import ClaudeSession, big_claude_session, text

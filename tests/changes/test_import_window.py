@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.chat.blocks import UserBlock
 from app.core.store import Store
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 
 from ..app.importers.test_discover import fake_home
 

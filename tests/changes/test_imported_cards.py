@@ -15,7 +15,7 @@ from app.core.store import Store
 from app.importers.session import import_transcript
 from app.ui.chat.model import VerdictRole
 from app.ui.chat.paint_imported import verify_button_rect
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 
 from .test_verify import claude_session, on_disk
 

@@ -409,7 +409,7 @@ def test_in_the_dark_math_takes_the_text_colour_and_diagrams_the_dark_theme(
 ) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from app.ui.application import dark_palette
+    from app.ui.window.application import dark_palette
 
     application = QApplication.instance()
     assert isinstance(application, QApplication)

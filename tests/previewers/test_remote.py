@@ -164,7 +164,7 @@ def test_audio_and_video_play_from_the_sealed_snapshot(
     name: str,
 ) -> None:
     from app.demo import media
-    from app.ui.application import MEDIA_PROTOCOL_WHITELIST
+    from app.ui.window.application import MEDIA_PROTOCOL_WHITELIST
 
     monkeypatch.setenv("QT_FFMPEG_PROTOCOL_WHITELIST", MEDIA_PROTOCOL_WHITELIST)
     path = remote_root / name

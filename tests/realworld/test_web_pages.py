@@ -354,8 +354,8 @@ def test_bootstrap_with_integrity_hashes_styles_and_opens_its_modal(show):
 def viewer(qtbot: Any, qapp: Any, tmp_path: Path) -> Iterator[Any]:
     """The app's window showing one corpus page, as ``deliverables view`` does."""
     from app.core.store import Store
-    from app.ui.main_window import MainWindow
-    from app.ui.style import AppStyle
+    from app.ui.window.main_window import MainWindow
+    from app.ui.window.style import AppStyle
 
     style = qapp.style().name()
     qapp.setStyle(AppStyle())

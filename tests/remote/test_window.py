@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.store import Store
 from app.remote.manager import RemoteManager
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 from app.ui.workspace.remote_tree import RemoteTreeView
 from app.ui.workspace.tabs import TAB_MENU, DocumentPageWidget
 
@@ -320,7 +320,7 @@ def test_a_remote_file_is_saved_from_the_tree_menu(
     monkeypatch: pytest.MonkeyPatch,
     openers: list[tuple[str, tuple[Any, ...]]],
 ) -> None:
-    from app.ui.remote_actions import RemoteCardActions
+    from app.ui.cards.remote_actions import RemoteCardActions
 
     tree = opened_remote(qtbot, window, ssh_home.address(remote_root))
     actions = _tree_menu(qtbot, window, tree, f"{remote_root}/notes.md", monkeypatch)
@@ -373,7 +373,7 @@ def test_a_tree_menu_action_checks_the_remote_file_again_when_chosen(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from app.ui.remote_actions import RemoteCardActions
+    from app.ui.cards.remote_actions import RemoteCardActions
 
     tree = opened_remote(qtbot, window, ssh_home.address(remote_root))
     actions = _tree_menu(qtbot, window, tree, f"{remote_root}/notes.md", monkeypatch)
@@ -407,7 +407,7 @@ def test_a_remote_tab_saves_to_local_from_its_menu(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from app.ui.remote_actions import RemoteCardActions
+    from app.ui.cards.remote_actions import RemoteCardActions
     from app.ui.workspace.tabs import tab_menu
 
     tree = opened_remote(qtbot, window, ssh_home.address(remote_root))

@@ -34,8 +34,8 @@ from app.core.channel.files import (
 from app.core.channel.notify import ChangedNotice, request_message
 from app.core.chat.blocks import DeliverableBlock
 from app.core.store.database import DATABASE_NAME, Store
-from app.ui.live_updates import LiveUpdates
-from app.ui.main_window import MainWindow
+from app.ui.channel.live_updates import LiveUpdates
+from app.ui.window.main_window import MainWindow
 
 WAIT_MS = 10_000
 
@@ -243,7 +243,7 @@ def test_a_peer_that_says_nothing_is_dropped(door: Door) -> None:
 def test_more_peers_than_slots_drop_the_longest_silent_first(
     door: Door, qtbot: Any
 ) -> None:
-    from app.ui.channel_server import EVICTED, MAX_CONNECTIONS
+    from app.ui.channel.server import EVICTED, MAX_CONNECTIONS
 
     extra = 3
     peers = []
@@ -312,7 +312,7 @@ class SilentFlood:
 def test_silent_peers_holding_every_slot_do_not_keep_notices_out(
     door: Door, qtbot: Any, data_dir: Path
 ) -> None:
-    from app.ui.channel_server import EVICTED, MAX_CONNECTIONS
+    from app.ui.channel.server import EVICTED, MAX_CONNECTIONS
 
     with Store(data_dir) as store:
         conversation = store.create_conversation("Codex — ~/p", "/tmp")

@@ -29,9 +29,9 @@ from app.agent.tools import AgentSession
 from app.core.changes.change import MAX_TEXT_BEFORE
 from app.core.changes.diffs import Diff, NoDiff, NoDiffReason
 from app.core.store import Store
+from app.ui.changes.diff_view import DiffDialog
 from app.ui.chat.paint_changes import diff_button_rect
-from app.ui.diff_view import DiffDialog
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 from tests.app.agent import conftest as agent_fixtures
 from tests.app.agent.scripts import answer
 from tests.changes.test_change_index import write

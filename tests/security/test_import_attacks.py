@@ -28,8 +28,8 @@ from app.core.trust.import_workspace import default_workspace
 from app.core.trust.policy import PermissionMode, Policy, load_policy
 from app.core.trust.revalidate import Verdict
 from app.importers.session import import_transcript
-from app.ui.main_window import MainWindow
-from app.ui.open_remote import OpenRemoteDialog
+from app.ui.remote.open_dialog import OpenRemoteDialog
+from app.ui.window.main_window import MainWindow
 
 from ..app.importers.transcripts import ClaudeSession, CodexRollout, text, tool_use
 

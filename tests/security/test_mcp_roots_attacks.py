@@ -26,8 +26,8 @@ from PySide6.QtCore import Qt
 
 from app.core.store import Store
 from app.core.trust.records import Record, parse_record
-from app.ui.live_updates import LiveUpdates
-from app.ui.main_window import MainWindow
+from app.ui.channel.live_updates import LiveUpdates
+from app.ui.window.main_window import MainWindow
 from tests.app.mcp.conftest import Server, files
 
 WAIT_MS = 20_000

@@ -20,7 +20,7 @@ from app.core.store.deliverables import DeliverableRef
 from app.core.trust.declare import declare
 from app.core.trust.native_open import copies_folder, sweep_private_copies
 from app.core.trust.policy import PermissionMode, Policy, builtin_rules
-from app.ui.actions import INLINE_COPY_LIMIT, FileActions
+from app.ui.cards.actions import INLINE_COPY_LIMIT, FileActions
 
 SECRET = b"-----BEGIN OPENSSH PRIVATE KEY----- CANARY"
 

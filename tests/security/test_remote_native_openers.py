@@ -13,7 +13,7 @@ from app.core.store.deliverables import DeliverableRef
 from app.core.trust.policy import PermissionMode, current_policy
 from app.core.trust.records import Record
 from app.remote.workspace import RemoteWorkspace
-from app.ui.actions import ACTIONS, FileActions
+from app.ui.cards.actions import ACTIONS, FileActions
 from tests.remote.fixtures import manager as manager
 from tests.remote.fixtures import openers as openers
 from tests.remote.fixtures import remote_root as remote_root

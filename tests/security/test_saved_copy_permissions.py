@@ -30,10 +30,10 @@ from app.core.trust.declare import declare
 from app.core.trust.policy import PermissionMode, Policy, builtin_rules
 from app.core.trust.safeio import open_verified
 from app.remote.workspace import RemoteWorkspace
-from app.ui.actions import FileActions
-from app.ui.main_window import MainWindow
-from app.ui.remote_actions import RemoteCardActions
-from app.ui.save_copy import SaveCopier, SaveCopyDialogs
+from app.ui.cards.actions import FileActions
+from app.ui.cards.remote_actions import RemoteCardActions
+from app.ui.cards.save_copy import SaveCopier, SaveCopyDialogs
+from app.ui.window.main_window import MainWindow
 from tests.remote import fixtures as remote
 from tests.remote.fixtures import SshHome
 

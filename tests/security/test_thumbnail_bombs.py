@@ -28,7 +28,7 @@ from app.core.trust.policy import PermissionMode, Policy, builtin_rules
 from app.ui.chat.images import MAX_PIXELS
 from app.ui.chat.model import ThumbnailRole
 from app.ui.chat.thumbnails import CACHE_BYTES, THUMBNAIL_SIZE
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 
 from . import hostile_images as hostile
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from app.ui.application import UNSAFE_ARGUMENT_PREFIXES, UNSAFE_ARGUMENTS
+from app.ui.window.application import UNSAFE_ARGUMENT_PREFIXES, UNSAFE_ARGUMENTS
 from previewers.web import pages as web_pages
 from tests.security.test_web_sandbox import Listener, Probe
 

@@ -27,7 +27,7 @@ from PySide6.QtGui import QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from app.core.trust.safeio import open_verified
-from app.ui.application import UNSAFE_ENVIRONMENT, scrub_environment
+from app.ui.window.application import UNSAFE_ENVIRONMENT, scrub_environment
 from previewers import web as html_previewer
 from previewers.context import PreviewContext
 from previewers.source import PreviewSource
@@ -729,7 +729,7 @@ def test_the_web_engine_loads_only_when_a_page_is_shown(tmp_path):
         "from PySide6.QtWidgets import QApplication\n"
         "app = QApplication([])\n"
         "import previewers.web, previewers.web.pages, previewers.web.preview\n"
-        "import app.ui.browser_window, app.ui.actions\n"
+        "import app.ui.window.browser_window, app.ui.cards.actions\n"
         "print(sorted(m for m in sys.modules if 'WebEngine' in m))\n"
     )
     done = subprocess.run(

@@ -25,6 +25,7 @@ from app.core.filetype import Kind
 from app.core.filetype.sizes import counted, human_size
 from app.core.trust.display_names import display_name, display_text
 from app.core.trust.present_failure import parse_present_failure
+from app.ui.cards.icons import kind_icon
 from app.ui.chat.style import (
     ACTIONS_HEIGHT,
     CARD_GAP,
@@ -35,7 +36,6 @@ from app.ui.chat.style import (
     blend,
     column,
 )
-from app.ui.icons import kind_icon
 
 RESULT_LINES_LIMIT: Final = 80
 ERROR_LINES_LIMIT: Final = 8

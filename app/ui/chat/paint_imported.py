@@ -11,6 +11,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPen
 from app.core.chat.blocks import ImportedFileBlock
 from app.core.filetype import kind_from_name
 from app.core.trust.display_names import display_name
+from app.ui.cards.icons import kind_icon
 from app.ui.chat.model import ImportedState
 from app.ui.chat.paint_cards import (
     ELIDE,
@@ -20,7 +21,6 @@ from app.ui.chat.paint_cards import (
     small_font,
 )
 from app.ui.chat.style import Colours
-from app.ui.icons import kind_icon
 
 VERIFY_WIDTH: Final = 72
 _LEFT_V = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter

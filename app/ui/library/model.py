@@ -12,7 +12,7 @@ from PySide6.QtGui import QIcon, QImage, QPixmap
 from app.core.filetype import Kind
 from app.core.store.library import LibraryItem, LibraryKey
 from app.core.trust.display_names import display_name
-from app.ui.icons import kind_file_icon
+from app.ui.cards.icons import kind_file_icon
 from previewers.widgets import plain_tooltip
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -1,6 +1,6 @@
 """The listed items' states, re-checked in the background from metadata alone.
 
-Like the cards' badges (``app.ui.card_checks``): each presented item's record
+Like the cards' badges (``app.ui.cards.checks``): each presented item's record
 is read again and its file looked at with ``peek`` (lstat, its folders, the
 policy; never opened). What is found is kept in the index, so the state
 filter can use it, and shown at once. An imported item stays "not verified":

@@ -23,7 +23,7 @@ from app.core.store.deliverables import DeliverableRef
 from app.core.store.imported_files import ImportedFileRef
 from app.core.store.library import PRESENTED, Library, LibraryItem, LibraryKey
 from app.core.trust.policy import PermissionMode, Policy
-from app.ui.actions import FileActions
+from app.ui.cards.actions import FileActions
 from app.ui.chat.thumbnails import ThumbnailMaker
 from app.ui.chat.view import ChatView
 from app.ui.library.keeping import Keeper
@@ -35,7 +35,7 @@ from previewers.context import ColorScheme
 
 if TYPE_CHECKING:
     # Versions and diffs load when first asked for, not with the window.
-    from app.ui.diff_view import DiffDialog
+    from app.ui.changes.diff_view import DiffDialog
     from app.ui.library.versions import VersionsDialog
 
 
@@ -251,7 +251,7 @@ class LibraryLink(QObject):
     def compare(self, older: LibraryItem, newer: LibraryItem) -> DiffDialog:
         """Two versions in the diff view; worked out off the GUI thread."""
         from app.core.changes.versions import compare_versions
-        from app.ui.diff_view import DiffDialog
+        from app.ui.changes.diff_view import DiffDialog
 
         store, mode = self._store, self._mode()
         policy = self._policy_of(newer)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.filetype import Kind, kind_from_name
-from app.ui.actions import offers_source
+from app.ui.cards.actions import offers_source
 from previewers.widget import PreviewWidget
 from previewers.widgets import plain_tooltip
 

@@ -42,7 +42,7 @@ from app.core.trust.display_names import display_name
 from app.core.trust.paths import is_within
 from app.core.trust.policy import Policy
 from app.core.trust.records import FileEntry
-from app.ui.icons import kind_file_icon, painted_icon
+from app.ui.cards.icons import kind_file_icon, painted_icon
 from app.ui.workspace.tree_rows import NameSizeDelegate
 from previewers.registry import needs_web_engine
 from previewers.widgets import plain_tooltip

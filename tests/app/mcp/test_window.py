@@ -22,8 +22,8 @@ from app.core.channel.notify import OpenRequest, send
 from app.core.chat.blocks import AssistantTextBlock, DeliverableBlock
 from app.core.store import Store
 from app.core.trust.records import Record, parse_record
-from app.ui.live_updates import LiveUpdates
-from app.ui.main_window import MainWindow
+from app.ui.channel.live_updates import LiveUpdates
+from app.ui.window.main_window import MainWindow
 
 from .conftest import REPO_ROOT, Server, connect, files, server_env
 

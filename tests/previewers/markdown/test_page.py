@@ -197,7 +197,7 @@ def test_each_diagrams_source_and_the_documents_are_one_click_away(
 def test_in_the_dark_diagrams_and_math_are_drawn_light_on_dark(
     qtbot, opened, report, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.ui.application import dark_palette
+    from app.ui.window.application import dark_palette
 
     application = QApplication.instance()
     assert isinstance(application, QApplication)

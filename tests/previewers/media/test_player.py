@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.trust.safeio import open_verified
 from app.demo.workspace import DemoWorkspace, build_demo_workspace
-from app.ui.application import MEDIA_PROTOCOL_WHITELIST
+from app.ui.window.application import MEDIA_PROTOCOL_WHITELIST
 from previewers import registry
 from previewers.image import ImagePreviewer
 from previewers.media import MediaPreviewer

@@ -486,7 +486,7 @@ def test_an_engine_started_ahead_shows_pages_under_the_same_switches(
     code = f"""
 import os, time
 from PySide6.QtWidgets import QApplication
-from app.ui.application import create_application
+from app.ui.window.application import create_application
 application = create_application()
 from app.core.trust.safeio import open_verified
 from previewers import web

@@ -15,7 +15,7 @@ from app.core.store.deliverables import DeliverableRef
 from app.core.trust.declare import declare
 from app.core.trust.policy import PermissionMode, Policy, builtin_rules
 from app.ui.chat.thumbnails import THUMBNAIL_SIZE, ThumbnailMaker, make_thumbnail
-from tests.app.ui.test_actions import append_present
+from tests.app.ui.cards.test_actions import append_present
 
 
 def _png(width: int, height: int, colour: str = "teal") -> bytes:

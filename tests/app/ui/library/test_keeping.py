@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from app.core.store import Store
 from app.ui.library.keeping import Keeper
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 
 from ...core.store.library_seed import agent_turn, workspace_with_files
 

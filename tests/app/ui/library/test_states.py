@@ -15,7 +15,7 @@ from app.core.store import Store
 from app.core.store.database import DATABASE_NAME
 from app.core.store.import_store import ImportStore
 from app.core.store.imported_files import ImportedFileRef
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 
 from ...core.store.library_seed import (
     agent_turn,

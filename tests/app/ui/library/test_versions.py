@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 
 from app.core.chat.blocks import ChangesBlock
 from app.core.store import Store
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 
 from ...core.store.library_seed import (
     report_in_two_turns,

@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from app.core.chat.blocks import DeliverableBlock
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef
-from app.ui.main_window import MainWindow
+from app.ui.window.main_window import MainWindow
 
 from ...core.store.library_seed import (
     agent_turn,

@@ -1,0 +1,1 @@
+"""Deliverable cards: their actions, badges, icons and saved copies."""

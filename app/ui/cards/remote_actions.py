@@ -1,0 +1,365 @@
+"""Remote card actions: revalidated over SSH first, never handed to this computer.
+
+A remote card's menu has Open, Locate in remote tree, the two forms of its
+remote coordinate and Save to local…; "Open with system app" and "Show in file
+manager" do not exist here. Every action asks ``RemoteManager.check_deliverable``
+again (on the SSH loop thread; the answer reaches the GUI thread through
+``app.ui.gui_thread``), so a file that changed since it was presented is
+refused as changed.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable
+from concurrent.futures import CancelledError, Future
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QFileDialog, QMenu, QProgressDialog, QWidget
+
+from app.core.filetype import Kind
+from app.core.store import Store
+from app.core.store.deliverables import DeliverableRef
+from app.core.trust.display_names import display_name, plain_file_name
+from app.core.trust.policy import PermissionMode
+from app.core.trust.records import FileEntry
+from app.core.trust.revalidate import Verdict
+from app.ssh.errors import RemoteError
+from app.ui import gui_thread
+from app.ui.cards.action_spec import ActionSpec
+
+if TYPE_CHECKING:
+    # The SSH library loads when a remote action first runs, not at start-up.
+    from app.remote.checks import RemoteCheck
+    from app.remote.files import RemoteIdentity
+    from app.remote.manager import Checked, RemoteManager
+    from app.remote.save import RemoteCopyResult
+    from app.remote.workspace import RemoteWorkspace
+
+
+REMOTE_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("open", "&Open", "open {name}"),
+    ActionSpec("show_source", "Show &source", "show the source of {name}"),
+    ActionSpec("locate", "&Locate in remote tree", "locate {name} in the remote tree"),
+    ActionSpec(
+        "copy_url",
+        "Copy remote coordinate (ssh://user@host:port/path)",
+        "copy the remote coordinate of {name}",
+    ),
+    ActionSpec(
+        "copy_scp",
+        "Copy remote coordinate (user@host:/path, for scp)",
+        "copy the remote coordinate of {name}",
+    ),
+    ActionSpec("save_local", "Sa&ve to local…", "save {name} to this computer"),
+)
+_SPECS = {spec.id: spec for spec in REMOTE_ACTIONS}
+CONTENT_ACTIONS = frozenset({"open", "show_source", "save_local"})
+"""Actions that read the file: refused when it is not the recorded version."""
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The remote file an action works on: its path, name and recorded kind."""
+
+    resolved: str
+    name: str
+    kind: Kind | None
+
+    @property
+    def display_name(self) -> str:
+        return display_name(self.name)
+
+
+class _SaveJob:
+    def __init__(self, name: str, dialog: QProgressDialog) -> None:
+        self.name = name
+        self.dialog = dialog
+        self.cancelled = False
+
+
+class RemoteCardActions(QObject):
+    """The actions of remote cards; each revalidates first, off the GUI thread.
+
+    Signals:
+        refused(str): an action was refused; the plain-text reason.
+        notice(str): a confirmation (coordinate copied, file saved).
+        acted(str): an action passed its checks (its id).
+        verdictChanged(object, str): the check of this ref gave this verdict.
+        openRequested(object, str, object, object, object): show the remote
+            file: workspace, path, the identity checked, ref, the record's Kind.
+        sourceRequested(object, str, object, object, object): show its source,
+            with the same arguments.
+        locateRequested(object, str): select the path in the workspace's tree.
+    """
+
+    refused = Signal(str)
+    notice = Signal(str)
+    acted = Signal(str)
+    verdictChanged = Signal(object, str)
+    openRequested = Signal(object, str, object, object, object)
+    sourceRequested = Signal(object, str, object, object, object)
+    locateRequested = Signal(object, str)
+    # A save's progress, from the SSH loop: (job, done, total), queued here.
+    _progressed = Signal(object, int, int)
+
+    def __init__(
+        self,
+        store: Store,
+        manager: Callable[[], RemoteManager],
+        mode_provider: Callable[[], PermissionMode | None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._manager = manager
+        self._mode_provider = mode_provider
+        self._dialog_parent: QWidget | None = None
+        self._pending: set[Future[Checked] | Future[RemoteCheck]] = set()
+        self._saves: dict[_SaveJob, Future[RemoteCopyResult]] = {}
+        self._progressed.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)
+
+    def set_dialog_parent(self, widget: QWidget | None) -> None:
+        self._dialog_parent = widget
+
+    def fill_menu(self, menu: QMenu, ref: DeliverableRef, entry: FileEntry) -> None:
+        """The remote card's menu: the host first, then what can be done there."""
+        origin = entry.remote
+        assert origin is not None
+        self._fill(menu, origin.host, lambda action_id: self.perform(action_id, ref))
+
+    def menu_for_path(
+        self, workspace: RemoteWorkspace, path: str, parent: QWidget
+    ) -> QMenu:
+        """The same menu for a file of the remote tree or a remote tab."""
+        menu = QMenu(parent)
+        menu.setAccessibleName("File actions")
+        self._fill(
+            menu,
+            workspace.place.host,
+            lambda action_id: self.perform_path(action_id, workspace, path),
+        )
+        return menu
+
+    @staticmethod
+    def _fill(menu: QMenu, host: str, run: Callable[[str], object]) -> None:
+        where = QAction(f"On {display_name(host)} (remote)", menu)
+        where.setObjectName("action_none")
+        where.setEnabled(False)
+        menu.addAction(where)
+        menu.addSeparator()
+        for spec in REMOTE_ACTIONS:
+            action = QAction(spec.label, menu)
+            action.setData(spec.id)
+            action.setObjectName(f"action_{spec.id}")
+            action.triggered.connect(
+                lambda _checked=False, action_id=spec.id: run(action_id)
+            )
+            menu.addAction(action)
+
+    def perform(self, action: str, ref: DeliverableRef) -> Future[Checked]:
+        """Revalidate ``ref`` over SSH, then carry out ``action`` on the GUI thread."""
+        if action not in _SPECS:
+            raise ValueError(f"unknown remote file action {action!r}")
+        future = self._manager().check_deliverable(
+            self._store, ref, mode=self._mode_provider()
+        )
+        self._pending.add(future)
+        gui_thread.when_done(
+            self, future, lambda done: self._on_checked(action, ref, done)
+        )
+        return future
+
+    def perform_path(
+        self, action: str, workspace: RemoteWorkspace, path: str
+    ) -> Future[RemoteCheck]:
+        """Check a file no record vouches for over SSH now, then do ``action``.
+
+        As for a card, nothing learnt earlier is used: the policy and the
+        file are looked up again, and the version seen now is the one saved.
+        """
+        if action not in _SPECS:
+            raise ValueError(f"unknown remote file action {action!r}")
+        future = workspace.check_path(path)
+        self._pending.add(future)
+        gui_thread.when_done(
+            self,
+            future,
+            lambda done: self._on_path_checked(action, workspace, path, done),
+        )
+        return future
+
+    def busy(self) -> bool:
+        """Whether a check or a save is still under way."""
+        return bool(self._pending or self._saves)
+
+    def cancel(self) -> None:
+        for future in list(self._pending):
+            future.cancel()
+        for job in list(self._saves):
+            job.cancelled = True
+
+    # -- after the check -------------------------------------------------------
+
+    def _on_checked(
+        self, action: str, ref: DeliverableRef, future: Future[Checked]
+    ) -> None:
+        self._pending.discard(future)
+        spec = _SPECS[action]
+        try:
+            check, entry, workspace = future.result()
+        except CancelledError:
+            return
+        except RemoteError as error:
+            self._refuse(spec, "this file", error.message)
+            return
+        except Exception as error:  # a sentence, never a crash
+            self._refuse(spec, "this file", f"the check failed: {error}")
+            return
+        self.verdictChanged.emit(ref, check.check.verdict.value)
+        name = "this file" if entry is None else entry.display_name
+        if not check.allowed or entry is None or workspace is None:
+            self._refuse(spec, name, check.check.reason)
+            return
+        if check.check.verdict is Verdict.CHANGED and spec.id in CONTENT_ACTIONS:
+            # Only the version the record vouches for is shown or saved.
+            self._refuse(spec, name, check.check.reason)
+            return
+        assert entry.remote is not None
+        from app.remote.files import RemoteIdentity
+
+        recorded = RemoteIdentity(entry.size, entry.mtime_ns, entry.remote.mode)
+        target = _Target(entry.resolved, entry.name, entry.kind_enum)
+        self._act(spec, ref, target, workspace, recorded)
+
+    def _on_path_checked(
+        self,
+        action: str,
+        workspace: RemoteWorkspace,
+        path: str,
+        future: Future[RemoteCheck],
+    ) -> None:
+        self._pending.discard(future)
+        spec = _SPECS[action]
+        name = display_name(posixpath.basename(path) or path)
+        try:
+            check = future.result()
+        except CancelledError:
+            return
+        except RemoteError as error:
+            self._refuse(spec, name, error.message)
+            return
+        except Exception as error:  # a sentence, never a crash
+            self._refuse(spec, name, f"the check failed: {error}")
+            return
+        if not check.allowed or check.identity is None:
+            self._refuse(spec, name, check.check.reason)
+            return
+        target = _Target(path, posixpath.basename(path), None)
+        self._act(spec, None, target, workspace, check.identity)
+
+    def _act(
+        self,
+        spec: ActionSpec,
+        ref: DeliverableRef | None,
+        entry: _Target,
+        workspace: RemoteWorkspace,
+        identity: RemoteIdentity,
+    ) -> None:
+        path = entry.resolved
+        coordinate = workspace.place.coordinate(path)
+        if spec.id == "open":
+            self.acted.emit(spec.id)
+            self.openRequested.emit(workspace, path, identity, ref, entry.kind)
+        elif spec.id == "show_source":
+            self.acted.emit(spec.id)
+            self.sourceRequested.emit(workspace, path, identity, ref, entry.kind)
+        elif spec.id == "locate":
+            self.acted.emit(spec.id)
+            self.locateRequested.emit(workspace, path)
+        elif spec.id in ("copy_url", "copy_scp"):
+            text = coordinate.url() if spec.id == "copy_url" else coordinate.scp()
+            QGuiApplication.clipboard().setText(text)
+            self.acted.emit(spec.id)
+            self.notice.emit(f"Remote coordinate copied: {display_name(text)}")
+        elif spec.id == "save_local":
+            self._save(spec, entry, workspace, identity)
+
+    def ask_target(self, name: str) -> str | None:
+        """Where to save ``name`` on this computer, from a file dialog."""
+        start = os.path.join(os.path.expanduser("~"), plain_file_name(name))
+        target, _filter = QFileDialog.getSaveFileName(
+            self._dialog_parent, "Save to local", start
+        )
+        return target or None
+
+    def _save(
+        self,
+        spec: ActionSpec,
+        entry: _Target,
+        workspace: RemoteWorkspace,
+        identity: RemoteIdentity,
+    ) -> None:
+        name = entry.display_name
+        target = self.ask_target(entry.name)
+        if target is None:
+            return
+        dialog = QProgressDialog(
+            f"Saving {name} from {workspace.place.host}…",
+            "Cancel",
+            0,
+            100,
+            self._dialog_parent,
+        )
+        dialog.setWindowTitle("Save to local")
+        dialog.setMinimumDuration(0)
+        dialog.setAutoClose(False)
+        dialog.setAutoReset(False)
+        job = _SaveJob(name, dialog)
+        dialog.canceled.connect(lambda: setattr(job, "cancelled", True))
+        future = workspace.save(
+            entry.resolved,
+            target,
+            expected=identity,
+            progress=lambda done, total: self._progressed.emit(job, done, total),
+            is_cancelled=lambda: job.cancelled,
+        )
+        self._saves[job] = future
+        gui_thread.when_done(self, future, lambda done: self._on_saved(job, done))
+        dialog.show()
+        self.acted.emit(spec.id)
+
+    def _on_progress(self, job: object, done: int, total: int) -> None:
+        if isinstance(job, _SaveJob) and job in self._saves and total > 0:
+            job.dialog.setValue(min(100, done * 100 // total))
+
+    def _on_saved(self, job: _SaveJob, future: Future[RemoteCopyResult]) -> None:
+        self._saves.pop(job, None)
+        cancelled = job.cancelled  # closing the dialog counts as its Cancel
+        job.dialog.close()
+        job.dialog.deleteLater()
+        spec = _SPECS["save_local"]
+        try:
+            result = future.result()
+        except CancelledError:
+            self.notice.emit(f"Saving {job.name} was cancelled; nothing was saved")
+            return
+        except RemoteError as error:
+            self._refuse(spec, job.name, error.message)
+            return
+        except Exception as error:  # a sentence, never a crash
+            self._refuse(spec, job.name, str(error))
+            return
+        if result.cancelled or (cancelled and not result.ok):
+            self.notice.emit(f"Saving {job.name} was cancelled; nothing was saved")
+        elif not result.ok:
+            self._refuse(spec, job.name, result.reason)
+        else:
+            self.notice.emit(f"Saved {job.name} to {display_name(result.target)}")
+
+    def _refuse(self, spec: ActionSpec, name: str, reason: str) -> None:
+        self.refused.emit(f"Can't {spec.refusal.format(name=name)}: {reason}")

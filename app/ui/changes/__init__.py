@@ -1,0 +1,1 @@
+"""Imported sessions and their changes: the import dialog, the claimed folder, diffs."""

@@ -1,0 +1,1 @@
+"""The window's end of the channel: requests from other processes, shown live."""

@@ -1,0 +1,1 @@
+"""The conversations pane: the list, its rows and the commands on them."""

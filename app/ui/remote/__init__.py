@@ -1,0 +1,1 @@
+"""Remote workspaces in the window: the address dialog and SSH's questions."""

@@ -1,0 +1,1 @@
+"""The window: its parts put together, layout, menus, settings and start-up."""
