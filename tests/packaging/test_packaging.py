@@ -333,6 +333,28 @@ def test_system_libraries_stay_out_of_the_bundle(tmp_path):
     assert dropped == ["libnss3.so", "libxcb-cursor.so.0"]
 
 
+def test_the_build_summary_names_the_largest_files_without_counting_links(tmp_path):
+    lib = tmp_path / "_internal" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "big.so").write_bytes(b"\0" * 3_000_000)
+    (lib / "small.so").write_bytes(b"\0" * 1_000_000)
+    (lib / "tiny.txt").write_bytes(b"\0" * 10)
+    (tmp_path / "app").write_bytes(b"\0" * 2_000_000)
+    (lib / "big.so.6").symlink_to("big.so")
+
+    assert build.largest_files(tmp_path, 3) == [
+        (3_000_000, "_internal/lib/big.so"),
+        (2_000_000, "app"),
+        (1_000_000, "_internal/lib/small.so"),
+    ]
+    summary = build.size_summary(tmp_path, 2).splitlines()
+    assert summary[0].endswith("of 6.0 MB:")
+    assert [line.split() for line in summary[1:]] == [
+        ["3.0", "MB", "_internal/lib/big.so"],
+        ["2.0", "MB", "app"],
+    ]
+
+
 def test_pymupdfs_heavy_extras_and_unused_qt_modules_are_excluded():
     excluded = set(bundle_rules.EXCLUDED_MODULES)
     assert {"numpy", "onnxruntime", "networkx"} <= excluded
