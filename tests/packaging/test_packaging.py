@@ -228,6 +228,8 @@ def test_nothing_in_the_packaging_turns_the_sandbox_off():
         ("PySide6/Qt/plugins/platformthemes/libqgtk3.so", False),
         ("PySide6/Qt/lib/libQt6WebEngineCore.so.6", True),
         ("PySide6/Qt/lib/libQt6Pdf.so.6", False),
+        ("jsonschema/benchmarks/issue232/issue.json", False),
+        ("jsonschema_specifications/schemas/draft7/metaschema.json", True),
     ],
 )
 def test_the_bundle_keeps_what_the_web_engine_needs_and_nothing_unused(
@@ -361,6 +363,8 @@ def test_pymupdfs_heavy_extras_and_unused_qt_modules_are_excluded():
     for name in ("Qt3DCore", "QtQuick3D", "QtCharts", "QtDataVisualization"):
         assert f"PySide6.{name}" in excluded
     assert "PySide6.QtDesigner" in excluded
+    # Its library stays, linked by QtWebEngineCore; no binding imports it.
+    assert "PySide6.QtPositioning" in excluded
     for needed in ("QtWebEngineCore", "QtWebEngineWidgets", "QtMultimedia"):
         assert f"PySide6.{needed}" not in excluded
 
