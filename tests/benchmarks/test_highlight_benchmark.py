@@ -45,6 +45,10 @@ FILES = {
         Path(__file__).resolve().parents[2]
         / "resources/web/libraries/leaflet/1.9.4/dist/leaflet.css"
     ),
+    # A page with an inline style sheet and script (tests/data/html/README.md).
+    # pygments cannot resume its HTML lexer inside a <script>: a window there
+    # comes out plain from it, so its time is less work than ours.
+    "minesweeper.html": lambda: DATA.parent / "html" / "minesweeper.html",
 }
 
 
