@@ -12,7 +12,12 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from previewers.highlight import Span
-from previewers.text.syntax_rules import css_vendors, rust_types, typed_colons
+from previewers.text.syntax_rules import (
+    css_vendors,
+    markdown_mentions,
+    rust_types,
+    typed_colons,
+)
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,62 @@ _HTML = GrammarSpec(
     ),
 )
 
+# A fenced block's language, as pygments looks it up, and our grammar for it.
+_FENCES: dict[str, GrammarSpec] = {
+    **dict.fromkeys(("python", "py", "python3", "py3"), _PYTHON),
+    **dict.fromkeys(("javascript", "js"), _JAVASCRIPT),
+    **dict.fromkeys(("typescript", "ts"), _TYPESCRIPT),
+    "json": _JSON,
+    **dict.fromkeys(("yaml", "yml"), _YAML),
+    **dict.fromkeys(("bash", "sh", "ksh", "zsh", "shell"), _BASH),
+    **dict.fromkeys(("go", "golang"), _GO),
+    **dict.fromkeys(("rust", "rs"), _RUST),
+    "css": _CSS,
+    **dict.fromkeys(("html", "htm", "xhtml"), _HTML),
+}
+FENCE_NAMES = tuple(_FENCES)
+"""The fences' languages, named in markdown.scm (``WORDS:FENCE_NAMES``)."""
+
+
+def _fence(spec: GrammarSpec) -> tuple[str, GrammarSpec]:
+    names = " ".join(f'"{name}"' for name, inner in _FENCES.items() if inner is spec)
+    return (
+        "(fenced_code_block (info_string (language) @_lang)"
+        f" (code_fence_content) @content (#any-of? @_lang {names}))",
+        spec,
+    )
+
+
+# pygments reads a paragraph's (a list item's, a table cell's) text with its
+# inline rules, and fenced code with the lexer its language names; so do we,
+# with the inline grammar and the fence's language's grammar.
+_MARKDOWN_INLINE = GrammarSpec(
+    "Markdown",
+    "tree_sitter_markdown",
+    "inline_language",
+    "markdown_inline.scm",
+    rest="",
+    line_rule=markdown_mentions,
+)
+_MARKDOWN = GrammarSpec(
+    "Markdown",
+    "tree_sitter_markdown",
+    "language",
+    "markdown.scm",
+    rest="",
+    words_from=__name__,
+    inject=(
+        (
+            # Not in a quote, whose whole line pygments emphasises.
+            "[(section (paragraph (inline) @content))"
+            " (list_item (paragraph (inline) @content))"
+            " (pipe_table_cell) @content]",
+            _MARKDOWN_INLINE,
+        ),
+        *(_fence(spec) for spec in dict.fromkeys(_FENCES.values())),
+    ),
+)
+
 _BY_SUFFIX: dict[str, GrammarSpec] = {
     **dict.fromkeys((".py", ".pyi", ".pyw"), _PYTHON),
     **dict.fromkeys((".js", ".mjs", ".cjs"), _JAVASCRIPT),
@@ -168,6 +229,7 @@ _BY_SUFFIX: dict[str, GrammarSpec] = {
     ".rs": _RUST,
     ".css": _CSS,
     **dict.fromkeys((".html", ".htm", ".xhtml"), _HTML),
+    **dict.fromkeys((".md", ".markdown"), _MARKDOWN),
 }
 
 

@@ -18,7 +18,7 @@ def spliced(
     lines: Sequence[str],
     first: int,
 ) -> list[list[Span]]:
-    """``host``'s spans, with ``inner``'s in place of them within the ranges
+    """``host``'s spans, with ``inner``'s over them within the ranges
     ``tree`` was parsed from (``lines`` begin at row ``first``)."""
     count = len(lines)
     inside: list[list[tuple[int, int]]] = [[] for _ in lines]
@@ -48,14 +48,19 @@ def _column(line: str, offset: int) -> int:
 def _merged(
     outer: list[Span], nested: list[Span], parts: list[tuple[int, int]]
 ) -> list[Span]:
-    """``outer`` outside ``parts``, ``nested`` inside them, in column order."""
-    spans = [piece for span in outer for piece in _outside(span, parts)]
+    """``nested`` within ``parts``, over ``outer``: where the nested grammar
+    marks nothing the host's colour stays (a quote's emphasis around its
+    inline text), in column order."""
+    inside = []
     for begin, end in parts:
         for span in nested:
             start = max(span.start, begin)
             stop = min(span.start + span.length, end)
             if stop > start:
-                spans.append(Span(start, stop - start, span.token))
+                inside.append(Span(start, stop - start, span.token))
+    covered = [(span.start, span.start + span.length) for span in inside]
+    spans = [piece for span in outer for piece in _outside(span, covered)]
+    spans.extend(inside)
     spans.sort(key=lambda span: span.start)
     return spans
 

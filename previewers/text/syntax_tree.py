@@ -35,11 +35,12 @@ Nothing here imports Qt; tree-sitter is imported only when a file needs it.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import importlib
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
@@ -112,19 +113,12 @@ def load_grammar(spec: GrammarSpec) -> Grammar:
     return Grammar(spec, language, query, tokens, rest, refine, opaque, inject)
 
 
-def _parse(
-    grammar: Grammar,
-    data: bytes,
-    cancelled: Callable[[], bool],
-    ranges: Sequence[Range] = (),
-) -> Tree | None:
-    """Parse ``data`` (only ``ranges`` of it, if given) in slices, so the lock
-    is let go between them; ``None`` when ``cancelled`` said stop."""
+def _parse(grammar: Grammar, data: bytes, cancelled: Callable[[], bool]) -> Tree | None:
+    """Parse ``data`` in slices, so the lock is let go between them; ``None``
+    when ``cancelled`` said stop."""
     from tree_sitter import Parser
 
     parser = Parser(grammar.language)
-    if ranges:
-        parser.included_ranges = list(ranges)
 
     def read(offset: int, _point: object) -> bytes:
         return data[offset : offset + PARSE_SLICE]
@@ -155,32 +149,68 @@ def _plain_lines(lines: Sequence[str]) -> list[str]:
     return [line if len(line) <= MAX_HIGHLIGHT_CHARS else "" for line in lines]
 
 
-Nested = tuple[tuple["Grammar", "Tree"], ...]
-"""Trees of the text other grammars read (``GrammarSpec.inject``), each
-parsed from the whole text but only within its ranges, so rows and columns
-are the host's."""
+@dataclass(frozen=True)
+class Nested:
+    """Trees of the text other grammars read (``GrammarSpec.inject``), in
+    the text's order: one per range, as pygments lexes each <script> or
+    fenced block on its own, each parsed from the whole text but only within
+    its range, so its rows and columns are the host's."""
+
+    trees: tuple[tuple[Grammar, Tree, Nested], ...] = ()
+    """Each tree with what its grammar hands on in turn (HTML in Markdown)."""
+    rows: tuple[tuple[int, int], ...] = ()
+    """Each tree's first and last row; ranges never overlap, so both ascend."""
+
+    def within(
+        self, first: int, count: int
+    ) -> Iterator[tuple[Grammar, Tree, Nested, int, int]]:
+        """The trees with rows among ``count`` rows from ``first``, and the
+        first and last of those rows."""
+        index = bisect.bisect_left(self.rows, first, key=lambda rows: rows[1])
+        last = first + count - 1
+        while index < len(self.rows) and self.rows[index][0] <= last:
+            start, end = self.rows[index]
+            grammar, tree, deeper = self.trees[index]
+            yield grammar, tree, deeper, max(start, first), min(end, last)
+            index += 1
 
 
 def _nested(
     grammar: Grammar, tree: Tree, data: bytes, cancelled: Callable[[], bool]
 ) -> Nested | None:
     """Parse what ``grammar`` hands to other grammars; ``None`` if cancelled."""
-    from tree_sitter import QueryCursor
+    from tree_sitter import Parser, QueryCursor
 
-    nested: list[tuple[Grammar, Tree]] = []
-    for found, spec in grammar.inject:
-        cursor = QueryCursor(found)
+    found: list[tuple[Range, Grammar]] = []
+    for query, spec in grammar.inject:
+        cursor = QueryCursor(query)
         cursor.set_max_start_depth(MAX_QUERY_DEPTH)
         nodes = cursor.captures(tree.root_node).get("content", [])
-        ranges = sorted((node.range for node in nodes), key=lambda r: r.start_byte)
-        if not ranges:
-            continue  # no ranges would mean the whole text
-        inner = load_grammar(spec)
-        parsed = _parse(inner, data, cancelled, ranges)
-        if parsed is None:
+        if nodes:
+            inner = load_grammar(spec)
+            found.extend((node.range, inner) for node in nodes)
+    found.sort(key=lambda item: item[0].start_byte)
+    parsers: dict[str, Parser] = {}
+    trees: list[tuple[Grammar, Tree, Nested]] = []
+    rows: list[tuple[int, int]] = []
+    for part, inner in found:
+        # No range would mean the whole text.
+        if part.end_byte <= part.start_byte:
+            continue
+        if cancelled():
             return None
-        nested.append((inner, parsed))
-    return tuple(nested)
+        parser = parsers.get(inner.spec.query)
+        if parser is None:
+            parser = parsers[inner.spec.query] = Parser(inner.language)
+        parser.included_ranges = [part]
+        parsed = parser.parse(data)
+        # Grammars hand on at most twice (Markdown, HTML, JavaScript): no cycle.
+        deeper = _nested(inner, parsed, data, cancelled) if inner.inject else Nested()
+        if deeper is None:
+            return None
+        trees.append((inner, parsed, deeper))
+        rows.append((part.start_point.row, part.end_point.row))
+    return Nested(tuple(trees), tuple(rows))
 
 
 @dataclass(frozen=True)
@@ -189,7 +219,7 @@ class TreeScan:
 
     tree: Tree | None
     too_slow: bool = False
-    nested: Nested = ()
+    nested: Nested = Nested()
 
 
 class TreeHighlighter:
@@ -206,7 +236,7 @@ class TreeHighlighter:
         """A window took over ``WINDOW_BUDGET_S``: every window is plain now."""
         self.on_too_slow: Callable[[], None] | None = None
         self._tree: Tree | None = None
-        self._nested: Nested = ()
+        self._nested = Nested()
         self._primed: tuple[list[str], list[list[Span]]] | None = None
 
     @property
@@ -262,7 +292,7 @@ class TreeHighlighter:
 
             data = "\n".join(_plain_lines(lines)).encode("utf-8", "surrogatepass")
             tree = Parser(self.grammar.language).parse(data)
-            nested = _nested(self.grammar, tree, data, lambda: False) or ()
+            nested = _nested(self.grammar, tree, data, lambda: False) or Nested()
             spans = self._query(tree, nested, lines, 0)
             found = spans, self._tree is None and not exact
         # The budgets are pygments' own (one place sets them for both).
@@ -278,12 +308,22 @@ class TreeHighlighter:
     ) -> list[list[Span]]:
         """Spans of ``lines``, rows ``first`` on in ``tree`` and the trees of
         the text it hands to other grammars."""
-        found = _spans(self.grammar, tree, lines, first)
-        for grammar, inner in nested:
-            found = spliced(
-                found, _spans(grammar, inner, lines, first), inner, lines, first
-            )
-        return found
+        return _highlighted(self.grammar, tree, nested, lines, first)
+
+
+def _highlighted(
+    grammar: Grammar, tree: Tree, nested: Nested, lines: Sequence[str], first: int
+) -> list[list[Span]]:
+    """Spans of ``lines``, rows ``first`` on in ``tree``, with those of the
+    text ``grammar`` hands to others spliced in."""
+    found = _spans(grammar, tree, lines, first)
+    for inner, inner_tree, deeper, low, high in nested.within(first, len(lines)):
+        shown = lines[low - first : high - first + 1]
+        spans = _highlighted(inner, inner_tree, deeper, shown, low)
+        found[low - first : high - first + 1] = spliced(
+            found[low - first : high - first + 1], spans, inner_tree, shown, low
+        )
+    return found
 
 
 def _spans(
