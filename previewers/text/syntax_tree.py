@@ -69,6 +69,9 @@ MAX_QUERY_DEPTH = 200
 PARSE_SLICE = 16 * 1024
 """Bytes handed to the parser per call: the GUI thread gets the lock between."""
 
+INJECT_ROWS = 2_000
+"""Rows searched per call for text handed to another grammar (a few ms)."""
+
 
 @dataclass(frozen=True)
 class Grammar:
@@ -81,7 +84,10 @@ class Grammar:
     rest: _TokenType | None
     refine: tuple[tuple[_TokenType, re.Pattern[str], _TokenType], ...]
     opaque: frozenset[_TokenType]
-    inject: tuple[tuple[Query, GrammarSpec], ...] = ()
+    inject: Query | None = None
+    """Every ``GrammarSpec.inject`` query in one, read in one pass."""
+    inject_to: tuple[GrammarSpec, ...] = ()
+    """The grammar each of ``inject``'s patterns hands its text to."""
 
 
 @functools.cache
@@ -109,8 +115,16 @@ def load_grammar(spec: GrammarSpec) -> Grammar:
         for outer, pattern, inner in spec.refine
     )
     opaque = frozenset(string_to_tokentype(name) for name in spec.opaque)
-    inject = tuple((Query(language, found), inner) for found, inner in spec.inject)
-    return Grammar(spec, language, query, tokens, rest, refine, opaque, inject)
+    sources = "\n".join(found for found, _ in spec.inject)
+    inject = Query(language, sources) if sources else None
+    inject_to = tuple(
+        inner
+        for found, inner in spec.inject
+        for _ in range(Query(language, found).pattern_count)
+    )
+    return Grammar(
+        spec, language, query, tokens, rest, refine, opaque, inject, inject_to
+    )
 
 
 def _parse(grammar: Grammar, data: bytes, cancelled: Callable[[], bool]) -> Tree | None:
@@ -181,15 +195,22 @@ def _nested(
     """Parse what ``grammar`` hands to other grammars; ``None`` if cancelled."""
     from tree_sitter import Parser, QueryCursor
 
-    found: list[tuple[Range, Grammar]] = []
-    for query, spec in grammar.inject:
-        cursor = QueryCursor(query)
-        cursor.set_max_start_depth(MAX_QUERY_DEPTH)
-        nodes = cursor.captures(tree.root_node).get("content", [])
-        if nodes:
-            inner = load_grammar(spec)
-            found.extend((node.range, inner) for node in nodes)
-    found.sort(key=lambda item: item[0].start_byte)
+    if grammar.inject is None:
+        return Nested()
+    cursor = QueryCursor(grammar.inject)
+    cursor.set_max_start_depth(MAX_QUERY_DEPTH)
+    # Row by row range, so the lock is let go between (a query over a whole
+    # 1.6 MB Markdown tree holds it for 0.2 s); a node over a range's edge
+    # comes twice, so each is kept by where it starts.
+    by_start: dict[int, tuple[Range, GrammarSpec]] = {}
+    for row in range(0, tree.root_node.end_point.row + 1, INJECT_ROWS):
+        if cancelled():
+            return None
+        cursor.set_point_range((row, 0), (row + INJECT_ROWS, 0))
+        for pattern, captures in cursor.matches(tree.root_node):
+            for node in captures.get("content", ()):
+                by_start[node.start_byte] = node.range, grammar.inject_to[pattern]
+    found = [(part, load_grammar(spec)) for _, (part, spec) in sorted(by_start.items())]
     parsers: dict[str, Parser] = {}
     trees: list[tuple[Grammar, Tree, Nested]] = []
     rows: list[tuple[int, int]] = []
@@ -205,7 +226,7 @@ def _nested(
         parser.included_ranges = [part]
         parsed = parser.parse(data)
         # Grammars hand on at most twice (Markdown, HTML, JavaScript): no cycle.
-        deeper = _nested(inner, parsed, data, cancelled) if inner.inject else Nested()
+        deeper = _nested(inner, parsed, data, cancelled)
         if deeper is None:
             return None
         trees.append((inner, parsed, deeper))

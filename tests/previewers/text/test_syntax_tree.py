@@ -381,13 +381,19 @@ def test_a_script_and_a_style_sheet_in_html_take_their_own_grammars(
     assert closing["red"] == "Token.Keyword.Constant"
 
 
-def test_a_window_inside_a_script_is_read_from_the_whole_page() -> None:
+def test_a_window_inside_a_script_is_read_from_the_whole_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Scripts are looked for a row at a time: one over several rows is
+    # found in each and read once, whole.
+    monkeypatch.setattr(syntax_tree, "INJECT_ROWS", 1)
     grammar = load_grammar(grammar_for_name("page.html"))  # type: ignore[arg-type]
     lines = ["<script>", "let s = `", "<b>not markup</b>", "`;", "</script>"]
     highlighter = TreeHighlighter(grammar)
     highlighter.adopt(highlighter.scan(lines, lambda: False))
     spans, exact = highlighter.highlight(lines[2:3], 2)
     assert exact
+    assert len(highlighter._nested.trees) == 1
     assert set(_tokens(spans[0], lines[2]).values()) == {
         "Token.Literal.String.Backtick"
     }
