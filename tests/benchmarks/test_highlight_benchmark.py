@@ -49,6 +49,8 @@ FILES = {
     # pygments cannot resume its HTML lexer inside a <script>: a window there
     # comes out plain from it, so its time is less work than ours.
     "minesweeper.html": lambda: DATA.parent / "html" / "minesweeper.html",
+    # A README with fenced Python and shell, as a package ships it.
+    "langsmith-sandbox-README.md": lambda: _installed("langsmith", "sandbox/README.md"),
 }
 
 
