@@ -456,3 +456,34 @@ def test_markdown_reads_each_paragraph_and_fence_on_its_own() -> None:
     # The Python string left open does not run into the next fence.
     assert words[13]["let"] == "Token.Keyword"
     assert set(words[17].values()) == {"Token.Literal.String.Backtick"}
+
+
+class _Clock:
+    """``time`` for syntax_tree: each window takes the next of ``lengths``."""
+
+    def __init__(self, *lengths: float) -> None:
+        self.lengths = list(lengths)
+        self.now = 0.0
+        self.started = False
+
+    def perf_counter(self) -> float:
+        if self.started:
+            self.now += self.lengths.pop(0)
+        self.started = not self.started
+        return self.now
+
+
+def test_one_window_over_budget_is_timed_again_before_highlighting_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    grammar = load_grammar(grammar_for_name("a.py"))  # type: ignore[arg-type]
+    over = highlight.WINDOW_BUDGET_S * 2
+    highlighter = TreeHighlighter(grammar)
+    # A pause (the collector, a busy machine) once: highlighting goes on.
+    monkeypatch.setattr(syntax_tree, "time", _Clock(over, 0.0))
+    spans, _exact = highlighter.highlight(["x = 1"], 0, exact=False)
+    assert spans[0] and not highlighter.too_slow
+    # Slow twice running: the grammar is too slow for the screen.
+    monkeypatch.setattr(syntax_tree, "time", _Clock(over, over))
+    spans, _exact = highlighter.highlight(["x = 1"], 0, exact=False)
+    assert spans == [[]] and highlighter.too_slow
