@@ -364,6 +364,27 @@ def _size_mib(path: Path) -> float:
     return sum(p.lstat().st_size for p in path.rglob("*")) / 2**20
 
 
+def largest_files(folder: Path, count: int = 20) -> list[tuple[int, str]]:
+    """The ``count`` largest files under ``folder``, largest first, as (bytes,
+    place in ``folder``); links are not counted, as they take no space."""
+    sizes = [
+        (path.lstat().st_size, path.relative_to(folder).as_posix())
+        for path in folder.rglob("*")
+        if path.is_file() and not path.is_symlink()
+    ]
+    return sorted(sizes, key=lambda entry: (-entry[0], entry[1]))[:count]
+
+
+def size_summary(folder: Path, count: int = 20) -> str:
+    """What the installed tree weighs, with its largest files (decimal MB)."""
+    total = sum(p.lstat().st_size for p in folder.rglob("*") if not p.is_dir())
+    lines = [f"largest files of the bundle, of {total / 1e6:.1f} MB:"]
+    lines += [
+        f"  {size / 1e6:7.1f} MB  {name}" for size, name in largest_files(folder, count)
+    ]
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -405,6 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     done = time.monotonic()
     print(f"bundle {app.relative_to(ROOT)}: {_size_mib(app):.0f} MiB unpacked")
+    # Where the installed size goes, so whoever trims it next starts from here.
+    print(size_summary(app))
     for path in built:
         print(f"{path.relative_to(ROOT)}: {_size_mib(path):.0f} MiB")
     print(

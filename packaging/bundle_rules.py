@@ -58,7 +58,9 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "zstandard.backend_cffi",
     "zstandard._cffi",
     # Qt modules the app never loads. QtWebEngineCore itself links Qt Quick,
-    # QML, OpenGL, Positioning and WebChannel, so those libraries stay.
+    # QML, OpenGL, Positioning and WebChannel, so those libraries stay; the
+    # Python module of Positioning goes (no binding imports it, and every
+    # page's location request is refused).
     *(
         f"PySide6.{name}"
         for name in (
@@ -87,6 +89,7 @@ EXCLUDED_MODULES: tuple[str, ...] = (
             "QtOpenGLWidgets",
             "QtPdf",
             "QtPdfWidgets",
+            "QtPositioning",
             "QtQuick",
             "QtQuick3D",
             "QtQuickControls2",
@@ -220,6 +223,9 @@ UNUSED_IN_BUNDLE: tuple[str, ...] = (
     "PySide6/Qt/plugins/printsupport/*",
     "PySide6/Qt/plugins/imageformats/libqpdf.so",
     "PySide6/Qt/lib/libQt6Pdf.so*",
+    # jsonschema's benchmark inputs, collected with its data; the benchmarks
+    # are never run.
+    "jsonschema/benchmarks/*",
     # NSS's self-check files, copied from the system beside libraries that
     # stay the system's (see split_system_libraries); the system's NSS reads
     # its own.

@@ -50,9 +50,10 @@ rpm=$(ls "$work"/src/dist/deliverables-*.x86_64.rpm)
 ls -l "$deb" "$rpm"
 
 # Sizes in decimal bytes. The .deb meets its 150 MB target. The installed
-# tree does not meet its 400 MB one: what is left is loaded by the previews
-# (docs/adr/0008-native-packages.md has the breakdown and what would cut
-# it), so its limit only stops it from growing unnoticed.
+# tree does not meet its 400 MB one: what is left is used by the app
+# (docs/adr/0008-native-packages.md has the breakdown, measured with
+# packaging/unread_files.py, and what would cut it), so its limit only
+# stops it from growing unnoticed.
 deb_limit=150000000
 installed_limit=480000000
 deb_size=$(stat -c %s "$deb")

@@ -25,7 +25,8 @@ from app.core.trust.verdicts import (
     refused,
 )
 from app.workspace import agent_files
-from app.workspace.protocol import Entry, Written
+from app.workspace.native import NATIVE
+from app.workspace.protocol import Entry, Native, Written
 
 _T = TypeVar("_T")
 
@@ -67,6 +68,10 @@ class LocalWorkspace:
     @property
     def local_root(self) -> str | None:
         return self._root
+
+    @property
+    def native(self) -> Native | None:
+        return NATIVE
 
     def _policy_now(self) -> Policy:
         if self._policy_loader is not None:

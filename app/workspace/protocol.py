@@ -9,12 +9,15 @@ Every method returns a ``concurrent.futures.Future`` at once: a worker waits on
 with ``SafeOpenError`` (its ``reason`` says why: ``outside``, ``denied``,
 ``missing``, ``symlink``, ``directory``, ``not_regular``, ``too_large``,
 ``changed``); a failing host with ``app.ssh.errors.RemoteError``.
+What only some backends can do is a capability that is present or ``None``
+(``native``): a caller asks for it, never for the backend's type.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Future
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from app.core.changes.change import BeforeState
@@ -23,7 +26,7 @@ from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.public_files import PublicFile
 from app.core.trust.records import FileEntry, Record
 from app.core.trust.revalidate import Check
-from app.core.trust.safeio import Identity
+from app.core.trust.safeio import Identity, VerifiedFile
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,41 @@ class Written:
     identity: Identity
 
 
+class Native(Protocol):
+    """Files on this computer, which the desktop's own apps can be handed.
+
+    Another app opens a file by name, long after any check, so it never gets
+    the workspace's path: it gets a private copy of the version a check
+    opened, and only when nothing in that version could run. These calls work
+    on a descriptor already checked and open, so they answer at once; a
+    caller copies a large file on a worker thread.
+    """
+
+    def refusal(self, name: str, opened: VerifiedFile) -> str | None:
+        """Why the checked file ``name`` must not go to another app; ``None``: it may.
+
+        Judged from the descriptor: its name, permission bits and first bytes.
+        """
+        ...
+
+    def refusal_by_name(self, name: str, path: str) -> str | None:
+        """The same judgement from the name and permission bits alone.
+
+        For a menu, before anything is opened; the action still judges the bytes.
+        """
+        ...
+
+    def private_copy(
+        self, name: str, opened: VerifiedFile, *, limit: int = 0o400
+    ) -> Path:
+        """A copy of the checked version in a fresh private folder, named ``name``.
+
+        Never executable; read-only for its owner unless ``limit`` allows more.
+        Raises ``OSError`` when it cannot be made (nothing is left behind).
+        """
+        ...
+
+
 class Workspace(Protocol):
     """A folder the agent works in and the user looks at, local or remote."""
 
@@ -68,6 +106,14 @@ class Workspace(Protocol):
     @property
     def local_root(self) -> str | None:
         """The folder's real path on this computer; ``None`` on another host."""
+        ...
+
+    @property
+    def native(self) -> Native | None:
+        """Handing files to the desktop's apps (and its file manager).
+
+        ``None`` when the files are on another host: nothing of them is here.
+        """
         ...
 
     def policy(self) -> Future[Policy]:

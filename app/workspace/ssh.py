@@ -44,7 +44,7 @@ from app.remote.files import (
 from app.remote.snapshot import take_snapshot
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
-from app.workspace.protocol import Entry, Written
+from app.workspace.protocol import Entry, Native, Written
 
 _T = TypeVar("_T")
 _U = TypeVar("_U")
@@ -113,6 +113,10 @@ class SshWorkspace:
     @property
     def local_root(self) -> str | None:
         return None  # another host's folder: nothing of it is on this computer
+
+    @property
+    def native(self) -> Native | None:
+        return None  # a desktop app here would open a path that is not here
 
     def _absolute(self, path: str) -> str:
         absolute = posixpath.normpath(posixpath.join(self.root, path))

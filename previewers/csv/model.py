@@ -1,14 +1,20 @@
 """A table model whose rows are fetched in blocks from a row source, never all at once.
 
 Before the background index is ready the rows are the file's first rows (read
-without an index); once it is, ``set_fetcher`` switches to blocks of ``BLOCK``
-rows from the index, with a small least-recently-used cache. Cells are display
-text: long ones are cut and line breaks shown as ``⏎`` so a row stays one line;
-the full text is in the tooltip (escaped) and in ``FULL_TEXT_ROLE`` for copying.
+without an index); once it is, ``set_fetcher`` switches to reads of ``BLOCK``
+rows from the index, with a small least-recently-used cache of rows. A read
+starts at the row asked for (or ends there when the row after it is held, as
+when scrolling up), not at a multiple of ``BLOCK``: a view paints from its top
+row down, so a jump anywhere costs one read rather than two whenever the screen
+would straddle two aligned blocks.
+
+Cells are display text: long ones are cut and line breaks shown as ``⏎`` so a
+row stays one line; the full text is in the tooltip (escaped) and in
+``FULL_TEXT_ROLE`` for copying.
 
 A repaint asks ``data`` for several roles per visible cell, so roles the model
-does not serve return at once and the display text of a row is made once per
-block. ``clock`` tells a background job the view is painting, so it can leave
+does not serve return at once and the display text of a row is made once while
+it is cached. ``clock`` tells a background job the view is painting, so it can leave
 the interpreter to the GUI thread for a moment.
 """
 
@@ -34,6 +40,7 @@ from previewers.widgets import plain_tooltip
 
 BLOCK = 64
 CACHE_BLOCKS = 128
+CACHE_ROWS = BLOCK * CACHE_BLOCKS
 CELL_CHARS = 300
 TOOLTIP_CHARS = 4000
 FULL_TEXT_ROLE = int(Qt.ItemDataRole.UserRole) + 1
@@ -48,6 +55,7 @@ _PAINTED_ROLES = 7
 _PAINTED_DISPLAY = 5
 _PAINTED_BACKGROUND = 6
 _Index = QModelIndex | QPersistentModelIndex
+_monotonic = time.monotonic
 RowFetcher = Callable[[int, int], list[Row]]
 """(first row, count) -> rows; errors reach the view through ``on_error``."""
 
@@ -56,6 +64,8 @@ def display_cell(text: str) -> str:
     """One-line, bounded text for a cell."""
     if len(text) > CELL_CHARS:
         text = text[:CELL_CHARS] + "\u2026"
+    if "\n" not in text and "\r" not in text:
+        return text
     return (
         text.replace("\r\n", "\u23ce").replace("\n", "\u23ce").replace("\r", "\u23ce")
     )
@@ -92,8 +102,8 @@ class CsvTableModel(QAbstractTableModel):
         self._head = head
         self._count = len(head)
         self._fetcher: RowFetcher | None = None
-        self._blocks: OrderedDict[int, list[Row]] = OrderedDict()
-        # Display text per file row, for the rows of the cached blocks (or head).
+        self._rows: OrderedDict[int, Row] = OrderedDict()
+        # Display text per file row, for the cached rows (or head).
         self._shown: dict[int, tuple[str, ...]] = {}
         # And how the row itself looks: its tint and its number in the header.
         self._looks: dict[int, tuple[QColor | None, str]] = {}
@@ -112,7 +122,7 @@ class CsvTableModel(QAbstractTableModel):
     def set_fetcher(self, fetcher: RowFetcher, count: int) -> None:
         """Rows come from ``fetcher`` now; the table grows to ``count`` rows."""
         self._fetcher = fetcher
-        self._blocks.clear()
+        self._rows.clear()
         self._shown.clear()
         self._looks.clear()
         if count >= self._count:
@@ -153,33 +163,37 @@ class CsvTableModel(QAbstractTableModel):
         number = self.file_row(row)
         if self._fetcher is None:
             return self._head[number] if 0 <= number < len(self._head) else None
-        block_number = number // BLOCK
-        block = self._blocks.get(block_number)
-        if block is None:
-            if self._broken:
-                return None
-            try:
-                block = self._fetcher(block_number * BLOCK, BLOCK)
-            except Exception as error:  # reported to the user by the view
-                self._broken = True
-                if self.on_error is not None:
-                    self.on_error(error)
-                return None
-            self.fetches += 1
-            self._blocks[block_number] = block
-            while len(self._blocks) > CACHE_BLOCKS:
-                dropped, rows = self._blocks.popitem(last=False)
-                for gone in range(dropped * BLOCK, dropped * BLOCK + len(rows)):
-                    self._shown.pop(gone, None)
-                    self._looks.pop(gone, None)
-        else:
-            self._blocks.move_to_end(block_number)
-        offset = number - block_number * BLOCK
-        return block[offset] if offset < len(block) else None
+        found = self._rows.get(number)
+        if found is not None:
+            self._rows.move_to_end(number)
+            return found
+        if self._broken or not 0 <= number < self._count:
+            return None
+        # Read on from the row asked for, or back from it when the next row is
+        # held already (the view scrolled up).
+        first = number
+        if number + 1 in self._rows:
+            first = max(0, number - BLOCK + 1)
+        try:
+            rows = self._fetcher(first, BLOCK)
+        except Exception as error:  # reported to the user by the view
+            self._broken = True
+            if self.on_error is not None:
+                self.on_error(error)
+            return None
+        self.fetches += 1
+        for offset, fetched in enumerate(rows):
+            self._rows[first + offset] = fetched
+            self._rows.move_to_end(first + offset)
+        while len(self._rows) > CACHE_ROWS:
+            gone, _ = self._rows.popitem(last=False)
+            self._shown.pop(gone, None)
+            self._looks.pop(gone, None)
+        return self._rows.get(number)
 
     def cached_rows(self) -> int:
-        """How many rows are held in memory now (head plus cached blocks)."""
-        return len(self._head) + sum(len(block) for block in self._blocks.values())
+        """How many rows are held in memory now (head plus cached rows)."""
+        return len(self._head) + len(self._rows)
 
     # -- Qt model ------------------------------------------------------------------
 
@@ -225,11 +239,12 @@ class CsvTableModel(QAbstractTableModel):
         implementation would call ``data`` once for each, crossing into Python
         each time. Roles the model does not serve stay unset.
         """
-        self.clock.last = time.monotonic()
-        if not index.isValid():
-            return
+        self.clock.last = _monotonic()
         number = index.row()
-        file_row = self.file_row(number)
+        if number < 0:  # an invalid index
+            return
+        order = self._order
+        file_row = number if order is None else order[number]
         shown = self._shown.get(file_row)
         if shown is None:
             shown = self._display_row(number)
@@ -242,15 +257,18 @@ class CsvTableModel(QAbstractTableModel):
             if span.size() == _PAINTED_ROLES and shown is not None:
                 # The delegate's span: of its roles only display text and tint
                 # are served, at fixed slots; asking each slot its role would
-                # cost more than the cell's paint.
+                # cost more than the cell's paint, and the tint slot is looked
+                # at only for a row that has a tint.
                 text_slot = span[_PAINTED_DISPLAY]
-                tint_slot = span[_PAINTED_BACKGROUND]
-                if text_slot.role() == _DISPLAY and tint_slot.role() == _BACKGROUND:
+                if text_slot.role() == _DISPLAY:
                     column = index.column()
                     text_slot.setData(shown[column] if column < len(shown) else "")
-                    if look is not None and look[0] is not None:
+                    if look is None or look[0] is None:
+                        return
+                    tint_slot = span[_PAINTED_BACKGROUND]
+                    if tint_slot.role() == _BACKGROUND:
                         tint_slot.setData(look[0])
-                    return
+                        return
             items = (span[slot] for slot in range(span.size()))
         for item in items:
             role = item.role()
@@ -270,15 +288,18 @@ class CsvTableModel(QAbstractTableModel):
         return text
 
     def _display_row(self, number: int) -> tuple[str, ...] | None:
-        """The display text of every cell of table row ``number``, kept while its
-        block is cached."""
+        """The display text of every cell of table row ``number``, kept while the
+        row is cached."""
         row = self.row_at(number)
         if row is None:
             return None
-        shown = tuple(
-            display_cell(self._full_text(row, column))
-            for column in range(self._columns)
-        )
+        cells, columns = row.cells, self._columns
+        if len(cells) == columns:
+            shown = tuple(map(display_cell, cells))
+        else:
+            shown = tuple(
+                display_cell(self._full_text(row, column)) for column in range(columns)
+            )
         self._shown[self.file_row(number)] = shown
         self._look(number, row)
         return shown
@@ -327,8 +348,9 @@ class CsvTableModel(QAbstractTableModel):
                     return display_cell(self._header[section]) or f"({section + 1})"
                 return f"Column {section + 1}"
             return None
-        if role == _DISPLAY and section < self._count:
-            look = self._looks.get(self.file_row(section))
+        if role == _DISPLAY and 0 <= section < self._count:
+            order = self._order
+            look = self._looks.get(section if order is None else order[section])
             if look is not None:
                 return look[1]
         row = self.row_at(section) if section < self._count else None

@@ -252,3 +252,20 @@ def css_vendors(spans: list[Span], line: str) -> list[Span]:
         if rest:
             out.append(Span(prefix.end(), len(rest), token))
     return out
+
+
+# pygments' Markdown mention or topic ("@bob", "#123"), which starts a word.
+_MENTION = re.compile(r"(?<!\S)[@#][\w/:-]+")
+
+
+def markdown_mentions(spans: list[Span], line: str) -> list[Span]:
+    """pygments' Markdown rule for "@name" and "#topic" in plain text."""
+    if "@" not in line and "#" not in line:
+        return spans
+    tokens = _tokens_of(spans, line)
+    entity = Token.Name.Entity
+    for found in _MENTION.finditer(line):
+        start, end = found.span()
+        if all(token is None for token in tokens[start:end]):
+            tokens[start:end] = [entity] * (end - start)
+    return _respanned(tokens, line)

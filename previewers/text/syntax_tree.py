@@ -1,10 +1,10 @@
 """Highlighting with tree-sitter grammars, in pygments' token types and colours.
 
-For the languages in ``_BY_SUFFIX`` a file is parsed once, on a worker, and a
-window of lines is highlighted by running a query over that tree, restricted
-to the window's rows: about a millisecond where pygments takes several. The
-grammars are the per-language wheels, which carry their compiled parsers; no
-grammar is ever fetched at run time. The queries are our own
+For the languages of ``previewers.text.syntax_grammars`` a file is parsed
+once, on a worker, and a window of lines is highlighted by running a query
+over that tree, restricted to the window's rows: about a millisecond where
+pygments takes several. The grammars are the per-language wheels, which carry
+their compiled parsers; no grammar is ever fetched at run time. The queries are our own
 (``previewers/text/queries/*.scm``): their capture names are pygments token
 types (``@Keyword``, ``@Name.Function``), chosen so that every character gets
 the colour pygments' lexer gives it, and the style tables are pygments' own.
@@ -18,6 +18,11 @@ earlier pattern wins. Text no capture covers takes the language's ``rest``
 token: pygments gives every identifier and bracket a token (``Name``,
 ``Punctuation``, which look alike in every style), and prose in Markdown none.
 
+Text a language hands to another (HTML's <script> and <style>) is parsed by
+that grammar from the same bytes, limited to its ranges, so its rows and
+columns are the host's: its spans replace the host's there
+(``previewers.text.syntax_nested``).
+
 Until the whole-file tree arrives, or for a paged file that never gets one,
 a window is parsed on its own (a fraction of a millisecond): it may misread
 a window that starts inside a string, as pygments' root state does, and is
@@ -30,29 +35,32 @@ Nothing here imports Qt; tree-sitter is imported only when a file needs it.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import importlib
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
-from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from pygments.token import Token, _TokenType, string_to_tokentype  # type: ignore[import-untyped]
 
 from previewers import highlight
 from previewers.highlight import MAX_HIGHLIGHT_CHARS, Span
-from previewers.text.syntax_rules import (
-    css_vendors,
-    rust_types,
-    typed_colons,
-    without_inside,
+from previewers.text.syntax_grammars import (
+    GrammarSpec,
+    grammar_for_name,
+    grammar_modules,
 )
+from previewers.text.syntax_nested import spliced
+from previewers.text.syntax_rules import without_inside
 
 if TYPE_CHECKING:
-    from tree_sitter import Language, Node, Query, Tree
+    from tree_sitter import Language, Node, Query, Range, Tree
+
+__all__ = ["GrammarSpec", "TreeHighlighter", "grammar_for_name", "grammar_modules"]
 
 # How deep in the tree a highlighted node may start (0.8 ms for a window of
 # nodes 200 deep, against 127 ms for 4,000).
@@ -61,154 +69,8 @@ MAX_QUERY_DEPTH = 200
 PARSE_SLICE = 16 * 1024
 """Bytes handed to the parser per call: the GUI thread gets the lock between."""
 
-
-@dataclass(frozen=True)
-class GrammarSpec:
-    """Where a language's grammar is and which of our queries reads it.
-
-    ``rest`` is the token of text no capture covers ("" for none).
-    """
-
-    name: str
-    module: str
-    function: str
-    query: str
-    rest: str = "Name"
-    refine: tuple[tuple[str, str, str], ...] = ()
-    """(token, pattern, token): within spans of the first token, what the
-    pattern matches takes the second (pygments reads inside some strings)."""
-    line_rule: Callable[[list[Span], str], list[Span]] | None = None
-    """A rule of pygments' lexer no query can say, run over each line's spans
-    (``previewers.text.syntax_rules``)."""
-    opaque: tuple[str, ...] = ()
-    words_from: str = ""
-    """A pygments lexer module whose word lists the query names: ``WORDS:x``
-    in the query stands for the quoted words of its list ``x``."""
-    """Tokens pygments reads as one, strings apart: captures inside theirs
-    are dropped (a Rust attribute)."""
-
-
-# What pygments' PythonLexer marks as formatting inside a plain string.
-_PYTHON_FORMATS = (
-    r"%(\(\w+\))?[-#0 +]*([0-9]+|[*])?(\.([0-9]+|[*]))?[hlL]?[E-GXc-giorsaux%]"
-    r"|\{((\w+)((\.\w+)|(\[[^\]]+\]))*)?(\![sra])?"
-    r"(\:(.?[<>=\^])?[-+ ]?#?0?(\d+)?,?(\.\d+)?[E-GXb-gnosx%]?)?\}"
-)
-# A docstring's prefix ('r"""'), an affix for pygments, not a docstring.
-_DOC_PREFIX = r"\b[rRuUbB]{1,2}(?=\"\"\"|''')"
-_PYTHON = GrammarSpec(
-    "Python",
-    "tree_sitter_python",
-    "language",
-    "python.scm",
-    refine=(
-        ("Literal.String.Double", _PYTHON_FORMATS, "Literal.String.Interpol"),
-        ("Literal.String.Single", _PYTHON_FORMATS, "Literal.String.Interpol"),
-        ("Literal.String.Single", r"\\\\|\\[\"']", "Literal.String.Escape"),
-        ("Literal.String", r"\{\{|\}\}", "Literal.String.Escape"),
-        ("Literal.String.Doc", _DOC_PREFIX, "Literal.String.Affix"),
-    ),
-)
-# Optional chaining "?." is one token in the grammar, an operator and a
-# punctuation mark for pygments.
-_OPTIONAL_DOT = (("Operator", r"(?<=\?)\.", "Punctuation"),)
-_JAVASCRIPT = GrammarSpec(
-    "JavaScript",
-    "tree_sitter_javascript",
-    "language",
-    "javascript.scm",
-    refine=_OPTIONAL_DOT,
-)
-_TYPESCRIPT = GrammarSpec(
-    "TypeScript",
-    "tree_sitter_typescript",
-    "language_typescript",
-    "typescript.scm",
-    refine=_OPTIONAL_DOT,
-    line_rule=typed_colons,
-)
-_TSX = GrammarSpec(
-    "TSX",
-    "tree_sitter_typescript",
-    "language_tsx",
-    "typescript.scm",
-    refine=_OPTIONAL_DOT,
-    line_rule=typed_colons,
-)
-_JSON = GrammarSpec("JSON", "tree_sitter_json", "language", "json.scm")
-# A block scalar's header ("run: |", "- >-"): the grammar keeps it in the
-# scalar, pygments marks it as an indicator.
-_BLOCK_HEADER = r"(?<=:\s)[|>][-+0-9]*(?=\s*$)|(?<=-\s)[|>][-+0-9]*(?=\s*$)"
-_YAML = GrammarSpec(
-    "YAML",
-    "tree_sitter_yaml",
-    "language",
-    "yaml.scm",
-    refine=(("Name.Constant", _BLOCK_HEADER, "Punctuation.Indicator"),),
-)
-
-# pygments reads shell by words: a word that is not a keyword or a builtin
-# is plain text.
-_BASH = GrammarSpec("Bash", "tree_sitter_bash", "language", "bash.scm", rest="")
-
-_GO = GrammarSpec("Go", "tree_sitter_go", "language", "go.scm", rest="Name.Other")
-
-_RUST = GrammarSpec(
-    "Rust",
-    "tree_sitter_rust",
-    "language",
-    "rust.scm",
-    # A number's type suffix ("1u8") is a keyword for pygments.
-    refine=(
-        (
-            "Literal.Number.Integer",
-            r"(?<=[0-9_])([ui](8|16|32|64|size)|f(32|64))",
-            "Keyword",
-        ),
-        (
-            "Literal.Number.Float",
-            r"(?<=[0-9_.])([ui](8|16|32|64|size)|f(32|64))",
-            "Keyword",
-        ),
-    ),
-    line_rule=rust_types,
-    opaque=("Comment.Preproc",),
-)
-
-_CSS = GrammarSpec(
-    "CSS",
-    "tree_sitter_css",
-    "language",
-    "css.scm",
-    # "@media" is "@" and a keyword for pygments.
-    refine=(("Keyword", r"@(?=[\w-])", "Punctuation"),),
-    line_rule=css_vendors,
-    words_from="pygments.lexers.css",
-)
-
-_BY_SUFFIX: dict[str, GrammarSpec] = {
-    **dict.fromkeys((".py", ".pyi", ".pyw"), _PYTHON),
-    **dict.fromkeys((".js", ".mjs", ".cjs"), _JAVASCRIPT),
-    ".ts": _TYPESCRIPT,
-    ".tsx": _TSX,
-    **dict.fromkeys((".json", ".geojson"), _JSON),
-    **dict.fromkeys((".yaml", ".yml"), _YAML),
-    **dict.fromkeys((".sh", ".bash"), _BASH),
-    ".go": _GO,
-    ".rs": _RUST,
-    ".css": _CSS,
-}
-
-
-def grammar_for_name(name: str) -> GrammarSpec | None:
-    """The tree-sitter grammar for a file name, or ``None`` (pygments, or plain)."""
-    return _BY_SUFFIX.get(PurePath(name).suffix.lower())
-
-
-def grammar_modules() -> list[str]:
-    """The grammar wheels' modules: imported by name, so the frozen bundle is
-    told of them (``packaging/deliverables.spec``)."""
-    return sorted({spec.module for spec in _BY_SUFFIX.values()})
+INJECT_ROWS = 2_000
+"""Rows searched per call for text handed to another grammar (a few ms)."""
 
 
 @dataclass(frozen=True)
@@ -222,6 +84,10 @@ class Grammar:
     rest: _TokenType | None
     refine: tuple[tuple[_TokenType, re.Pattern[str], _TokenType], ...]
     opaque: frozenset[_TokenType]
+    inject: Query | None = None
+    """Every ``GrammarSpec.inject`` query in one, read in one pass."""
+    inject_to: tuple[GrammarSpec, ...] = ()
+    """The grammar each of ``inject``'s patterns hands its text to."""
 
 
 @functools.cache
@@ -249,7 +115,16 @@ def load_grammar(spec: GrammarSpec) -> Grammar:
         for outer, pattern, inner in spec.refine
     )
     opaque = frozenset(string_to_tokentype(name) for name in spec.opaque)
-    return Grammar(spec, language, query, tokens, rest, refine, opaque)
+    sources = "\n".join(found for found, _ in spec.inject)
+    inject = Query(language, sources) if sources else None
+    inject_to = tuple(
+        inner
+        for found, inner in spec.inject
+        for _ in range(Query(language, found).pattern_count)
+    )
+    return Grammar(
+        spec, language, query, tokens, rest, refine, opaque, inject, inject_to
+    )
 
 
 def _parse(grammar: Grammar, data: bytes, cancelled: Callable[[], bool]) -> Tree | None:
@@ -289,11 +164,83 @@ def _plain_lines(lines: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Nested:
+    """Trees of the text other grammars read (``GrammarSpec.inject``), in
+    the text's order: one per range, as pygments lexes each <script> or
+    fenced block on its own, each parsed from the whole text but only within
+    its range, so its rows and columns are the host's."""
+
+    trees: tuple[tuple[Grammar, Tree, Nested], ...] = ()
+    """Each tree with what its grammar hands on in turn (HTML in Markdown)."""
+    rows: tuple[tuple[int, int], ...] = ()
+    """Each tree's first and last row; ranges never overlap, so both ascend."""
+
+    def within(
+        self, first: int, count: int
+    ) -> Iterator[tuple[Grammar, Tree, Nested, int, int]]:
+        """The trees with rows among ``count`` rows from ``first``, and the
+        first and last of those rows."""
+        index = bisect.bisect_left(self.rows, first, key=lambda rows: rows[1])
+        last = first + count - 1
+        while index < len(self.rows) and self.rows[index][0] <= last:
+            start, end = self.rows[index]
+            grammar, tree, deeper = self.trees[index]
+            yield grammar, tree, deeper, max(start, first), min(end, last)
+            index += 1
+
+
+def _nested(
+    grammar: Grammar, tree: Tree, data: bytes, cancelled: Callable[[], bool]
+) -> Nested | None:
+    """Parse what ``grammar`` hands to other grammars; ``None`` if cancelled."""
+    from tree_sitter import Parser, QueryCursor
+
+    if grammar.inject is None:
+        return Nested()
+    cursor = QueryCursor(grammar.inject)
+    cursor.set_max_start_depth(MAX_QUERY_DEPTH)
+    # Row by row range, so the lock is let go between (a query over a whole
+    # 1.6 MB Markdown tree holds it for 0.2 s); a node over a range's edge
+    # comes twice, so each is kept by where it starts.
+    by_start: dict[int, tuple[Range, GrammarSpec]] = {}
+    for row in range(0, tree.root_node.end_point.row + 1, INJECT_ROWS):
+        if cancelled():
+            return None
+        cursor.set_point_range((row, 0), (row + INJECT_ROWS, 0))
+        for pattern, captures in cursor.matches(tree.root_node):
+            for node in captures.get("content", ()):
+                by_start[node.start_byte] = node.range, grammar.inject_to[pattern]
+    found = [(part, load_grammar(spec)) for _, (part, spec) in sorted(by_start.items())]
+    parsers: dict[str, Parser] = {}
+    trees: list[tuple[Grammar, Tree, Nested]] = []
+    rows: list[tuple[int, int]] = []
+    for part, inner in found:
+        # No range would mean the whole text.
+        if part.end_byte <= part.start_byte:
+            continue
+        if cancelled():
+            return None
+        parser = parsers.get(inner.spec.query)
+        if parser is None:
+            parser = parsers[inner.spec.query] = Parser(inner.language)
+        parser.included_ranges = [part]
+        parsed = parser.parse(data)
+        # Grammars hand on at most twice (Markdown, HTML, JavaScript): no cycle.
+        deeper = _nested(inner, parsed, data, cancelled)
+        if deeper is None:
+            return None
+        trees.append((inner, parsed, deeper))
+        rows.append((part.start_point.row, part.end_point.row))
+    return Nested(tuple(trees), tuple(rows))
+
+
+@dataclass(frozen=True)
 class TreeScan:
     """A whole text's tree (``None`` if parsing gave up: ``too_slow``)."""
 
     tree: Tree | None
     too_slow: bool = False
+    nested: Nested = Nested()
 
 
 class TreeHighlighter:
@@ -310,6 +257,7 @@ class TreeHighlighter:
         """A window took over ``WINDOW_BUDGET_S``: every window is plain now."""
         self.on_too_slow: Callable[[], None] | None = None
         self._tree: Tree | None = None
+        self._nested = Nested()
         self._primed: tuple[list[str], list[list[Span]]] | None = None
 
     @property
@@ -320,17 +268,18 @@ class TreeHighlighter:
         """Parse the whole text (on a worker); gives up after ``SCAN_BUDGET_S``."""
         deadline = time.perf_counter() + highlight.SCAN_BUDGET_S
         data = "\n".join(_plain_lines(lines)).encode("utf-8", "surrogatepass")
-        tree = _parse(
-            self.grammar, data, lambda: cancelled() or time.perf_counter() > deadline
-        )
-        if tree is None:
+        stop = lambda: cancelled() or time.perf_counter() > deadline  # noqa: E731
+        tree = _parse(self.grammar, data, stop)
+        nested = None if tree is None else _nested(self.grammar, tree, data, stop)
+        if tree is None or nested is None:
             return TreeScan(None, too_slow=not cancelled())
-        return TreeScan(tree)
+        return TreeScan(tree, nested=nested)
 
     def adopt(self, scan: TreeScan) -> None:
         """Take the whole text's tree: windows are exact from now on."""
         if scan.tree is not None:
             self._tree = scan.tree
+            self._nested = scan.nested
             self._primed = None
 
     def prime(self, lines: Sequence[str]) -> None:
@@ -356,63 +305,99 @@ class TreeHighlighter:
             shown, spans = primed
             if len(lines) <= len(shown) and shown[: len(lines)] == list(lines):
                 return spans[: len(lines)], False
+        budget = highlight.WINDOW_BUDGET_S  # pygments' own: one place sets both
         started = time.perf_counter()
+        found = self._window(lines, first, exact=exact)
+        if time.perf_counter() - started > budget:
+            # One slow window may be the collector's pause or a busy machine
+            # (60 ms seen for a full collection): only twice running is a
+            # grammar too slow for the screen.
+            started = time.perf_counter()
+            found = self._window(lines, first, exact=exact)
+            if time.perf_counter() - started > budget:
+                self.too_slow = True
+                if self.on_too_slow is not None:
+                    self.on_too_slow()
+                return [[] for _ in lines], True
+        return found
+
+    def _window(
+        self, lines: Sequence[str], first: int, *, exact: bool
+    ) -> tuple[list[list[Span]], bool]:
         if exact and self._tree is not None:
-            found = self._query(self._tree, lines, first), True
-        else:
-            from tree_sitter import Parser
+            return self._query(self._tree, self._nested, lines, first), True
+        from tree_sitter import Parser
 
-            data = "\n".join(_plain_lines(lines)).encode("utf-8", "surrogatepass")
-            tree = Parser(self.grammar.language).parse(data)
-            found = self._query(tree, lines, 0), self._tree is None and not exact
-        # The budgets are pygments' own (one place sets them for both).
-        if time.perf_counter() - started > highlight.WINDOW_BUDGET_S:
-            self.too_slow = True
-            if self.on_too_slow is not None:
-                self.on_too_slow()
-            return [[] for _ in lines], True
-        return found
+        data = "\n".join(_plain_lines(lines)).encode("utf-8", "surrogatepass")
+        tree = Parser(self.grammar.language).parse(data)
+        nested = _nested(self.grammar, tree, data, lambda: False) or Nested()
+        spans = self._query(tree, nested, lines, 0)
+        return spans, self._tree is None and not exact
 
-    def _query(self, tree: Tree, lines: Sequence[str], first: int) -> list[list[Span]]:
-        """Spans of ``lines``, rows ``first`` on in ``tree``."""
-        from tree_sitter import QueryCursor
+    def _query(
+        self, tree: Tree, nested: Nested, lines: Sequence[str], first: int
+    ) -> list[list[Span]]:
+        """Spans of ``lines``, rows ``first`` on in ``tree`` and the trees of
+        the text it hands to other grammars."""
+        return _highlighted(self.grammar, tree, nested, lines, first)
 
-        grammar = self.grammar
-        count = len(lines)
-        cursor = QueryCursor(grammar.query)
-        cursor.set_point_range((first, 0), (first + count, 0))
-        # A query's cost grows with the square of the tree's depth: 2,000
-        # nested YAML lists took 105 ms on the GUI thread. Real code nests far
-        # less; what lies deeper stays plain, as an overlong line does.
-        cursor.set_max_start_depth(MAX_QUERY_DEPTH)
-        rows: list[list[tuple[int, int, int, _TokenType]]] = [[] for _ in lines]
-        widths = [-1] * count
-        tokens = grammar.tokens
-        for pattern, captures in cursor.matches(tree.root_node):
-            for capture, nodes in captures.items():
-                token = tokens.get(capture)
-                if token is None:
-                    continue
-                for node in nodes:
-                    _place(node, pattern, token, first, rows, lines, widths)
-        rest, refine = grammar.rest, grammar.refine
-        if grammar.opaque:
-            rows = [without_inside(row, grammar.opaque) for row in rows]
+
+def _highlighted(
+    grammar: Grammar, tree: Tree, nested: Nested, lines: Sequence[str], first: int
+) -> list[list[Span]]:
+    """Spans of ``lines``, rows ``first`` on in ``tree``, with those of the
+    text ``grammar`` hands to others spliced in."""
+    found = _spans(grammar, tree, lines, first)
+    for inner, inner_tree, deeper, low, high in nested.within(first, len(lines)):
+        shown = lines[low - first : high - first + 1]
+        spans = _highlighted(inner, inner_tree, deeper, shown, low)
+        found[low - first : high - first + 1] = spliced(
+            found[low - first : high - first + 1], spans, inner_tree, shown, low
+        )
+    return found
+
+
+def _spans(
+    grammar: Grammar, tree: Tree, lines: Sequence[str], first: int
+) -> list[list[Span]]:
+    """Spans of ``lines``, rows ``first`` on in ``tree``, read by ``grammar``."""
+    from tree_sitter import QueryCursor
+
+    count = len(lines)
+    cursor = QueryCursor(grammar.query)
+    cursor.set_point_range((first, 0), (first + count, 0))
+    # A query's cost grows with the square of the tree's depth: 2,000
+    # nested YAML lists took 105 ms on the GUI thread. Real code nests far
+    # less; what lies deeper stays plain, as an overlong line does.
+    cursor.set_max_start_depth(MAX_QUERY_DEPTH)
+    rows: list[list[tuple[int, int, int, _TokenType]]] = [[] for _ in lines]
+    widths = [-1] * count
+    tokens = grammar.tokens
+    for pattern, captures in cursor.matches(tree.root_node):
+        for capture, nodes in captures.items():
+            token = tokens.get(capture)
+            if token is None:
+                continue
+            for node in nodes:
+                _place(node, pattern, token, first, rows, lines, widths)
+    rest, refine = grammar.rest, grammar.refine
+    if grammar.opaque:
+        rows = [without_inside(row, grammar.opaque) for row in rows]
+    found = [
+        _line_spans(row, line, rest) if len(line) <= MAX_HIGHLIGHT_CHARS else []
+        for row, line in zip(rows, lines, strict=True)
+    ]
+    for rule in refine:
         found = [
-            _line_spans(row, line, rest) if len(line) <= MAX_HIGHLIGHT_CHARS else []
-            for row, line in zip(rows, lines, strict=True)
+            _refined(spans, line, *rule)
+            for spans, line in zip(found, lines, strict=True)
         ]
-        for rule in refine:
-            found = [
-                _refined(spans, line, *rule)
-                for spans, line in zip(found, lines, strict=True)
-            ]
-        line_rule = grammar.spec.line_rule
-        if line_rule is not None:
-            found = [
-                line_rule(spans, line) for spans, line in zip(found, lines, strict=True)
-            ]
-        return found
+    line_rule = grammar.spec.line_rule
+    if line_rule is not None:
+        found = [
+            line_rule(spans, line) for spans, line in zip(found, lines, strict=True)
+        ]
+    return found
 
 
 def _place(

@@ -290,6 +290,17 @@ def test_chat_random_jumps_against_a_plain_list_of_the_same_rows(
 
     frames, base = random_jump_frames_ms((view, plain))
     again, base_again = random_jump_frames_ms((view, plain))
+
+    # A second view of the same conversation left idle until every answer's
+    # Markdown is rendered, then the same jumps: rows it has never laid out.
+    idle = ChatView()
+    qtbot.addWidget(idle)
+    first_paint_ms(
+        qtbot, idle, lambda: idle.set_conversation("c", str(tmp_path), messages)
+    )
+    idle.chat_model().load_all_history()
+    qtbot.waitUntil(idle.answers_prepared, timeout=120_000)
+    prepared, base_prepared = random_jump_frames_ms((idle, plain))
     report.append(
         f"chat random jumps ({chat.rowCount()} rows): p95 {p95(frames):.2f} ms "
         f"(rows first seen), plain QListView of the same rows' text "
@@ -297,4 +308,9 @@ def test_chat_random_jumps_against_a_plain_list_of_the_same_rows(
         f"(target <= 1.5); the same jumps again {p95(again):.2f} ms vs "
         f"{p95(base_again):.2f} ms, ratio "
         f"{p95(again) / max(p95(base_again), 1e-3):.2f}"
+    )
+    report.append(
+        f"chat random jumps after idle Markdown preparation (rows first laid "
+        f"out): p95 {p95(prepared):.2f} ms vs {p95(base_prepared):.2f} ms, ratio "
+        f"{p95(prepared) / max(p95(base_prepared), 1e-3):.2f}"
     )

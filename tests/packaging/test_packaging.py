@@ -228,6 +228,8 @@ def test_nothing_in_the_packaging_turns_the_sandbox_off():
         ("PySide6/Qt/plugins/platformthemes/libqgtk3.so", False),
         ("PySide6/Qt/lib/libQt6WebEngineCore.so.6", True),
         ("PySide6/Qt/lib/libQt6Pdf.so.6", False),
+        ("jsonschema/benchmarks/issue232/issue.json", False),
+        ("jsonschema_specifications/schemas/draft7/metaschema.json", True),
     ],
 )
 def test_the_bundle_keeps_what_the_web_engine_needs_and_nothing_unused(
@@ -333,12 +335,36 @@ def test_system_libraries_stay_out_of_the_bundle(tmp_path):
     assert dropped == ["libnss3.so", "libxcb-cursor.so.0"]
 
 
+def test_the_build_summary_names_the_largest_files_without_counting_links(tmp_path):
+    lib = tmp_path / "_internal" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "big.so").write_bytes(b"\0" * 3_000_000)
+    (lib / "small.so").write_bytes(b"\0" * 1_000_000)
+    (lib / "tiny.txt").write_bytes(b"\0" * 10)
+    (tmp_path / "app").write_bytes(b"\0" * 2_000_000)
+    (lib / "big.so.6").symlink_to("big.so")
+
+    assert build.largest_files(tmp_path, 3) == [
+        (3_000_000, "_internal/lib/big.so"),
+        (2_000_000, "app"),
+        (1_000_000, "_internal/lib/small.so"),
+    ]
+    summary = build.size_summary(tmp_path, 2).splitlines()
+    assert summary[0].endswith("of 6.0 MB:")
+    assert [line.split() for line in summary[1:]] == [
+        ["3.0", "MB", "_internal/lib/big.so"],
+        ["2.0", "MB", "app"],
+    ]
+
+
 def test_pymupdfs_heavy_extras_and_unused_qt_modules_are_excluded():
     excluded = set(bundle_rules.EXCLUDED_MODULES)
     assert {"numpy", "onnxruntime", "networkx"} <= excluded
     for name in ("Qt3DCore", "QtQuick3D", "QtCharts", "QtDataVisualization"):
         assert f"PySide6.{name}" in excluded
     assert "PySide6.QtDesigner" in excluded
+    # Its library stays, linked by QtWebEngineCore; no binding imports it.
+    assert "PySide6.QtPositioning" in excluded
     for needed in ("QtWebEngineCore", "QtWebEngineWidgets", "QtMultimedia"):
         assert f"PySide6.{needed}" not in excluded
 

@@ -17,10 +17,10 @@ from PySide6.QtGui import QDesktopServices
 
 from app.remote.manager import RemoteManager
 from app.remote.workspace import RemoteWorkspace
-from app.ui.cards import actions as actions_module
 from app.ui.cards import system_open
 from app.ui.cards.save_copy import SaveCopier
 from app.ui.cards.system_open import SystemOpener
+from app.workspace import native as native_module
 
 from .sshd import OpenSshServer, SshAgent, keygen, missing_tools
 
@@ -144,6 +144,6 @@ def openers(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[Any, ...]]
     monkeypatch.setattr(subprocess, "Popen", recorder("Popen"))
     monkeypatch.setattr(webbrowser, "open", recorder("webbrowser"))
     monkeypatch.setattr(
-        actions_module, "make_private_copy", recorder("make_private_copy")
+        native_module, "make_private_copy", recorder("make_private_copy")
     )
     return calls

@@ -4,30 +4,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
 from app.core.changes.index import ChangeRef, check_change
-from app.core.filetype import HEAD_SIZE, TEXT_KINDS, Kind, is_svg, kind_from_name
+from app.core.filetype import TEXT_KINDS, Kind, is_svg, kind_from_name
 from app.core.imported.verify import check_imported
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef, check_deliverable, look_up
 from app.core.store.import_store import ImportStore
 from app.core.store.imported_files import ImportedFileRef
-from app.core.trust.display_names import display_name, plain_file_name
-from app.core.trust.native_open import make_private_copy, native_open_refusal
+from app.core.trust.display_names import display_name
 from app.core.trust.paths import resolve_keep_leaf
 from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.records import FileEntry, UnsupportedRecord
 from app.core.trust.revalidate import Check, Verdict, check_path, peek
 from app.core.trust.safeio import VerifiedFile
+from app.ssh.address import is_remote_address
+from app.ui import gui_thread
 from app.ui.cards.action_spec import ActionSpec
 from app.ui.cards.save_copy import SaveCopier
 from app.ui.cards.system_open import SystemOpener
+from app.workspace.choose import local_workspace
+from app.workspace.protocol import Native, Workspace
 from previewers.widgets import plain_tooltip
 
 if TYPE_CHECKING:
@@ -61,9 +65,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("save_copy", "Sa&ve a copy…", "save a copy of {name}", needs_fd=True),
 )
 _SPECS = {spec.id: spec for spec in ACTIONS}
+NATIVE_ACTIONS = frozenset({"open_native", "show_in_file_manager"})
+"""Offered only where the workspace has a ``native`` side to hand files to."""
 DRAG_OUT = ActionSpec("drag_out", "Drag out", "drag {name} out", needs_fd=True)
 DRAG_COPY_LIMIT = 64 * 1024 * 1024
 """A drag needs its file at once; larger ones go through Save a copy."""
+NOT_HERE = "its files are not on this computer"
 
 
 def offers_browser(name: str, kind: Kind) -> bool:
@@ -84,29 +91,12 @@ def offers_source(name: str, kind: Kind) -> bool:
 INLINE_COPY_LIMIT = 8 * 1024 * 1024
 
 
-class _CopySignals(QObject):
-    finished = Signal(object, object)  # (job, Path or the reason as str)
+def workspace_at(address: str) -> Workspace | None:
+    """The workspace a local card or tree file belongs to; ``None`` for a host's.
 
-
-class _PrivateCopyJob(QRunnable):
-    """Makes the private copy for "Open with system app" off the GUI thread."""
-
-    def __init__(self, source: VerifiedFile, name: str, file_name: str) -> None:
-        super().__init__()
-        self.setAutoDelete(False)
-        self.signals = _CopySignals()
-        self.name = name
-        self._file_name = file_name
-        self._source = source
-
-    def run(self) -> None:
-        try:
-            result: object = make_private_copy(self._source, self._file_name)
-        except Exception as error:  # reported to the user, never lost
-            result = str(error)
-        finally:
-            self._source.close()
-        self.signals.finished.emit(self, result)
+    The window knows the connected hosts and passes its own look-up instead.
+    """
+    return None if is_remote_address(address) else local_workspace(address)
 
 
 class FileActions(QObject):
@@ -150,9 +140,11 @@ class FileActions(QObject):
         parent: QObject | None = None,
         *,
         saver: SaveCopier | None = None,
+        workspaces: Callable[[str], Workspace | None] = workspace_at,
     ) -> None:
         super().__init__(parent)
         self._store = store
+        self._workspaces = workspaces
         self._policy_provider = policy_provider
         self._mode_provider = mode_provider
         self._system = system if system is not None else SystemOpener(parent=self)
@@ -162,7 +154,7 @@ class FileActions(QObject):
         self._saver.failed.connect(self._on_saver_failed)
         self._saver.cancelled.connect(self._on_saver_cancelled)
         self._dialog_parent: QWidget | None = None
-        self._copy_jobs: set[_PrivateCopyJob] = set()
+        self._copies: set[Future[Path]] = set()
         self._remote: RemoteCardActions | None = None
 
     def set_dialog_parent(self, widget: QWidget | None) -> None:
@@ -190,14 +182,24 @@ class FileActions(QObject):
         if entry.remote is not None:
             self._fill_remote_menu(menu, ref, entry)
             return menu
+        native = self._native_of(self._workspace_of(ref.conversation_id))
         self._fill_menu(
-            menu, entry.name, entry.kind_enum, lambda action: self.perform(action, ref)
+            menu,
+            entry.name,
+            entry.kind_enum,
+            lambda action: self.perform(action, ref),
+            native=native is not None,
         )
-        self._disable_what_cannot_work(menu, ref, entry, lookup.trusted)
+        self._disable_what_cannot_work(menu, ref, entry, lookup.trusted, native)
         return menu
 
     def _disable_what_cannot_work(
-        self, menu: QMenu, ref: DeliverableRef, entry: FileEntry, trusted: bool
+        self,
+        menu: QMenu,
+        ref: DeliverableRef,
+        entry: FileEntry,
+        trusted: bool,
+        native: Native | None,
     ) -> None:
         """Grey out actions the file's state refuses now, the reason as tooltip.
 
@@ -211,21 +213,16 @@ class FileActions(QObject):
             mode=self._mode_provider(),
         )
         self.verdictChanged.emit(ref, check.verdict.value)
-        native = None
-        if check.allowed:
-            try:
-                mode = os.lstat(entry.resolved).st_mode
-            except OSError:
-                mode = 0
-            # Name and permission bits only: the bytes are read at the action.
-            native = native_open_refusal(entry.name, mode, b"")
+        runs = None
+        if check.allowed and native is not None:
+            runs = native.refusal_by_name(entry.name, entry.resolved)
         for action in menu.actions():
             spec = _SPECS.get(str(action.data()))
             if spec is None:
                 continue
             reason = None if check.allowed else check.reason
             if reason is None and spec.id == "open_native":
-                reason = native
+                reason = runs
             if reason is not None:
                 action.setEnabled(False)
                 refusal = spec.refusal.format(name=entry.display_name)
@@ -253,14 +250,22 @@ class FileActions(QObject):
             name,
             kind_from_name(name),
             lambda action: self.perform_path(action, path, workspace),
+            native=self._native_of(workspace or os.path.dirname(path)) is not None,
         )
         return menu
 
     @staticmethod
     def _fill_menu(
-        menu: QMenu, name: str, kind: Kind, run: Callable[[str], object]
+        menu: QMenu,
+        name: str,
+        kind: Kind,
+        run: Callable[[str], object],
+        *,
+        native: bool,
     ) -> None:
         for spec in ACTIONS:
+            if spec.id in NATIVE_ACTIONS and not native:
+                continue
             if spec.id == "show_source" and not offers_source(name, kind):
                 continue
             if spec.id == "open_browser" and not offers_browser(name, kind):
@@ -293,8 +298,9 @@ class FileActions(QObject):
         if not check.allowed or entry is None:
             self._refuse(spec, name, check.reason)
             return False
+        native = self._native_of(self._workspace_of(ref.conversation_id))
         return self._act(
-            spec, entry.resolved, name, check, opened, ref, entry.kind_enum
+            spec, entry.resolved, name, check, opened, ref, entry.kind_enum, native
         )
 
     def drag_copy(self, ref: DeliverableRef) -> Path | None:
@@ -310,13 +316,12 @@ class FileActions(QObject):
         if not check.allowed or entry is None or opened is None:
             self._refuse(DRAG_OUT, name, check.reason)
             return None
+        native = self._native_of(self._workspace_of(ref.conversation_id))
         with opened:
-            try:
-                refusal = native_open_refusal(
-                    entry.name, os.fstat(opened.fd).st_mode, opened.read(HEAD_SIZE)
-                )
-            except OSError as error:
-                refusal = f"it cannot be read: {error}"
+            if native is None:
+                self._refuse(DRAG_OUT, name, NOT_HERE)
+                return None
+            refusal = native.refusal(entry.name, opened)
             if refusal is None and opened.identity.size > DRAG_COPY_LIMIT:
                 refusal = (
                     "it is larger than 64 MiB; use Save a copy… to put it elsewhere"
@@ -325,9 +330,7 @@ class FileActions(QObject):
                 self._refuse(DRAG_OUT, name, refusal)
                 return None
             try:
-                copy = make_private_copy(
-                    opened, plain_file_name(entry.name), limit=0o644
-                )
+                copy = native.private_copy(entry.name, opened, limit=0o644)
             except OSError as error:
                 self._refuse(DRAG_OUT, name, f"no private copy could be made: {error}")
                 return None
@@ -400,6 +403,11 @@ class FileActions(QObject):
         except KeyError:
             return ""
 
+    def _native_of(self, address: str) -> Native | None:
+        """What the workspace at ``address`` can hand the desktop; ``None``: nothing."""
+        workspace = self._workspaces(address)
+        return None if workspace is None else workspace.native
+
     def _policy_of(self, conversation_id: str) -> Policy:
         """The policy a conversation's files are checked under: its workspace's."""
         return self._policy_provider(self._workspace_of(conversation_id))
@@ -471,7 +479,8 @@ class FileActions(QObject):
         if not check.allowed:
             self._refuse(spec, name, check.reason)
             return False
-        return self._act(spec, resolved, name, check, opened, None, None)
+        native = self._native_of(workspace or os.path.dirname(resolved))
+        return self._act(spec, resolved, name, check, opened, None, None, native)
 
     def _check_path(
         self, resolved: str, workspace: str
@@ -494,6 +503,7 @@ class FileActions(QObject):
         opened: VerifiedFile | None,
         ref: DeliverableRef | None,
         kind: Kind | None,
+        native: Native | None = None,
     ) -> bool:
         self.acted.emit(spec.id)
         if spec.id in ("open", "show_source"):
@@ -507,7 +517,7 @@ class FileActions(QObject):
             return True
         if spec.id == "open_native":
             assert opened is not None
-            return self._open_natively(spec, name, opened, path)
+            return self._open_natively(spec, name, opened, path, native)
         if spec.id == "save_copy":
             assert opened is not None
             return self._saver.start(
@@ -528,6 +538,9 @@ class FileActions(QObject):
             return True
 
         if spec.id == "show_in_file_manager":
+            if native is None:
+                self._refuse(spec, name, NOT_HERE)
+                return False
             if not self._system.show_in_file_manager(path):
                 self._refuse(spec, name, "no file manager could be started")
                 return False
@@ -535,35 +548,37 @@ class FileActions(QObject):
         raise AssertionError(f"unhandled action {spec.id}")
 
     def _open_natively(
-        self, spec: ActionSpec, name: str, opened: VerifiedFile, path: str
+        self,
+        spec: ActionSpec,
+        name: str,
+        opened: VerifiedFile,
+        path: str,
+        native: Native | None,
     ) -> bool:
         """Refuse what can run; hand the desktop a private copy, never the path."""
-        try:
-            refusal = native_open_refusal(
-                os.path.basename(path),
-                os.fstat(opened.fd).st_mode,
-                opened.read(HEAD_SIZE),
-            )
-        except OSError as error:
-            refusal = f"it cannot be read: {error}"
-        if refusal is not None:
+        file_name = os.path.basename(path)
+        refusal = NOT_HERE if native is None else native.refusal(file_name, opened)
+        if native is None or refusal is not None:
             opened.close()
-            self._refuse(spec, name, refusal)
+            self._refuse(spec, name, refusal or NOT_HERE)
             return False
-        # The copy keeps the real name (the desktop picks the app by it), less
-        # any hidden characters.
-        file_name = plain_file_name(os.path.basename(path))
         if opened.identity.size > INLINE_COPY_LIMIT:
-            job = _PrivateCopyJob(opened, name, file_name)
-            job.signals.finished.connect(
-                self._on_private_copy_finished, Qt.ConnectionType.QueuedConnection
+
+            def copy_and_close() -> Path:
+                with opened:
+                    return native.private_copy(file_name, opened)
+
+            self._copies.add(
+                gui_thread.run(
+                    self,
+                    copy_and_close,
+                    lambda done: self._on_private_copy_finished(name, done),
+                )
             )
-            self._copy_jobs.add(job)
-            QThreadPool.globalInstance().start(job)
             self.notice.emit(f"Preparing a private copy of {name} to open…")
             return True
         try:
-            copy = make_private_copy(opened, file_name)
+            copy = native.private_copy(file_name, opened)
         except OSError as error:
             self._refuse(spec, name, f"no private copy could be made: {error}")
             return False
@@ -571,14 +586,15 @@ class FileActions(QObject):
             opened.close()
         return self._hand_over(name, copy)
 
-    def _on_private_copy_finished(self, job: object, result: object) -> None:
-        assert isinstance(job, _PrivateCopyJob)
-        self._copy_jobs.discard(job)
-        if isinstance(result, Path):
-            self._hand_over(job.name, result)
-        else:
-            reason = f"no private copy could be made: {result}"
-            self._refuse(_SPECS["open_native"], job.name, reason)
+    def _on_private_copy_finished(self, name: str, done: Future[Path]) -> None:
+        self._copies.discard(done)
+        try:
+            copy = done.result()
+        except Exception as error:  # reported to the user, never lost
+            reason = f"no private copy could be made: {error}"
+            self._refuse(_SPECS["open_native"], name, reason)
+            return
+        self._hand_over(name, copy)
 
     def _hand_over(self, name: str, copy: Path) -> bool:
         if not self._system.open_file(str(copy)):

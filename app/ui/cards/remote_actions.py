@@ -3,8 +3,9 @@
 A remote card's menu has Open, Locate in remote tree, the two forms of its
 remote coordinate and Save to local…; "Open with system app" and "Show in file
 manager" do not exist here. Every action asks ``RemoteManager.check_deliverable``
-again (on the SSH loop thread; the answer comes back by a queued signal), so a
-file that changed since it was presented is refused as changed.
+again (on the SSH loop thread; the answer reaches the GUI thread through
+``app.ui.gui_thread``), so a file that changed since it was presented is
+refused as changed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from app.core.trust.policy import PermissionMode
 from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import Verdict
 from app.ssh.errors import RemoteError
+from app.ui import gui_thread
 from app.ui.cards.action_spec import ActionSpec
 
 if TYPE_CHECKING:
@@ -58,13 +60,6 @@ REMOTE_ACTIONS: tuple[ActionSpec, ...] = (
 _SPECS = {spec.id: spec for spec in REMOTE_ACTIONS}
 CONTENT_ACTIONS = frozenset({"open", "show_source", "save_local"})
 """Actions that read the file: refused when it is not the recorded version."""
-
-
-class _Relay(QObject):
-    checked = Signal(str, object, object)  # action, ref, Future[Checked]
-    path_checked = Signal(str, object, str, object)  # ..., Future[RemoteCheck]
-    progress = Signal(object, int, int)  # save job, done, total
-    saved = Signal(object, object)  # save job, Future[RemoteCopyResult]
 
 
 @dataclass(frozen=True)
@@ -109,6 +104,8 @@ class RemoteCardActions(QObject):
     openRequested = Signal(object, str, object, object, object)
     sourceRequested = Signal(object, str, object, object, object)
     locateRequested = Signal(object, str)
+    # A save's progress, from the SSH loop: (job, done, total), queued here.
+    _progressed = Signal(object, int, int)
 
     def __init__(
         self,
@@ -124,12 +121,7 @@ class RemoteCardActions(QObject):
         self._dialog_parent: QWidget | None = None
         self._pending: set[Future[Checked] | Future[RemoteCheck]] = set()
         self._saves: dict[_SaveJob, Future[RemoteCopyResult]] = {}
-        self._relay = _Relay(self)
-        queued = Qt.ConnectionType.QueuedConnection
-        self._relay.checked.connect(self._on_checked, queued)
-        self._relay.path_checked.connect(self._on_path_checked, queued)
-        self._relay.progress.connect(self._on_progress, queued)
-        self._relay.saved.connect(self._on_saved, queued)
+        self._progressed.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)
 
     def set_dialog_parent(self, widget: QWidget | None) -> None:
         self._dialog_parent = widget
@@ -177,8 +169,8 @@ class RemoteCardActions(QObject):
             self._store, ref, mode=self._mode_provider()
         )
         self._pending.add(future)
-        future.add_done_callback(
-            lambda done: self._relay.checked.emit(action, ref, done)
+        gui_thread.when_done(
+            self, future, lambda done: self._on_checked(action, ref, done)
         )
         return future
 
@@ -194,8 +186,10 @@ class RemoteCardActions(QObject):
             raise ValueError(f"unknown remote file action {action!r}")
         future = workspace.check_path(path)
         self._pending.add(future)
-        future.add_done_callback(
-            lambda done: self._relay.path_checked.emit(action, workspace, path, done)
+        gui_thread.when_done(
+            self,
+            future,
+            lambda done: self._on_path_checked(action, workspace, path, done),
         )
         return future
 
@@ -211,8 +205,9 @@ class RemoteCardActions(QObject):
 
     # -- after the check -------------------------------------------------------
 
-    def _on_checked(self, action: str, ref: object, future: object) -> None:
-        assert isinstance(future, Future) and isinstance(ref, DeliverableRef)
+    def _on_checked(
+        self, action: str, ref: DeliverableRef, future: Future[Checked]
+    ) -> None:
         self._pending.discard(future)
         spec = _SPECS[action]
         try:
@@ -242,9 +237,12 @@ class RemoteCardActions(QObject):
         self._act(spec, ref, target, workspace, recorded)
 
     def _on_path_checked(
-        self, action: str, workspace: RemoteWorkspace, path: str, future: object
+        self,
+        action: str,
+        workspace: RemoteWorkspace,
+        path: str,
+        future: Future[RemoteCheck],
     ) -> None:
-        assert isinstance(future, Future)
         self._pending.discard(future)
         spec = _SPECS[action]
         name = display_name(posixpath.basename(path) or path)
@@ -327,11 +325,11 @@ class RemoteCardActions(QObject):
             entry.resolved,
             target,
             expected=identity,
-            progress=lambda done, total: self._relay.progress.emit(job, done, total),
+            progress=lambda done, total: self._progressed.emit(job, done, total),
             is_cancelled=lambda: job.cancelled,
         )
         self._saves[job] = future
-        future.add_done_callback(lambda done: self._relay.saved.emit(job, done))
+        gui_thread.when_done(self, future, lambda done: self._on_saved(job, done))
         dialog.show()
         self.acted.emit(spec.id)
 
@@ -339,8 +337,7 @@ class RemoteCardActions(QObject):
         if isinstance(job, _SaveJob) and job in self._saves and total > 0:
             job.dialog.setValue(min(100, done * 100 // total))
 
-    def _on_saved(self, job: object, future: object) -> None:
-        assert isinstance(job, _SaveJob) and isinstance(future, Future)
+    def _on_saved(self, job: _SaveJob, future: Future[RemoteCopyResult]) -> None:
         self._saves.pop(job, None)
         cancelled = job.cancelled  # closing the dialog counts as its Cancel
         job.dialog.close()

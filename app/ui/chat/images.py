@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import os
-import posixpath
 from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from PySide6.QtCore import QObject, QRunnable, QSize, QThreadPool, Signal
 from PySide6.QtGui import QImage
 
 from app.core.filetype import HEAD_SIZE, detect
-from app.core.trust.policy import Policy
-from app.core.trust.public_files import PUBLIC_FOLDER, is_public_path
-from app.core.trust.safeio import SafeOpenError, open_verified
+from app.core.trust.public_files import PUBLIC_FOLDER
+from app.core.trust.safeio import SafeOpenError
 from app.formats.image_facts import (
     ImageDataError,
     ImageFormat,
@@ -22,15 +21,14 @@ from app.formats.image_facts import (
     format_for_mime,
 )
 from app.ssh.errors import RemoteError
+from app.workspace.protocol import Workspace
 from previewers.qimage import to_qimage
-
-if TYPE_CHECKING:
-    from app.remote.workspace import RemoteWorkspace
-
 
 MAX_PIXELS: Final = 40_000_000
 MAX_BYTES: Final = 32 * 1024 * 1024
 MAX_WIDTH: Final = 480
+READ_TIMEOUT_S: Final = 120
+"""How long a read may take before the image is given up (a slow host)."""
 
 # The formats an inline image may have, as the file-type service names them
 # from the bytes; the reader is told the format, never asked to guess it.
@@ -56,25 +54,27 @@ def sniff_format(head: bytes) -> ImageFormat | None:
     return found if found is not None and found.mime in _FORMATS else None
 
 
-def load_public_image(path: str, workspace: str, policy: Policy) -> QImage:
-    """Read ``path`` through a verified descriptor and decode it, scaled down.
+def load_public_image(workspace: Workspace, filename: str) -> QImage:
+    """Read ``public/<filename>`` of ``workspace`` as one checked version, decoded.
 
-    Refuses symlinks, anything outside ``<workspace>/public/``, denied paths,
-    unknown formats (SVG included) and images over ``MAX_PIXELS``.
+    Whichever host holds the folder, the workspace refuses links, anything
+    outside it, denied paths, files that are not regular, files over
+    ``MAX_BYTES`` and files replaced mid-read, under the policy in force now;
+    then unknown formats (SVG included) and images over ``MAX_PIXELS`` are
+    refused here. Only a name directly in the public folder is read.
     """
+    name = os.path.basename(filename.replace("\\", "/"))
     try:
-        verified = open_verified(path)
+        data = workspace.read(f"{PUBLIC_FOLDER}/{name}", limit=MAX_BYTES).result(
+            READ_TIMEOUT_S
+        )
     except SafeOpenError as error:
+        reason = "the file is too large" if error.reason == "too_large" else error
+        raise ImageLoadError(f"Image not shown: {reason}") from error
+    except RemoteError as error:
         raise ImageLoadError(f"Image not shown: {error}") from error
-    with verified:
-        real = verified.real_path or os.path.realpath(path)
-        if not is_public_path(real, workspace):
-            raise ImageLoadError("Image not shown: it is not in the public folder")
-        if policy.denying_rule(real) is not None or policy.denying_rule(path):
-            raise ImageLoadError("Image not shown: the read-deny policy forbids it")
-        if verified.identity.size > MAX_BYTES:
-            raise ImageLoadError("Image not shown: the file is too large")
-        data = verified.read(MAX_BYTES + 1)
+    except FutureTimeout as error:
+        raise ImageLoadError("Image not shown: its host did not answer") from error
     return decode_image(data, QSize(MAX_WIDTH, MAX_PIXELS))
 
 
@@ -98,35 +98,6 @@ def decode_image(data: bytes, box: QSize) -> QImage:
     return to_qimage(decoded)
 
 
-def load_remote_public_image(workspace: RemoteWorkspace, filename: str) -> QImage:
-    """Fetch ``public/<filename>`` of a remote workspace within the limits, decoded.
-
-    The bytes come as one verified snapshot (a file replaced mid-read is
-    refused); a link, a denied path or an oversized file is refused first,
-    under the policy in force on that host. No local path is ever used.
-    """
-    path = posixpath.join(workspace.root, PUBLIC_FOLDER, filename)
-    timeout = workspace.link.settings.operation_timeout * 2
-    try:
-        policy = workspace.policy().result(timeout)
-        if policy.denying_rule(path) is not None:
-            raise ImageLoadError("Image not shown: the read-deny policy forbids it")
-        identity = workspace.lstat(path).result(timeout)
-        if not identity.is_regular:
-            raise ImageLoadError("Image not shown: it is not a regular file")
-        if identity.size > MAX_BYTES:
-            raise ImageLoadError("Image not shown: the file is too large")
-        snapshot = workspace.snapshot(path, limit=MAX_BYTES, expected=identity)
-        data = snapshot.result(timeout + MAX_BYTES / (1 << 20)).data
-    except (RemoteError, SafeOpenError) as error:
-        raise ImageLoadError(f"Image not shown: {error}") from error
-    except TimeoutError as error:
-        raise ImageLoadError(
-            "Image not shown: the remote host did not answer"
-        ) from error
-    return decode_image(data, QSize(MAX_WIDTH, MAX_PIXELS))
-
-
 @dataclass(frozen=True)
 class ImageResult:
     """A decoded image (or why not) for the row keyed ``key`` of ``generation``."""
@@ -143,21 +114,17 @@ class _DecodeTask(QRunnable):
         emit: Callable[[ImageResult], None],
         key: str,
         generation: int,
-        path: str,
-        workspace: str | RemoteWorkspace,
-        policy: Policy,
+        filename: str,
+        workspace: Workspace,
     ) -> None:
         super().__init__()
         self._emit = emit
-        self._args = (key, generation, path, workspace, policy)
+        self._args = (key, generation, filename, workspace)
 
     def run(self) -> None:
-        key, generation, path, workspace, policy = self._args
+        key, generation, filename, workspace = self._args
         try:
-            if isinstance(workspace, str):
-                image = load_public_image(path, workspace, policy)
-            else:
-                image = load_remote_public_image(workspace, os.path.basename(path))
+            image = load_public_image(workspace, filename)
         except ImageLoadError as error:
             self._emit(ImageResult(key, generation, None, str(error)))
         except Exception as error:  # a decoder bug must not kill the worker
@@ -184,12 +151,11 @@ class ImageLoader(QObject):
         self,
         key: str,
         generation: int,
-        path: str,
-        workspace: str | RemoteWorkspace,
-        policy: Policy,
+        filename: str,
+        workspace: Workspace,
     ) -> None:
-        """Decode ``path`` of a local workspace folder, or of a remote workspace."""
-        task = _DecodeTask(self.decoded.emit, key, generation, path, workspace, policy)
+        """Decode ``public/<filename>`` of ``workspace``, wherever its files are."""
+        task = _DecodeTask(self.decoded.emit, key, generation, filename, workspace)
         self._pool.start(task)
 
     def wait_for_done(self, msecs: int = 5000) -> bool:

@@ -34,27 +34,59 @@ def markdown_html(text: str) -> str:
     return _html_cache.get(text)
 
 
+def prepare_markdown_html(text: str) -> bool:
+    """Render ``text`` ahead of its first paint; False once the cache is full.
+
+    A full cache is left as it is: what it holds is nearer the screen.
+    """
+    return _html_cache.warm(text)
+
+
+HTML_CACHE_CHARS = 16 * 1024 * 1024
+"""How much Markdown and HTML text the cache keeps, in characters."""
+
+
 class _HtmlCache:
     """Rendered HTML by Markdown text: parsing costs more than laying out.
 
     Far larger than the document cache, since a string is cheap to keep and a
-    row scrolled back into view then skips the parser.
+    row scrolled back into view then skips the parser. Bounded by characters,
+    not entries, so a conversation of short answers fits whole while a few
+    huge ones cannot take the memory of thousands.
     """
 
-    def __init__(self, capacity: int = 4096) -> None:
+    def __init__(self, capacity: int = HTML_CACHE_CHARS) -> None:
         self._capacity = capacity
+        self._chars = 0
         self._html: OrderedDict[str, str] = OrderedDict()
 
     def get(self, text: str) -> str:
         html_text = self._html.get(text)
         if html_text is None:
             html_text = str(_parser().render(text))
-            self._html[text] = html_text
-            if len(self._html) > self._capacity:
-                self._html.popitem(last=False)
+            self._keep(text, html_text)
         else:
             self._html.move_to_end(text)
         return html_text
+
+    def warm(self, text: str) -> bool:
+        if text in self._html:
+            return True
+        html_text = str(_parser().render(text))
+        if self._chars + len(text) + len(html_text) > self._capacity:
+            return False
+        self._keep(text, html_text)
+        return True
+
+    def _keep(self, text: str, html_text: str) -> None:
+        size = len(text) + len(html_text)
+        if size > self._capacity:
+            return
+        self._html[text] = html_text
+        self._chars += size
+        while self._chars > self._capacity:
+            dropped, dropped_html = self._html.popitem(last=False)
+            self._chars -= len(dropped) + len(dropped_html)
 
 
 _html_cache = _HtmlCache()

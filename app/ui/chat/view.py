@@ -7,15 +7,17 @@ rows never shown get a cheap estimate, rows on screen are measured exactly
 when painted, and offsets are prefix sums rebuilt in C (``accumulate``).
 The rows on screen stay put when heights above them settle. While the event
 loop is idle, the rows a page above and below the screen are measured (and
-their Markdown laid out) a few at a time, so the next page paints from caches.
+their Markdown laid out) a few at a time, so the next page paints from caches;
+then every other answer's Markdown is rendered, so a jump anywhere parses none.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from array import array
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from PySide6.QtCore import (
     QItemSelection,
@@ -53,10 +55,9 @@ from app.ui.chat.heights import RowHeights
 from app.ui.chat.images import ImageLoader, ImageResult
 from app.ui.chat.interaction import ChatInteractionView
 from app.ui.chat.model import ChatModel
-
-if TYPE_CHECKING:
-    from app.remote.workspace import RemoteWorkspace
-
+from app.ui.chat.warm import AnswerWarmer
+from app.workspace.choose import local_workspace
+from app.workspace.protocol import Workspace
 
 SPINNER_MS: Final = 90
 OLDER_FALLBACK_MS: Final = 250
@@ -90,7 +91,7 @@ class ChatView(ChatInteractionView):
         self._pad_row: int | None = None
         self._model_spec = ""
         self._policy_provider: Callable[[], Policy] | None = None
-        self._remote_lookup: Callable[[str], RemoteWorkspace | None] = lambda _: None
+        self._workspace_lookup: Callable[[str], Workspace | None] = self._local_only
         self._images = ImageLoader(self)
         self._images.decoded.connect(self._on_images_decoded)
         self._pending: set[str] = set()
@@ -106,6 +107,7 @@ class ChatView(ChatInteractionView):
         self._prepare.setSingleShot(True)
         self._prepare.setInterval(0)
         self._prepare.timeout.connect(self._on_prepare_timeout)
+        self._warmer = AnswerWarmer()
         self._older_fallback = QTimer(self)
         self._older_fallback.setSingleShot(True)
         self._older_fallback.setInterval(OLDER_FALLBACK_MS)
@@ -148,6 +150,7 @@ class ChatView(ChatInteractionView):
         self._delegate.documents.clear()
         self._delegate.plain_documents.clear()
         self._delegate.selection.clear()
+        self._warmer.restart()
         self._chat.set_conversation(conversation_id, workspace, messages, imported)
         self._anchor_row = self._last_turn_row()
         self._pad_row = self._anchor_row
@@ -203,11 +206,18 @@ class ChatView(ChatInteractionView):
     def set_policy_provider(self, provider: Callable[[], Policy]) -> None:
         self._policy_provider = provider
 
-    def set_remote_lookup(
-        self, lookup: Callable[[str], RemoteWorkspace | None]
-    ) -> None:
-        """How to reach a remote workspace by its address, for its images."""
-        self._remote_lookup = lookup
+    def set_workspace_lookup(self, lookup: Callable[[str], Workspace | None]) -> None:
+        """How to reach a workspace by its address, for its images.
+
+        ``None`` from ``lookup``: the workspace is not reachable now (a host
+        not connected yet). Without one, only folders on this computer are.
+        """
+        self._workspace_lookup = lookup
+
+    def _local_only(self, address: str) -> Workspace | None:
+        if is_remote_address(address):
+            return None
+        return local_workspace(address, policy_loader=self._policy)
 
     def is_loaded(self) -> bool:
         return self._painted and not self._pending
@@ -548,6 +558,7 @@ class ChatView(ChatInteractionView):
         if self._stick_bottom:
             # Rows above cannot move a view held at the bottom.
             self._set_range(value, to_bottom=True)
+            self._prepare_answers(deadline)
             return
         row, covered, shift = self._rows.row_at(value) - 1, 0, 0
         finished = True
@@ -565,6 +576,17 @@ class ChatView(ChatInteractionView):
         self._set_range(value + shift)
         if not finished:
             self._prepare.start()
+        else:
+            self._prepare_answers(deadline)
+
+    def _prepare_answers(self, deadline: float) -> None:
+        """With the pages either side ready, render the other answers' Markdown."""
+        if not self._warmer.step(self._chat, deadline):
+            self._prepare.start()
+
+    def answers_prepared(self) -> bool:
+        """Whether every answer's Markdown is rendered ahead of its first paint."""
+        return self._warmer.finished()
 
     # -- images ------------------------------------------------------------------
 
@@ -583,25 +605,17 @@ class ChatView(ChatInteractionView):
             return
         if is_svg(block.filename):
             return
-        address = self._chat.workspace
-        workspace: str | RemoteWorkspace = address
-        if is_remote_address(address):
-            # A remote workspace's image is fetched from its host, never from a
-            # local path; until the host answers there is nothing to show.
-            remote = self._remote_lookup(address)
-            if remote is None:
-                self._chat.set_image(
-                    key, "Image not shown: the remote host is not connected yet"
-                )
-                return
-            workspace = remote
+        # The image is read through its workspace, from whichever host holds
+        # it; until that host answers there is nothing to show.
+        workspace = self._workspace_lookup(self._chat.workspace)
+        if workspace is None:
+            self._chat.set_image(
+                key, "Image not shown: the remote host is not connected yet"
+            )
+            return
         self._pending.add(key)
         self._images.request(
-            key,
-            self._generation,
-            block.public_path,
-            workspace,
-            self._policy(),
+            key, self._generation, os.path.basename(block.public_path), workspace
         )
 
     def _on_images_decoded(self, result: ImageResult) -> None:

@@ -198,7 +198,9 @@ class LibraryPaneWidget(QWidget):
         self.turn_button = QPushButton("Go to the turn", self)
         self.versions_button = QPushButton("Versions…", self)
         self.save_button = QPushButton("Save a copy…", self)
-        self.export_button = QPushButton("Export conversation…", self)
+        # Short, so the row fits the column; the tooltip and name say it all.
+        self.export_button = QPushButton("Export…", self)
+        self.export_button.setAccessibleName("Export conversation…")
         self.export_button.setToolTip(
             "Save every deliverable of this item's conversation, with an index"
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, QPoint, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractItemView, QMenu, QStackedWidget
 
@@ -86,6 +86,10 @@ class LibraryLink(QObject):
         self.library = Library(store)
         self.pane = LibraryPaneWidget(self.library, middle)
         middle.addWidget(self.pane)
+        self._chat_min_width = middle.minimumWidth()
+        middle.currentChanged.connect(self._fit_middle)
+        # Filters filled from what is listed widen the pane's controls.
+        self.pane.installEventFilter(self)
         self.pane.openRequested.connect(self.open_item)
         self.pane.turnRequested.connect(self.go_to_turn)
         self.pane.versionsRequested.connect(self.show_versions)
@@ -116,6 +120,17 @@ class LibraryLink(QObject):
         self.pane.set_preparing(False, failure)
         if self.showing():
             self.pane.reload()
+
+    def _fit_middle(self) -> None:
+        # The chat's column is narrow by default; the library's filters and
+        # buttons need more, so while it is shown the panes beside give room.
+        need = self.pane.minimumSizeHint().width() if self.showing() else 0
+        self._middle.setMinimumWidth(max(self._chat_min_width, need))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.pane and event.type() == QEvent.Type.LayoutRequest:
+            self._fit_middle()
+        return False
 
     def show(self) -> None:
         """Show the library in place of the chat, read afresh."""

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from app.remote.files import RemoteIdentity
     from app.remote.workspace import RemoteWorkspace
+    from app.workspace.protocol import Workspace
 
 
 class _Panes(Protocol):
@@ -47,6 +48,8 @@ class Window(Protocol):
 
     def dialog_parent(self) -> QWidget: ...
 
+    def workspace_at(self, address: str) -> Workspace | None: ...
+
 
 def remote_card_actions(
     window: Window, store: Store, mode: Callable[[], PermissionMode | None]
@@ -57,7 +60,7 @@ def remote_card_actions(
     )
     actions.set_dialog_parent(window.dialog_parent())
     window.file_actions.set_remote(actions)
-    window.chat.set_remote_lookup(window.connections.workspace_for)
+    window.chat.set_workspace_lookup(window.workspace_at)
     notices = window.notice_bar
     actions.refused.connect(lambda message: notices.show_message(message, "warning"))
     actions.notice.connect(notices.show_message)

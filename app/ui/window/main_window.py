@@ -30,6 +30,7 @@ from app.core.store import Store
 from app.core.trust.display_names import display_name
 from app.core.trust.native_open import sweep_private_copies
 from app.core.trust.policy import PermissionMode, Policy, current_policy
+from app.ssh.address import is_remote_address
 from app.ui.cards.actions import FileActions
 from app.ui.changes.imported_session import ImportedSessionBarWidget
 from app.ui.changes.window_link import ChangesLink
@@ -52,6 +53,8 @@ from app.ui.window.layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.window.menus import WindowActions, WindowCommands, build_menus
 from app.ui.window.preferences import Preferences
 from app.ui.workspace.widget import WorkspaceWidget
+from app.workspace.choose import local_workspace, ssh_workspace
+from app.workspace.protocol import Workspace
 
 if TYPE_CHECKING:
     from app.remote.manager import RemoteManager
@@ -475,6 +478,15 @@ class MainWindow(QMainWindow):
 
     def remote_workspace_for(self, address: str) -> RemoteWorkspace | None:
         return self.connections.workspace_for(address)
+
+    def workspace_at(self, address: str) -> Workspace | None:
+        """The workspace at ``address``; ``None``: its host is not connected yet."""
+        if is_remote_address(address):
+            remote = self.connections.workspace_for(address)
+            return ssh_workspace(remote) if remote is not None else None
+        return local_workspace(
+            address, policy_loader=lambda: self._policy_for(address or None)
+        )
 
     def _close_remote(self) -> None:
         self.remote_actions.cancel()

@@ -8,7 +8,7 @@ from concurrent.futures import CancelledError, Future
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QPoint, Qt, Signal, Slot
+from PySide6.QtCore import QPoint, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
@@ -20,6 +20,7 @@ from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import check_path, open_refusal
 from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
 from app.ssh.errors import RemoteError
+from app.ui import gui_thread
 from app.ui.workspace.tabs import (
     MAX_TABS,
     DiskState,
@@ -109,10 +110,6 @@ class WorkspaceWidget(QWidget):
         self.remote_tree: RemoteTreeView | None = None
         self._remote: RemoteWorkspace | None = None
         self._remote_pending: dict[Future[RemotePreview], _RemoteOpening] = {}
-        self._remote_relay = _RemoteRelay(self)
-        self._remote_relay.done.connect(
-            self._on_remote_done, Qt.ConnectionType.QueuedConnection
-        )
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("workspaceSplitter")
         self.splitter.addWidget(self.tree_pane)
@@ -562,7 +559,7 @@ class WorkspaceWidget(QWidget):
         self._remote_pending[future] = _RemoteOpening(
             workspace, path, source_view, ref, kind
         )
-        future.add_done_callback(self._remote_relay.done.emit)
+        gui_thread.when_done(self, future, self._on_remote_done)
         return future
 
     def _on_remote_done(self, future: Future[RemotePreview]) -> None:
@@ -647,10 +644,6 @@ class WorkspaceWidget(QWidget):
     @Slot(str)
     def _on_remote_tree_open_requested(self, path: str) -> None:
         self.open_remote(path)
-
-
-class _RemoteRelay(QObject):
-    done = Signal(object)  # Future[RemotePreview], from a pool thread
 
 
 class _RemoteOpening:

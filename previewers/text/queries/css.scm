@@ -44,6 +44,8 @@
 (block ["{" "}" ";"] @Punctuation)
 (declaration ";" @Punctuation)
 
+; A custom property read back: var(--x).
+((plain_value) @Name.Variable (#match? @Name.Variable "^--"))
 ((plain_value) @Name.Builtin.Pseudo (#match? @Name.Builtin.Pseudo "^(-ms-|mso-|-moz-|-o-|-xv-|-atsc-|-wap-|-khtml-|-webkit-|prince-|-ah-|-hp-|-ro-|-rim-|-tc-)"))
 ((plain_value) @Keyword.Constant
  (#any-of? @Keyword.Constant

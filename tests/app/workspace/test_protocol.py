@@ -86,6 +86,13 @@ def test_only_a_local_workspace_has_a_folder_on_this_computer(
     assert ws.local_root == expected
 
 
+def test_only_a_local_workspace_offers_its_files_to_desktop_apps(
+    ws: Workspace,
+) -> None:
+    # Same folder, same machine: still, a host's path is never handed here.
+    assert (ws.native is None) is is_remote_address(ws.address)
+
+
 def test_a_listing_names_kinds_and_flags_denied_names(ws: Workspace) -> None:
     entries = ws.list().result(WAIT)
     found = {(entry.name, entry.kind, entry.denied_by is not None) for entry in entries}

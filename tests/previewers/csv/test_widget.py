@@ -86,6 +86,34 @@ def test_rows_beyond_the_head_come_from_the_index_in_blocks(
     assert model.cached_rows() <= BLOCK * CACHE_BLOCKS < count
 
 
+def test_a_jump_reads_one_block_and_scrolling_up_reads_back_from_it(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    count = BLOCK * 8
+    preview = _open(qtbot, open_preview, _people(tmp_path, count))
+    preview.resize(600, 400)
+    with qtbot.waitExposed(preview):
+        preview.show()
+    model, view = preview.model, preview.view
+    assert model is not None
+    top = BLOCK * 3 - 5  # the screen straddles two aligned blocks
+    bar = view.verticalScrollBar()
+    view.scrollTo(model.index(top, 0), view.ScrollHint.PositionAtTop)
+    assert view.rowAt(0) == top and view.rowAt(view.viewport().height() - 1) > top + 5
+    before = model.fetches
+    view.viewport().repaint()
+    assert model.fetches == before + 1
+    # One row up at a time: the row above comes with the rows above it.
+    for _ in range(BLOCK // 2):
+        bar.setValue(bar.value() - 1)
+        view.viewport().repaint()
+    assert view.rowAt(0) == top - BLOCK // 2
+    assert model.fetches == before + 2
+    last = view.rowAt(view.viewport().height() - 1)
+    assert preview.cell(last, 0) == f"person {last}"
+    assert model.fetches == before + 2
+
+
 def test_ragged_rows_are_padded_and_flagged(
     qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
 ) -> None:
@@ -493,3 +521,33 @@ def test_a_painted_cell_reads_only_the_slots_it_fills(
     ragged_row.setX(ragged_row.x() + 40)
     plain_row.setX(plain_row.x() + 40)
     assert image.pixelColor(ragged_row) != image.pixelColor(plain_row)
+
+
+def test_a_cell_of_a_row_without_tint_reads_only_its_text_slot(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    preview = _open(qtbot, open_preview, _people(tmp_path, 20))
+    cells: list[int] = []
+    roles: list[int] = []
+    multi_data = csv_model.CsvTableModel.multiData
+    role = QModelRoleData.role
+
+    def counted_cells(self: Any, index: Any, span: Any) -> None:
+        cells.append(index.row())
+        multi_data(self, index, span)
+
+    def counted_role(self: QModelRoleData) -> int:
+        roles.append(1)
+        return role(self)
+
+    monkeypatch.setattr(csv_model.CsvTableModel, "multiData", counted_cells)
+    monkeypatch.setattr(QModelRoleData, "role", counted_role)
+    preview.resize(500, 300)
+    preview.show()
+    qtbot.waitExposed(preview)
+    preview.view.viewport().grab()
+    # No row is ragged: one role looked at per painted cell, not two.
+    assert cells and len(roles) == len(cells)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from PySide6.QtCore import QObject, Signal
@@ -19,9 +21,11 @@ from app.core.trust.declare import declare
 from app.core.trust.policy import PermissionMode, Policy, Rule, builtin_rules
 from app.core.trust.revalidate import Verdict
 from app.ui import notice as notice_module
-from app.ui.cards.actions import FileActions, workspace_policy
+from app.ui.cards.actions import FileActions, workspace_at, workspace_policy
 from app.ui.cards.save_copy import SaveCopier, SaveCopyDialogs
 from app.ui.notice import NoticeBarWidget
+from app.workspace.choose import local_workspace
+from app.workspace.protocol import Workspace
 
 FILES = {
     "report.md": b"# report\n\nThe findings.\n",
@@ -84,7 +88,11 @@ class ScriptedDialogs:
 class Harness:
     """A store with one presented declaration and the controller acting on it."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        workspaces: Callable[[str], Workspace | None] = workspace_at,
+    ) -> None:
         self.tmp_path = tmp_path
         self.workspace = tmp_path / "ws"
         self.workspace.mkdir()
@@ -114,6 +122,7 @@ class Harness:
             lambda: self.mode,
             self.opener,  # type: ignore[arg-type]
             saver=self.saver,
+            workspaces=workspaces,
         )
         self.refusals: list[str] = []
         self.notices: list[str] = []
@@ -680,3 +689,53 @@ def test_a_drag_of_a_changed_or_executable_file_is_refused(h):
     assert h.refusals[0] == "Can't drag report.md out: the file no longer exists"
     assert h.refusals[1].startswith("Can't drag notes.pdf out:")
     assert "executable" in h.refusals[1]
+
+
+class WithoutNative:
+    """A local folder that offers no desktop side, as a host's folder does not."""
+
+    native = None
+
+    def __init__(self, root: str) -> None:
+        self._folder = local_workspace(root)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._folder, name)
+
+
+@pytest.fixture
+def elsewhere(qtbot: QtBot, tmp_path: Path):
+    harness = Harness(
+        tmp_path, workspaces=lambda root: cast(Workspace, WithoutNative(root))
+    )
+    yield harness
+    harness.close()
+
+
+def test_a_workspace_with_no_native_side_is_offered_no_desktop_action(elsewhere, qtbot):
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    path = str(elsewhere.path("page.html"))
+
+    card = elsewhere.actions.menu_for(elsewhere.ref("page.html"), parent)
+    tree = elsewhere.actions.menu_for_path(path, str(elsewhere.workspace), parent)
+
+    for menu in (card, tree):
+        ids = [item[1] for item in menu_items(menu)]
+        assert "open_native" not in ids and "show_in_file_manager" not in ids
+        assert "open" in ids and "save_copy" in ids
+
+
+@pytest.mark.parametrize("action", ["open_native", "show_in_file_manager"])
+def test_a_desktop_action_is_refused_where_the_workspace_has_no_native_side(
+    elsewhere, action
+):
+    assert not elsewhere.actions.perform(action, elsewhere.ref())
+    assert not elsewhere.actions.perform_path(
+        action, str(elsewhere.path()), str(elsewhere.workspace)
+    )
+    assert elsewhere.actions.drag_copy(elsewhere.ref()) is None
+
+    assert elsewhere.opener.calls == []
+    assert all("not on this computer" in reason for reason in elsewhere.refusals)
+    assert len(elsewhere.refusals) == 3

@@ -284,6 +284,20 @@ def test_symlinked_public_image_is_refused(
     assert "symbolic link" in result
 
 
+def test_an_image_in_a_public_folder_leading_out_is_refused(
+    qtbot: Any, workspace: Path, demo_messages: Any, policy: Any, tmp_path: Path
+) -> None:
+    # The agent makes public/ a link to a folder outside the workspace.
+    elsewhere = tmp_path / "elsewhere"
+    os.replace(workspace / "public", elsewhere)
+    os.symlink(elsewhere, workspace / "public")
+    view = make_view(qtbot, workspace, demo_messages, policy)
+    row = row_of(view, lambda b: isinstance(b, ImageBlock))
+    result = view.chat_model().index(row).data(ImageRole)
+    assert isinstance(result, str)
+    assert "outside the workspace" in result
+
+
 def test_svg_image_is_never_decoded(
     qtbot: Any, workspace: Path, policy: Any, new_messages: Any
 ) -> None:

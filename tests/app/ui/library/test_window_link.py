@@ -14,6 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from app.core.chat.blocks import DeliverableBlock
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef
+from app.ui.window.layout import CHAT_MIN_WIDTH
 from app.ui.window.main_window import MainWindow
 
 from ...core.store.library_seed import (
@@ -276,3 +277,29 @@ def test_an_item_presented_while_the_library_is_shown_appears(
     window.refresh_from_store(conversation.id)
 
     assert next(iter(keys_of(window))) == "later.csv"
+
+
+def test_the_library_gets_the_width_its_controls_need_and_gives_it_back(
+    window: MainWindow, qtbot
+) -> None:
+    window.resize(1280, 800)
+    open_library(window, qtbot)
+    pane = window.library.pane
+    # A preview is open beside it, as when a user opened an item first.
+    pane.select_row(listed(window).index("report.md"))
+    qtbot.mouseClick(pane.open_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.workspace.tab_count() == 1)
+    # The preview and the tree give up room; no button or filter is cut.
+    qtbot.waitUntil(lambda: pane.width() >= pane.minimumSizeHint().width())
+    for button in (
+        pane.open_button,
+        pane.turn_button,
+        pane.versions_button,
+        pane.save_button,
+        pane.export_button,
+    ):
+        assert button.width() >= button.sizeHint().width(), button.text()
+    pane.select_row(0)
+    qtbot.mouseClick(pane.turn_button, Qt.MouseButton.LeftButton)
+    assert not window.library.showing()
+    assert window.middle.minimumWidth() == CHAT_MIN_WIDTH
