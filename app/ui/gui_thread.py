@@ -68,18 +68,26 @@ def when_done(
 class _Job(QRunnable):
     def __init__(self, work: Callable[[], object], future: Future[object]) -> None:
         super().__init__()
-        self._work = work
-        self._future = future
+        self._parts: tuple[Callable[[], object], Future[object]] | None = (
+            work,
+            future,
+        )
 
     def run(self) -> None:
-        if not self._future.set_running_or_notify_cancel():
+        # The job lets go of the work and its answer before it answers: the
+        # pool deletes the job on the worker later, and the answer's last
+        # reference must be the GUI side's, so it is freed there.
+        assert self._parts is not None
+        work, future = self._parts
+        self._parts = None
+        if not future.set_running_or_notify_cancel():
             return
         try:
-            result = self._work()
+            result = work()
         except BaseException as error:  # handed to ``done`` through the future
-            self._future.set_exception(error)
+            future.set_exception(error)
         else:
-            self._future.set_result(result)
+            future.set_result(result)
 
 
 def run(
