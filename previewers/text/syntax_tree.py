@@ -175,7 +175,7 @@ class Nested:
     rows: tuple[tuple[int, int], ...] = ()
     """Each tree's first and last row; ranges never overlap, so both ascend."""
 
-    def within(
+    def overlapping(
         self, first: int, count: int
     ) -> Iterator[tuple[Grammar, Tree, Nested, int, int]]:
         """The trees with rows among ``count`` rows from ``first``, and the
@@ -348,7 +348,7 @@ def _highlighted(
     """Spans of ``lines``, rows ``first`` on in ``tree``, with those of the
     text ``grammar`` hands to others spliced in."""
     found = _spans(grammar, tree, lines, first)
-    for inner, inner_tree, deeper, low, high in nested.within(first, len(lines)):
+    for inner, inner_tree, deeper, low, high in nested.overlapping(first, len(lines)):
         shown = lines[low - first : high - first + 1]
         spans = _highlighted(inner, inner_tree, deeper, shown, low)
         found[low - first : high - first + 1] = spliced(
