@@ -26,7 +26,14 @@ from app.core.trust.verdicts import (
 )
 from app.workspace import agent_files
 from app.workspace.native import NATIVE
-from app.workspace.protocol import Entry, Native, Written
+from app.workspace.protocol import (
+    LISTING_LIMIT,
+    Coordinates,
+    Entry,
+    Listing,
+    Native,
+    Written,
+)
 
 _T = TypeVar("_T")
 
@@ -92,19 +99,26 @@ class LocalWorkspace:
     def policy(self) -> Future[Policy]:
         return self._run(self._policy_now)
 
-    def list(self, path: str = "") -> Future[tuple[Entry, ...]]:
-        return self._run(lambda: self._list(path))
+    def coordinates(self, path: str) -> Coordinates:
+        return Coordinates(os.path.normpath(os.path.join(self._root, path)))
 
-    def _list(self, path: str) -> tuple[Entry, ...]:
+    def list(self, path: str = "", *, limit: int = LISTING_LIMIT) -> Future[Listing]:
+        return self._run(lambda: self._list(path, limit))
+
+    def _list(self, path: str, limit: int) -> Listing:
         folder = self._absolute(path)
         # The folder itself may be a link leading out: list only what is within.
         if not is_within(os.path.realpath(folder), self._root):
             raise outside(path)
         denying_rule = self._policy_now().in_folder(folder)
-        entries = []
+        entries: list[Entry] = []
+        truncated = False
         try:
             with os.scandir(folder) as found:
                 for item in found:
+                    if len(entries) >= limit:
+                        truncated = True
+                        break
                     status = item.stat(follow_symlinks=False)
                     rule = denying_rule(item.name)
                     entries.append(
@@ -121,7 +135,8 @@ class LocalWorkspace:
             raise SafeOpenError("missing", f"{path} does not exist") from error
         except NotADirectoryError as error:
             raise SafeOpenError("not_regular", f"{path} is not a folder") from error
-        return tuple(sorted(entries, key=lambda entry: entry.name))
+        entries.sort(key=lambda entry: entry.name)
+        return Listing(tuple(entries), truncated)
 
     def stat(self, path: str) -> Future[Entry]:
         return self._run(lambda: self._stat(path))

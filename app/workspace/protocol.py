@@ -18,7 +18,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from app.core.changes.change import BeforeState
 from app.core.trust.copying import CopyResult
@@ -44,6 +44,36 @@ class Entry:
     size: int
     mtime_ns: int
     denied_by: str | None
+
+
+LISTING_LIMIT: Final = 20_000
+"""How many entries a listing holds at most: a huge folder cannot exhaust memory."""
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A folder's entries, sorted by name; ``truncated`` when it holds more.
+
+    A cut listing has the first ``limit`` names the host gave, so a view can
+    say that more entries exist than it shows.
+    """
+
+    entries: tuple[Entry, ...]
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Coordinates:
+    """How a file is named outside the app: what "Copy path" copies.
+
+    ``path`` is the file's path on its own host; ``url`` (``ssh://`` with the
+    port) and ``scp`` (``user@host:/path``) name it from another computer and
+    are ``None`` for a file on this one.
+    """
+
+    path: str
+    url: str | None = None
+    scp: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,8 +150,15 @@ class Workspace(Protocol):
         """The read-deny policy in force for this workspace now."""
         ...
 
-    def list(self, path: str = "") -> Future[tuple[Entry, ...]]:
-        """A folder's entries, sorted by name, denied ones flagged."""
+    def coordinates(self, path: str) -> Coordinates:
+        """The names of the workspace file ``path`` (absolute), for copying.
+
+        Answered at once from the address alone: nothing is looked up.
+        """
+        ...
+
+    def list(self, path: str = "", *, limit: int = LISTING_LIMIT) -> Future[Listing]:
+        """A folder's entries, denied ones flagged; at most ``limit`` of them."""
         ...
 
     def stat(self, path: str) -> Future[Entry]:

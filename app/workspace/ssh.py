@@ -44,7 +44,14 @@ from app.remote.files import (
 from app.remote.snapshot import take_snapshot
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
-from app.workspace.protocol import Entry, Native, Written
+from app.workspace.protocol import (
+    LISTING_LIMIT,
+    Coordinates,
+    Entry,
+    Listing,
+    Native,
+    Written,
+)
 
 _T = TypeVar("_T")
 _U = TypeVar("_U")
@@ -130,15 +137,21 @@ class SshWorkspace:
     def policy(self) -> Future[Policy]:
         return self.remote.policy()
 
-    def list(self, path: str = "") -> Future[tuple[Entry, ...]]:
-        async def run(sftp: asyncssh.SFTPClient) -> tuple[Entry, ...]:
+    def coordinates(self, path: str) -> Coordinates:
+        absolute = posixpath.normpath(posixpath.join(self.root, path))
+        coordinate = self.remote.place.coordinate(absolute)
+        return Coordinates(absolute, coordinate.url(), coordinate.scp())
+
+    def list(self, path: str = "", *, limit: int = LISTING_LIMIT) -> Future[Listing]:
+        async def run(sftp: asyncssh.SFTPClient) -> Listing:
             folder = self._absolute(path)
             real = await real_path(sftp, folder)
             # The folder itself may be a link leading out: list only what is within.
             if not is_within(real, self.root, sep="/"):
                 raise SafeOpenError("outside", f"{path} is outside the workspace")
-            listing = await list_folder(sftp, real, await self._policy(sftp))
-            return tuple(
+            policy = await self._policy(sftp)
+            listing = await list_folder(sftp, real, policy, limit)
+            entries = tuple(
                 Entry(
                     item.name,
                     item.path,
@@ -149,6 +162,7 @@ class SshWorkspace:
                 )
                 for item in listing.entries
             )
+            return Listing(entries, listing.truncated)
 
         return self.remote.submit(run, f"listing {path or self.root}")
 

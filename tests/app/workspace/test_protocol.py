@@ -94,7 +94,9 @@ def test_only_a_local_workspace_offers_its_files_to_desktop_apps(
 
 
 def test_a_listing_names_kinds_and_flags_denied_names(ws: Workspace) -> None:
-    entries = ws.list().result(WAIT)
+    listing = ws.list().result(WAIT)
+    entries = listing.entries
+    assert not listing.truncated
     found = {(entry.name, entry.kind, entry.denied_by is not None) for entry in entries}
     assert found == {
         (".env", REGULAR, True),
@@ -105,6 +107,32 @@ def test_a_listing_names_kinds_and_flags_denied_names(ws: Workspace) -> None:
         ("within", SYMLINK, False),
     }
     assert [entry.name for entry in entries] == sorted(e.name for e in entries)
+
+
+def test_a_listing_over_its_limit_says_it_was_cut_short(ws: Workspace) -> None:
+    listing = ws.list(limit=4).result(WAIT)
+    assert listing.truncated
+    assert len(listing.entries) == 4
+    names = [entry.name for entry in listing.entries]
+    assert names == sorted(names)
+    assert not ws.list(limit=6).result(WAIT).truncated
+
+
+def test_a_file_is_named_by_its_path_and_from_elsewhere_by_its_host(
+    ws: Workspace, tree: Path
+) -> None:
+    path = str(tree / "my notes.md")
+    found = ws.coordinates(path)
+    assert found.path == path
+    assert ws.coordinates("my notes.md") == found
+    if not is_remote_address(ws.address):
+        assert (found.url, found.scp) == (None, None)
+        return
+    # The URL escapes the name and always gives the port; scp takes it raw.
+    assert found.url == f"{ws.address}/my%20notes.md"
+    assert found.scp is not None
+    who, _, where = found.scp.partition(":")
+    assert (where, "@" in who) == (path, True)
 
 
 def test_a_folder_behind_a_link_leading_out_is_not_listed(ws: Workspace) -> None:
