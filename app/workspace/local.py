@@ -77,6 +77,10 @@ class LocalWorkspace:
         return self._root
 
     @property
+    def host(self) -> str | None:
+        return None
+
+    @property
     def native(self) -> Native | None:
         return NATIVE
 

@@ -139,6 +139,11 @@ class Workspace(Protocol):
         ...
 
     @property
+    def host(self) -> str | None:
+        """The host the folder is on, as its address names it; ``None``: here."""
+        ...
+
+    @property
     def native(self) -> Native | None:
         """Handing files to the desktop's apps (and its file manager).
 

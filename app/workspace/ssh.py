@@ -122,6 +122,10 @@ class SshWorkspace:
         return None  # another host's folder: nothing of it is on this computer
 
     @property
+    def host(self) -> str | None:
+        return self.remote.place.host
+
+    @property
     def native(self) -> Native | None:
         return None  # a desktop app here would open a path that is not here
 

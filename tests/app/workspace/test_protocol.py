@@ -126,10 +126,12 @@ def test_a_file_is_named_by_its_path_and_from_elsewhere_by_its_host(
     assert found.path == path
     assert ws.coordinates("my notes.md") == found
     if not is_remote_address(ws.address):
+        assert ws.host is None
         assert (found.url, found.scp) == (None, None)
         return
     # The URL escapes the name and always gives the port; scp takes it raw.
     assert found.url == f"{ws.address}/my%20notes.md"
+    assert ws.host is not None and f"@{ws.host}:" in ws.address
     assert found.scp is not None
     who, _, where = found.scp.partition(":")
     assert (where, "@" in who) == (path, True)
