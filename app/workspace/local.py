@@ -32,7 +32,9 @@ from app.workspace.protocol import (
     Entry,
     Listing,
     Native,
+    Progress,
     Written,
+    never,
 )
 
 _T = TypeVar("_T")
@@ -240,6 +242,8 @@ class LocalWorkspace:
         *,
         trusted: bool,
         mode: PermissionMode | None = None,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
     ) -> Future[CopyResult]:
         def run() -> CopyResult:
             check, opened = open_entry(
@@ -247,7 +251,11 @@ class LocalWorkspace:
             )
             if opened is None:
                 raise refused(check)
+            size = opened.identity.size
+            told = None if progress is None else lambda done: progress(done, size)
             with opened:
-                return copy_verified(opened, target)
+                return copy_verified(
+                    opened, target, is_cancelled=is_cancelled, on_chunk=told
+                )
 
         return self._run(run)

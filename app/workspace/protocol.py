@@ -15,6 +15,7 @@ What only some backends can do is a capability that is present or ``None``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +75,15 @@ class Coordinates:
     path: str
     url: str | None = None
     scp: str | None = None
+
+
+Progress = Callable[[int, int], None]
+"""Told (bytes done, bytes in all) as a save goes; called on a worker thread."""
+
+
+def never() -> bool:
+    """An ``is_cancelled`` for work no one can cancel."""
+    return False
 
 
 @dataclass(frozen=True)
@@ -247,11 +257,14 @@ class Workspace(Protocol):
         *,
         trusted: bool,
         mode: PermissionMode | None = None,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
     ) -> Future[CopyResult]:
         """Check ``entry`` again, then save the version checked as local ``target``.
 
         All or nothing: a refused check raises ``SafeOpenError`` and writes
-        nothing; a copy that fails or sees the file change leaves ``target``
-        as it was.
+        nothing; a copy that fails, is cancelled (``is_cancelled`` is asked
+        between chunks) or sees the file change leaves ``target`` as it was.
+        ``progress`` hears how far the copy is.
         """
         ...

@@ -50,7 +50,9 @@ from app.workspace.protocol import (
     Entry,
     Listing,
     Native,
+    Progress,
     Written,
+    never,
 )
 
 _T = TypeVar("_T")
@@ -307,12 +309,18 @@ class SshWorkspace:
         *,
         trusted: bool,
         mode: PermissionMode | None = None,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
     ) -> Future[CopyResult]:
         def save(found: RemoteCheck) -> Future[CopyResult]:
             if not found.allowed or found.identity is None:
                 raise refused(found.check)
             saving: Future[Any] = self.remote.save(
-                entry.resolved, target, expected=found.identity
+                entry.resolved,
+                target,
+                expected=found.identity,
+                progress=progress,
+                is_cancelled=is_cancelled,
             )
             return saving
 

@@ -241,6 +241,38 @@ def test_a_copy_is_saved_of_the_checked_version(ws: Workspace, tmp_path: Path) -
     assert target.read_bytes() == b"# Notes\n"
 
 
+def test_a_save_tells_its_progress_up_to_the_whole_file(
+    ws: Workspace, tree: Path, tmp_path: Path
+) -> None:
+    data = os.urandom(3 << 20)
+    (tree / "big.bin").write_bytes(data)
+    entry = presented(ws, "big.bin")
+    heard: list[tuple[int, int]] = []
+    target = tmp_path / "big.bin"
+    result = ws.save_copy(
+        entry, str(target), trusted=True, progress=lambda *told: heard.append(told)
+    ).result(WAIT)
+    assert result.ok
+    assert target.read_bytes() == data
+    assert heard and heard[-1] == (len(data), len(data))
+    assert [done for done, _total in heard] == sorted(done for done, _ in heard)
+
+
+def test_a_cancelled_save_leaves_the_target_as_it_was(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    entry = presented(ws)
+    (tmp_path / "saves").mkdir()
+    target = tmp_path / "saves" / "saved.md"
+    target.write_text("kept\n")
+    result = ws.save_copy(
+        entry, str(target), trusted=True, is_cancelled=lambda: True
+    ).result(WAIT)
+    assert (result.ok, result.cancelled) == (False, True)
+    assert target.read_text() == "kept\n"
+    assert os.listdir(tmp_path / "saves") == ["saved.md"]  # no part left
+
+
 def test_no_copy_is_saved_of_a_file_swapped_for_a_link(
     ws: Workspace, tree: Path, tmp_path: Path
 ) -> None:
