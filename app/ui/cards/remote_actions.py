@@ -15,7 +15,7 @@ import posixpath
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QProgressDialog, QWidget
 from app.core.filetype import Kind
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef
+from app.core.trust.copying import CopyResult
 from app.core.trust.display_names import display_name, plain_file_name
 from app.core.trust.policy import PermissionMode
 from app.core.trust.records import FileEntry
@@ -31,14 +32,18 @@ from app.core.trust.revalidate import Verdict
 from app.ssh.errors import RemoteError
 from app.ui import gui_thread
 from app.ui.cards.action_spec import ActionSpec
+from app.workspace.choose import ssh_workspace
+from app.workspace.protocol import Progress, Workspace
 
 if TYPE_CHECKING:
     # The SSH library loads when a remote action first runs, not at start-up.
     from app.remote.checks import RemoteCheck
     from app.remote.files import RemoteIdentity
     from app.remote.manager import Checked, RemoteManager
-    from app.remote.save import RemoteCopyResult
     from app.remote.workspace import RemoteWorkspace
+
+Saving = Callable[[str, Progress, Callable[[], bool]], "Future[CopyResult]"]
+"""Starts a save to a local target, telling progress and asking about cancel."""
 
 
 REMOTE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -64,11 +69,16 @@ CONTENT_ACTIONS = frozenset({"open", "show_source", "save_local"})
 
 @dataclass(frozen=True)
 class _Target:
-    """The remote file an action works on: its path, name and recorded kind."""
+    """The remote file an action works on: its path, name and recorded kind.
+
+    ``record`` is the entry a record vouches for (``None`` for a tree file):
+    a save then goes through the workspace's own check of that record.
+    """
 
     resolved: str
     name: str
     kind: Kind | None
+    record: FileEntry | None = None
 
     @property
     def display_name(self) -> str:
@@ -120,7 +130,7 @@ class RemoteCardActions(QObject):
         self._mode_provider = mode_provider
         self._dialog_parent: QWidget | None = None
         self._pending: set[Future[Checked] | Future[RemoteCheck]] = set()
-        self._saves: dict[_SaveJob, Future[RemoteCopyResult]] = {}
+        self._saves: dict[_SaveJob, Future[CopyResult]] = {}
         self._progressed.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)
 
     def set_dialog_parent(self, widget: QWidget | None) -> None:
@@ -140,7 +150,7 @@ class RemoteCardActions(QObject):
         menu.setAccessibleName("File actions")
         self._fill(
             menu,
-            workspace.place.host,
+            ssh_workspace(workspace).host or "",
             lambda action_id: self.perform_path(action_id, workspace, path),
         )
         return menu
@@ -233,7 +243,7 @@ class RemoteCardActions(QObject):
         from app.remote.files import RemoteIdentity
 
         recorded = RemoteIdentity(entry.size, entry.mtime_ns, entry.remote.mode)
-        target = _Target(entry.resolved, entry.name, entry.kind_enum)
+        target = _Target(entry.resolved, entry.name, entry.kind_enum, entry)
         self._act(spec, ref, target, workspace, recorded)
 
     def _on_path_checked(
@@ -271,7 +281,7 @@ class RemoteCardActions(QObject):
         identity: RemoteIdentity,
     ) -> None:
         path = entry.resolved
-        coordinate = workspace.place.coordinate(path)
+        files = ssh_workspace(workspace)
         if spec.id == "open":
             self.acted.emit(spec.id)
             self.openRequested.emit(workspace, path, identity, ref, entry.kind)
@@ -282,12 +292,56 @@ class RemoteCardActions(QObject):
             self.acted.emit(spec.id)
             self.locateRequested.emit(workspace, path)
         elif spec.id in ("copy_url", "copy_scp"):
-            text = coordinate.url() if spec.id == "copy_url" else coordinate.scp()
+            named = files.coordinates(path)
+            text = named.url if spec.id == "copy_url" else named.scp
+            if text is None:  # a remote workspace always has both forms
+                self._refuse(spec, entry.display_name, "it has no remote coordinate")
+                return
             QGuiApplication.clipboard().setText(text)
             self.acted.emit(spec.id)
             self.notice.emit(f"Remote coordinate copied: {display_name(text)}")
         elif spec.id == "save_local":
-            self._save(spec, entry, workspace, identity)
+            saving = self._saving(entry, files, workspace, identity)
+            self._save(spec, entry, files.host or "", saving)
+
+    def _saving(
+        self,
+        entry: _Target,
+        files: Workspace,
+        workspace: RemoteWorkspace,
+        identity: RemoteIdentity,
+    ) -> Saving:
+        """How ``entry`` is saved: a record's file through the workspace's check.
+
+        The workspace checks the record again and saves the version it
+        checked; a tree file no record vouches for is saved as the version
+        its check just saw.
+        """
+        record = entry.record
+        if record is not None:
+            mode = self._mode_provider()
+            return lambda target, progress, cancelled: files.save_copy(
+                record,
+                target,
+                trusted=True,  # the check that let this action run vouched
+                mode=mode,
+                progress=progress,
+                is_cancelled=cancelled,
+            )
+
+        def save_file(
+            target: str, progress: Progress, cancelled: Callable[[], bool]
+        ) -> Future[CopyResult]:
+            saving: Future[Any] = workspace.save(
+                entry.resolved,
+                target,
+                expected=identity,
+                progress=progress,
+                is_cancelled=cancelled,
+            )
+            return saving
+
+        return save_file
 
     def ask_target(self, name: str) -> str | None:
         """Where to save ``name`` on this computer, from a file dialog."""
@@ -301,15 +355,15 @@ class RemoteCardActions(QObject):
         self,
         spec: ActionSpec,
         entry: _Target,
-        workspace: RemoteWorkspace,
-        identity: RemoteIdentity,
+        host: str,
+        saving: Saving,
     ) -> None:
         name = entry.display_name
         target = self.ask_target(entry.name)
         if target is None:
             return
         dialog = QProgressDialog(
-            f"Saving {name} from {workspace.place.host}…",
+            f"Saving {name} from {host}…",
             "Cancel",
             0,
             100,
@@ -321,12 +375,10 @@ class RemoteCardActions(QObject):
         dialog.setAutoReset(False)
         job = _SaveJob(name, dialog)
         dialog.canceled.connect(lambda: setattr(job, "cancelled", True))
-        future = workspace.save(
-            entry.resolved,
+        future = saving(
             target,
-            expected=identity,
-            progress=lambda done, total: self._progressed.emit(job, done, total),
-            is_cancelled=lambda: job.cancelled,
+            lambda done, total: self._progressed.emit(job, done, total),
+            lambda: job.cancelled,
         )
         self._saves[job] = future
         gui_thread.when_done(self, future, lambda done: self._on_saved(job, done))
@@ -337,7 +389,7 @@ class RemoteCardActions(QObject):
         if isinstance(job, _SaveJob) and job in self._saves and total > 0:
             job.dialog.setValue(min(100, done * 100 // total))
 
-    def _on_saved(self, job: _SaveJob, future: Future[RemoteCopyResult]) -> None:
+    def _on_saved(self, job: _SaveJob, future: Future[CopyResult]) -> None:
         self._saves.pop(job, None)
         cancelled = job.cancelled  # closing the dialog counts as its Cancel
         job.dialog.close()
