@@ -16,7 +16,7 @@ from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.public_files import PublicFile, public_files, public_folder
 from app.core.trust.records import FileEntry, Record
 from app.core.trust.revalidate import Check, check_path, open_entry, revalidate
-from app.core.trust.safeio import SafeOpenError
+from app.core.trust.safeio import SafeOpenError, VerifiedFile
 from app.core.trust.verdicts import (
     DIRECTORY,
     NOT_REGULAR,
@@ -55,6 +55,18 @@ def kind_of(mode: int) -> str:
 
 def outside(path: str) -> SafeOpenError:
     return SafeOpenError("outside", f"{path} is outside the workspace")
+
+
+def _copy(
+    opened: VerifiedFile,
+    target: str,
+    progress: Progress | None,
+    is_cancelled: Callable[[], bool],
+) -> CopyResult:
+    """``copy_verified`` telling ``progress`` (done, total) as it goes."""
+    size = opened.identity.size
+    told = None if progress is None else lambda done: progress(done, size)
+    return copy_verified(opened, target, is_cancelled=is_cancelled, on_chunk=told)
 
 
 class LocalWorkspace:
@@ -166,7 +178,8 @@ class LocalWorkspace:
     def read(self, path: str, *, limit: int) -> Future[bytes]:
         return self._run(lambda: self._read(path, limit))
 
-    def _read(self, path: str, limit: int) -> bytes:
+    def _open(self, path: str) -> VerifiedFile:
+        """The workspace file ``path``, checked and open, or ``SafeOpenError``."""
         absolute = self._absolute(path)
         folder = os.path.realpath(os.path.dirname(absolute))
         # A link on the way may lead within the workspace, never out of it.
@@ -180,7 +193,10 @@ class LocalWorkspace:
         )
         if opened is None:
             raise refused(check)
-        with opened:
+        return opened
+
+    def _read(self, path: str, limit: int) -> bytes:
+        with self._open(path) as opened:
             size = opened.identity.size
             if size > limit:
                 raise SafeOpenError("too_large", f"{path} is larger than {limit} bytes")
@@ -188,6 +204,20 @@ class LocalWorkspace:
             if len(data) != size or opened.current_identity() != opened.identity:
                 raise SafeOpenError("changed", f"{path} changed while it was read")
         return data
+
+    def save_file(
+        self,
+        path: str,
+        target: str,
+        *,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
+    ) -> Future[CopyResult]:
+        def run() -> CopyResult:
+            with self._open(path) as opened:
+                return _copy(opened, target, progress, is_cancelled)
+
+        return self._run(run)
 
     def list_for_agent(
         self, given: str, policy: Policy, *, limit: int
@@ -251,11 +281,7 @@ class LocalWorkspace:
             )
             if opened is None:
                 raise refused(check)
-            size = opened.identity.size
-            told = None if progress is None else lambda done: progress(done, size)
             with opened:
-                return copy_verified(
-                    opened, target, is_cancelled=is_cancelled, on_chunk=told
-                )
+                return _copy(opened, target, progress, is_cancelled)
 
         return self._run(run)

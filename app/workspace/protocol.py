@@ -189,6 +189,22 @@ class Workspace(Protocol):
         """
         ...
 
+    def save_file(
+        self,
+        path: str,
+        target: str,
+        *,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
+    ) -> Future[CopyResult]:
+        """A workspace file no record vouches for, saved as local ``target``.
+
+        Checked now as ``read`` checks (a refusal raises ``SafeOpenError`` and
+        writes nothing), then saved as ``save_copy`` saves: the version
+        checked, all or nothing, with ``progress`` and ``is_cancelled``.
+        """
+        ...
+
     def list_for_agent(
         self, given: str, policy: Policy, *, limit: int
     ) -> Future[tuple[tuple[str, ...], bool]]:

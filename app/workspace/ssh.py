@@ -33,7 +33,7 @@ from app.core.trust.verdicts import (
     refused,
 )
 from app.remote import agent_files
-from app.remote.checks import RemoteCheck, remote_policy
+from app.remote.checks import RemoteCheck, check_remote_path, remote_policy
 from app.remote.files import (
     RemoteIdentity,
     lexical_path,
@@ -188,15 +188,22 @@ class SshWorkspace:
 
         return self.remote.submit(run, f"looking up {path}")
 
+    async def _within(self, sftp: asyncssh.SFTPClient, path: str) -> str:
+        """``path`` with its folders resolved by the server, the name kept.
+
+        A link on the way may lead within the workspace, never out of it.
+        """
+        given = self._absolute(path)
+        folder = await real_path(sftp, posixpath.dirname(given))
+        absolute = posixpath.join(folder, posixpath.basename(given))
+        if not is_within(absolute, self.root, sep="/"):
+            raise SafeOpenError("outside", f"{path} is outside the workspace")
+        return absolute
+
     def read(self, path: str, *, limit: int) -> Future[bytes]:
         async def run(sftp: asyncssh.SFTPClient) -> bytes:
             given = self._absolute(path)
-            # Folders resolved by the server, the name kept: a link on the way
-            # may lead within the workspace, never out of it.
-            folder = await real_path(sftp, posixpath.dirname(given))
-            absolute = posixpath.join(folder, posixpath.basename(given))
-            if not is_within(absolute, self.root, sep="/"):
-                raise SafeOpenError("outside", f"{path} is outside the workspace")
+            absolute = await self._within(sftp, path)
             policy = await self._policy(sftp)
             names = (absolute, given)
             check = access_check(policy, names, inside=True, mode=None)
@@ -221,6 +228,39 @@ class SshWorkspace:
             f"fetching {path}",
             timeout=self.remote.link.settings.operation_timeout + limit / (1 << 20),
         )
+
+    def save_file(
+        self,
+        path: str,
+        target: str,
+        *,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
+    ) -> Future[CopyResult]:
+        async def check(sftp: asyncssh.SFTPClient) -> tuple[str, RemoteCheck]:
+            absolute = await self._within(sftp, path)
+            policy = await self._policy(sftp)
+            names = (absolute, self._absolute(path))
+            refusal = access_check(policy, names, inside=True, mode=None)
+            if refusal is not None:
+                raise refused(refusal)
+            place = self.remote.place
+            return absolute, await check_remote_path(sftp, place, absolute, policy)
+
+        def save(checked: tuple[str, RemoteCheck]) -> Future[CopyResult]:
+            absolute, found = checked
+            if not found.allowed or found.identity is None:
+                raise refused(found.check)
+            saving: Future[Any] = self.remote.save(
+                absolute,
+                target,
+                expected=found.identity,
+                progress=progress,
+                is_cancelled=is_cancelled,
+            )
+            return saving
+
+        return _then(self.remote.submit(check, f"checking {path}"), save)
 
     def list_for_agent(
         self, given: str, policy: Policy, *, limit: int

@@ -284,3 +284,30 @@ def test_no_copy_is_saved_of_a_file_swapped_for_a_link(
         ws.save_copy(entry, str(target), trusted=True).result(WAIT)
     assert raised.value.reason == "symlink"
     assert not target.exists()
+
+
+def test_a_workspace_file_is_saved_as_the_version_checked_now(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    target = tmp_path / "saved.md"
+    heard: list[tuple[int, int]] = []
+    result = ws.save_file(
+        "within/index.html", str(target), progress=lambda *told: heard.append(told)
+    ).result(WAIT)
+    assert result.ok
+    assert target.read_bytes() == b"<h1>Report</h1>"
+    assert heard[-1] == (15, 15)
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"), [(".env", "denied"), ("escape", "symlink"), ("report", None)]
+)
+def test_a_refused_workspace_file_is_not_saved(
+    ws: Workspace, tmp_path: Path, path: str, reason: str | None
+) -> None:
+    target = tmp_path / "saved"
+    with pytest.raises(SafeOpenError) as raised:
+        ws.save_file(path, str(target)).result(WAIT)
+    if reason is not None:
+        assert raised.value.reason == reason
+    assert not target.exists()
