@@ -15,7 +15,7 @@ import posixpath
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication
@@ -301,47 +301,29 @@ class RemoteCardActions(QObject):
             self.acted.emit(spec.id)
             self.notice.emit(f"Remote coordinate copied: {display_name(text)}")
         elif spec.id == "save_local":
-            saving = self._saving(entry, files, workspace, identity)
-            self._save(spec, entry, files.host or "", saving)
+            self._save(spec, entry, files.host or "", self._saving(entry, files))
 
-    def _saving(
-        self,
-        entry: _Target,
-        files: Workspace,
-        workspace: RemoteWorkspace,
-        identity: RemoteIdentity,
-    ) -> Saving:
-        """How ``entry`` is saved: a record's file through the workspace's check.
+    def _saving(self, entry: _Target, files: Workspace) -> Saving:
+        """How ``entry`` is saved, checked again by the workspace as it starts.
 
-        The workspace checks the record again and saves the version it
-        checked; a tree file no record vouches for is saved as the version
-        its check just saw.
+        A record's file is checked against its record; a tree file no record
+        vouches for is checked as a read would be. Either way the version
+        checked is the one saved.
         """
         record = entry.record
-        if record is not None:
-            mode = self._mode_provider()
-            return lambda target, progress, cancelled: files.save_copy(
-                record,
-                target,
-                trusted=True,  # the check that let this action run vouched
-                mode=mode,
-                progress=progress,
-                is_cancelled=cancelled,
+        if record is None:
+            return lambda target, progress, cancelled: files.save_file(
+                entry.resolved, target, progress=progress, is_cancelled=cancelled
             )
-
-        def save_file(
-            target: str, progress: Progress, cancelled: Callable[[], bool]
-        ) -> Future[CopyResult]:
-            saving: Future[Any] = workspace.save(
-                entry.resolved,
-                target,
-                expected=identity,
-                progress=progress,
-                is_cancelled=cancelled,
-            )
-            return saving
-
-        return save_file
+        mode = self._mode_provider()
+        return lambda target, progress, cancelled: files.save_copy(
+            record,
+            target,
+            trusted=True,  # the check that let this action run vouched
+            mode=mode,
+            progress=progress,
+            is_cancelled=cancelled,
+        )
 
     def ask_target(self, name: str) -> str | None:
         """Where to save ``name`` on this computer, from a file dialog."""
