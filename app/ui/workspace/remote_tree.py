@@ -10,8 +10,8 @@ links are shown but never followed.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 from concurrent.futures import CancelledError, Future
-from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QStandardItem
@@ -25,15 +25,35 @@ from app.ssh.errors import RemoteError
 from app.ui.workspace.tree import (
     NODE_ROLE,
     PATH_ROLE,
-    RULE_ROLE,
     FileTreeModel,
+    ListedEntry,
     ListingTreeView,
     Node,
+    row_order,
 )
 from app.workspace.protocol import LISTING_LIMIT, Entry, Listing, Workspace
 from previewers.widgets import plain_tooltip
 
 LOADING = "Loading…"
+
+
+_NODES = {DIRECTORY: Node.FOLDER, SYMLINK: Node.SYMLINK}
+
+
+def rows_of(entries: Iterable[Entry]) -> list[ListedEntry]:
+    """The rows' facts for a listing's entries, folders first, then by name.
+
+    A link's target is not read: it is shown as a link, never followed.
+    """
+    rows = []
+    for entry in entries:
+        node = _NODES.get(entry.kind, Node.FILE)
+        size = entry.size if node is Node.FILE else None
+        rows.append(
+            ListedEntry(entry.name, entry.path, node, size, entry.denied_by, None)
+        )
+    rows.sort(key=row_order)
+    return rows
 
 
 class _Relay(QObject):
@@ -122,47 +142,13 @@ class RemoteTreeModel(FileTreeModel):
         except CancelledError:
             item.appendRow(self._placeholder(LOADING))
             return
-        entries = sorted(
-            listing.entries,
-            key=lambda e: (e.kind != DIRECTORY, e.name.casefold(), e.name),
-        )
-        self._pending[path] = entries  # type: ignore[assignment]
+        self._pending[path] = rows_of(listing.entries)
         self.list_more(item)
         if listing.truncated:
             item.appendRow(
                 self._placeholder("This folder holds more entries than are listed")
             )
         self.folderListed.emit(path)
-
-    def _entry_row(self, entry: Any, policy: Policy) -> list[QStandardItem]:
-        assert isinstance(entry, Entry)
-        if entry.kind == SYMLINK:
-            node = Node.SYMLINK
-        elif entry.kind == DIRECTORY:
-            node = Node.FOLDER
-        else:
-            node = Node.FILE
-        item = QStandardItem(display_name(entry.name))
-        item.setEditable(False)
-        item.setDragEnabled(False)
-        item.setData(entry.path, PATH_ROLE)
-        item.setData(node, NODE_ROLE)
-        item.setIcon(self._icon(node))
-        tip = entry.path
-        if entry.denied_by is not None:
-            item.setData(entry.denied_by, RULE_ROLE)
-            item.setIcon(self._icon("lock"))
-            item.setForeground(self._dim)
-            tip += f"\nLocked: denied by read-deny rule {entry.denied_by}"
-        elif node is Node.SYMLINK:
-            tip += "\nSymbolic link (never followed)"
-        if entry.name.startswith("."):
-            item.setForeground(self._dim)
-        item.setToolTip(plain_tooltip(tip))
-        if node is Node.FOLDER and entry.denied_by is None:
-            item.appendRow(self._placeholder(LOADING))
-        size = entry.size if node is Node.FILE else None
-        return [item, self._size_item(size)]
 
     def has_more(self, path: str) -> bool:
         """Whether the listed folder ``path`` has rows behind "Show more"."""
