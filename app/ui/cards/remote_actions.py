@@ -33,7 +33,7 @@ from app.ssh.errors import RemoteError
 from app.ui import gui_thread
 from app.ui.cards.action_spec import ActionSpec
 from app.workspace.choose import ssh_workspace
-from app.workspace.protocol import Progress, Workspace
+from app.workspace.protocol import Workspace
 
 if TYPE_CHECKING:
     # The SSH library loads when a remote action first runs, not at start-up.
@@ -41,9 +41,6 @@ if TYPE_CHECKING:
     from app.remote.files import RemoteIdentity
     from app.remote.manager import Checked, RemoteManager
     from app.remote.workspace import RemoteWorkspace
-
-Saving = Callable[[str, Progress, Callable[[], bool]], "Future[CopyResult]"]
-"""Starts a save to a local target, telling progress and asking about cancel."""
 
 
 REMOTE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -301,29 +298,7 @@ class RemoteCardActions(QObject):
             self.acted.emit(spec.id)
             self.notice.emit(f"Remote coordinate copied: {display_name(text)}")
         elif spec.id == "save_local":
-            self._save(spec, entry, files.host or "", self._saving(entry, files))
-
-    def _saving(self, entry: _Target, files: Workspace) -> Saving:
-        """How ``entry`` is saved, checked again by the workspace as it starts.
-
-        A record's file is checked against its record; a tree file no record
-        vouches for is checked as a read would be. Either way the version
-        checked is the one saved.
-        """
-        record = entry.record
-        if record is None:
-            return lambda target, progress, cancelled: files.save_file(
-                entry.resolved, target, progress=progress, is_cancelled=cancelled
-            )
-        mode = self._mode_provider()
-        return lambda target, progress, cancelled: files.save_copy(
-            record,
-            target,
-            trusted=True,  # the check that let this action run vouched
-            mode=mode,
-            progress=progress,
-            is_cancelled=cancelled,
-        )
+            self._save(spec, entry, files)
 
     def ask_target(self, name: str) -> str | None:
         """Where to save ``name`` on this computer, from a file dialog."""
@@ -333,19 +308,18 @@ class RemoteCardActions(QObject):
         )
         return target or None
 
-    def _save(
-        self,
-        spec: ActionSpec,
-        entry: _Target,
-        host: str,
-        saving: Saving,
-    ) -> None:
+    def _save(self, spec: ActionSpec, entry: _Target, files: Workspace) -> None:
+        """Save ``entry`` here, checked again by the workspace as the save starts.
+
+        A record's file is checked against its record, a tree file as a read
+        would be; either way the version checked is the one saved.
+        """
         name = entry.display_name
         target = self.ask_target(entry.name)
         if target is None:
             return
         dialog = QProgressDialog(
-            f"Saving {name} from {host}…",
+            f"Saving {name} from {files.host}…",
             "Cancel",
             0,
             100,
@@ -357,11 +331,26 @@ class RemoteCardActions(QObject):
         dialog.setAutoReset(False)
         job = _SaveJob(name, dialog)
         dialog.canceled.connect(lambda: setattr(job, "cancelled", True))
-        future = saving(
-            target,
-            lambda done, total: self._progressed.emit(job, done, total),
-            lambda: job.cancelled,
-        )
+
+        def progress(done: int, total: int) -> None:
+            self._progressed.emit(job, done, total)
+
+        if entry.record is None:
+            future = files.save_file(
+                entry.resolved,
+                target,
+                progress=progress,
+                is_cancelled=lambda: job.cancelled,
+            )
+        else:
+            future = files.save_copy(
+                entry.record,
+                target,
+                trusted=True,  # the check that let this action run vouched
+                mode=self._mode_provider(),
+                progress=progress,
+                is_cancelled=lambda: job.cancelled,
+            )
         self._saves[job] = future
         gui_thread.when_done(self, future, lambda done: self._on_saved(job, done))
         dialog.show()
