@@ -16,7 +16,7 @@ from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.public_files import PublicFile, public_files, public_folder
 from app.core.trust.records import FileEntry, Record
 from app.core.trust.revalidate import Check, check_path, open_entry, revalidate
-from app.core.trust.safeio import SafeOpenError
+from app.core.trust.safeio import SafeOpenError, VerifiedFile
 from app.core.trust.verdicts import (
     DIRECTORY,
     NOT_REGULAR,
@@ -26,7 +26,16 @@ from app.core.trust.verdicts import (
 )
 from app.workspace import agent_files
 from app.workspace.native import NATIVE
-from app.workspace.protocol import Entry, Native, Written
+from app.workspace.protocol import (
+    LISTING_LIMIT,
+    Coordinates,
+    Entry,
+    Listing,
+    Native,
+    Progress,
+    Written,
+    never,
+)
 
 _T = TypeVar("_T")
 
@@ -46,6 +55,18 @@ def kind_of(mode: int) -> str:
 
 def outside(path: str) -> SafeOpenError:
     return SafeOpenError("outside", f"{path} is outside the workspace")
+
+
+def _copy(
+    opened: VerifiedFile,
+    target: str,
+    progress: Progress | None,
+    is_cancelled: Callable[[], bool],
+) -> CopyResult:
+    """``copy_verified`` telling ``progress`` (done, total) as it goes."""
+    size = opened.identity.size
+    told = None if progress is None else lambda done: progress(done, size)
+    return copy_verified(opened, target, is_cancelled=is_cancelled, on_chunk=told)
 
 
 class LocalWorkspace:
@@ -70,6 +91,10 @@ class LocalWorkspace:
         return self._root
 
     @property
+    def host(self) -> str | None:
+        return None
+
+    @property
     def native(self) -> Native | None:
         return NATIVE
 
@@ -92,19 +117,26 @@ class LocalWorkspace:
     def policy(self) -> Future[Policy]:
         return self._run(self._policy_now)
 
-    def list(self, path: str = "") -> Future[tuple[Entry, ...]]:
-        return self._run(lambda: self._list(path))
+    def coordinates(self, path: str) -> Coordinates:
+        return Coordinates(os.path.normpath(os.path.join(self._root, path)))
 
-    def _list(self, path: str) -> tuple[Entry, ...]:
+    def list(self, path: str = "", *, limit: int = LISTING_LIMIT) -> Future[Listing]:
+        return self._run(lambda: self._list(path, limit))
+
+    def _list(self, path: str, limit: int) -> Listing:
         folder = self._absolute(path)
         # The folder itself may be a link leading out: list only what is within.
         if not is_within(os.path.realpath(folder), self._root):
             raise outside(path)
         denying_rule = self._policy_now().in_folder(folder)
-        entries = []
+        entries: list[Entry] = []
+        truncated = False
         try:
             with os.scandir(folder) as found:
                 for item in found:
+                    if len(entries) >= limit:
+                        truncated = True
+                        break
                     status = item.stat(follow_symlinks=False)
                     rule = denying_rule(item.name)
                     entries.append(
@@ -121,7 +153,8 @@ class LocalWorkspace:
             raise SafeOpenError("missing", f"{path} does not exist") from error
         except NotADirectoryError as error:
             raise SafeOpenError("not_regular", f"{path} is not a folder") from error
-        return tuple(sorted(entries, key=lambda entry: entry.name))
+        entries.sort(key=lambda entry: entry.name)
+        return Listing(tuple(entries), truncated)
 
     def stat(self, path: str) -> Future[Entry]:
         return self._run(lambda: self._stat(path))
@@ -145,7 +178,8 @@ class LocalWorkspace:
     def read(self, path: str, *, limit: int) -> Future[bytes]:
         return self._run(lambda: self._read(path, limit))
 
-    def _read(self, path: str, limit: int) -> bytes:
+    def _open(self, path: str) -> VerifiedFile:
+        """The workspace file ``path``, checked and open, or ``SafeOpenError``."""
         absolute = self._absolute(path)
         folder = os.path.realpath(os.path.dirname(absolute))
         # A link on the way may lead within the workspace, never out of it.
@@ -159,7 +193,10 @@ class LocalWorkspace:
         )
         if opened is None:
             raise refused(check)
-        with opened:
+        return opened
+
+    def _read(self, path: str, limit: int) -> bytes:
+        with self._open(path) as opened:
             size = opened.identity.size
             if size > limit:
                 raise SafeOpenError("too_large", f"{path} is larger than {limit} bytes")
@@ -167,6 +204,20 @@ class LocalWorkspace:
             if len(data) != size or opened.current_identity() != opened.identity:
                 raise SafeOpenError("changed", f"{path} changed while it was read")
         return data
+
+    def save_file(
+        self,
+        path: str,
+        target: str,
+        *,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
+    ) -> Future[CopyResult]:
+        def run() -> CopyResult:
+            with self._open(path) as opened:
+                return _copy(opened, target, progress, is_cancelled)
+
+        return self._run(run)
 
     def list_for_agent(
         self, given: str, policy: Policy, *, limit: int
@@ -221,6 +272,8 @@ class LocalWorkspace:
         *,
         trusted: bool,
         mode: PermissionMode | None = None,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
     ) -> Future[CopyResult]:
         def run() -> CopyResult:
             check, opened = open_entry(
@@ -229,6 +282,6 @@ class LocalWorkspace:
             if opened is None:
                 raise refused(check)
             with opened:
-                return copy_verified(opened, target)
+                return _copy(opened, target, progress, is_cancelled)
 
         return self._run(run)

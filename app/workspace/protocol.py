@@ -15,10 +15,11 @@ What only some backends can do is a capability that is present or ``None``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from app.core.changes.change import BeforeState
 from app.core.trust.copying import CopyResult
@@ -44,6 +45,45 @@ class Entry:
     size: int
     mtime_ns: int
     denied_by: str | None
+
+
+LISTING_LIMIT: Final = 20_000
+"""How many entries a listing holds at most: a huge folder cannot exhaust memory."""
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A folder's entries, sorted by name; ``truncated`` when it holds more.
+
+    A cut listing has the first ``limit`` names the host gave, so a view can
+    say that more entries exist than it shows.
+    """
+
+    entries: tuple[Entry, ...]
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Coordinates:
+    """How a file is named outside the app: what "Copy path" copies.
+
+    ``path`` is the file's path on its own host; ``url`` (``ssh://`` with the
+    port) and ``scp`` (``user@host:/path``) name it from another computer and
+    are ``None`` for a file on this one.
+    """
+
+    path: str
+    url: str | None = None
+    scp: str | None = None
+
+
+Progress = Callable[[int, int], None]
+"""Told (bytes done, bytes in all) as a save goes; called on a worker thread."""
+
+
+def never() -> bool:
+    """An ``is_cancelled`` for work no one can cancel."""
+    return False
 
 
 @dataclass(frozen=True)
@@ -109,6 +149,11 @@ class Workspace(Protocol):
         ...
 
     @property
+    def host(self) -> str | None:
+        """The host the folder is on, as its address names it; ``None``: here."""
+        ...
+
+    @property
     def native(self) -> Native | None:
         """Handing files to the desktop's apps (and its file manager).
 
@@ -120,8 +165,15 @@ class Workspace(Protocol):
         """The read-deny policy in force for this workspace now."""
         ...
 
-    def list(self, path: str = "") -> Future[tuple[Entry, ...]]:
-        """A folder's entries, sorted by name, denied ones flagged."""
+    def coordinates(self, path: str) -> Coordinates:
+        """The names of the workspace file ``path`` (absolute), for copying.
+
+        Answered at once from the address alone: nothing is looked up.
+        """
+        ...
+
+    def list(self, path: str = "", *, limit: int = LISTING_LIMIT) -> Future[Listing]:
+        """A folder's entries, denied ones flagged; at most ``limit`` of them."""
         ...
 
     def stat(self, path: str) -> Future[Entry]:
@@ -134,6 +186,22 @@ class Workspace(Protocol):
         Refused when outside the workspace, denied, not a regular file, a
         link (or behind a link leading out), larger than ``limit`` or changed
         while it was read.
+        """
+        ...
+
+    def save_file(
+        self,
+        path: str,
+        target: str,
+        *,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
+    ) -> Future[CopyResult]:
+        """A workspace file no record vouches for, saved as local ``target``.
+
+        Checked now as ``read`` checks (a refusal raises ``SafeOpenError`` and
+        writes nothing), then saved as ``save_copy`` saves: the version
+        checked, all or nothing, with ``progress`` and ``is_cancelled``.
         """
         ...
 
@@ -205,11 +273,14 @@ class Workspace(Protocol):
         *,
         trusted: bool,
         mode: PermissionMode | None = None,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
     ) -> Future[CopyResult]:
         """Check ``entry`` again, then save the version checked as local ``target``.
 
         All or nothing: a refused check raises ``SafeOpenError`` and writes
-        nothing; a copy that fails or sees the file change leaves ``target``
-        as it was.
+        nothing; a copy that fails, is cancelled (``is_cancelled`` is asked
+        between chunks) or sees the file change leaves ``target`` as it was.
+        ``progress`` hears how far the copy is.
         """
         ...

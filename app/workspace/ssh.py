@@ -33,7 +33,7 @@ from app.core.trust.verdicts import (
     refused,
 )
 from app.remote import agent_files
-from app.remote.checks import RemoteCheck, remote_policy
+from app.remote.checks import RemoteCheck, check_remote_path, remote_policy
 from app.remote.files import (
     RemoteIdentity,
     lexical_path,
@@ -44,7 +44,16 @@ from app.remote.files import (
 from app.remote.snapshot import take_snapshot
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
-from app.workspace.protocol import Entry, Native, Written
+from app.workspace.protocol import (
+    LISTING_LIMIT,
+    Coordinates,
+    Entry,
+    Listing,
+    Native,
+    Progress,
+    Written,
+    never,
+)
 
 _T = TypeVar("_T")
 _U = TypeVar("_U")
@@ -115,6 +124,10 @@ class SshWorkspace:
         return None  # another host's folder: nothing of it is on this computer
 
     @property
+    def host(self) -> str | None:
+        return self.remote.place.host
+
+    @property
     def native(self) -> Native | None:
         return None  # a desktop app here would open a path that is not here
 
@@ -130,15 +143,21 @@ class SshWorkspace:
     def policy(self) -> Future[Policy]:
         return self.remote.policy()
 
-    def list(self, path: str = "") -> Future[tuple[Entry, ...]]:
-        async def run(sftp: asyncssh.SFTPClient) -> tuple[Entry, ...]:
+    def coordinates(self, path: str) -> Coordinates:
+        absolute = posixpath.normpath(posixpath.join(self.root, path))
+        coordinate = self.remote.place.coordinate(absolute)
+        return Coordinates(absolute, coordinate.url(), coordinate.scp())
+
+    def list(self, path: str = "", *, limit: int = LISTING_LIMIT) -> Future[Listing]:
+        async def run(sftp: asyncssh.SFTPClient) -> Listing:
             folder = self._absolute(path)
             real = await real_path(sftp, folder)
             # The folder itself may be a link leading out: list only what is within.
             if not is_within(real, self.root, sep="/"):
                 raise SafeOpenError("outside", f"{path} is outside the workspace")
-            listing = await list_folder(sftp, real, await self._policy(sftp))
-            return tuple(
+            policy = await self._policy(sftp)
+            listing = await list_folder(sftp, real, policy, limit)
+            entries = tuple(
                 Entry(
                     item.name,
                     item.path,
@@ -149,6 +168,7 @@ class SshWorkspace:
                 )
                 for item in listing.entries
             )
+            return Listing(entries, listing.truncated)
 
         return self.remote.submit(run, f"listing {path or self.root}")
 
@@ -168,15 +188,22 @@ class SshWorkspace:
 
         return self.remote.submit(run, f"looking up {path}")
 
+    async def _within(self, sftp: asyncssh.SFTPClient, path: str) -> str:
+        """``path`` with its folders resolved by the server, the name kept.
+
+        A link on the way may lead within the workspace, never out of it.
+        """
+        given = self._absolute(path)
+        folder = await real_path(sftp, posixpath.dirname(given))
+        absolute = posixpath.join(folder, posixpath.basename(given))
+        if not is_within(absolute, self.root, sep="/"):
+            raise SafeOpenError("outside", f"{path} is outside the workspace")
+        return absolute
+
     def read(self, path: str, *, limit: int) -> Future[bytes]:
         async def run(sftp: asyncssh.SFTPClient) -> bytes:
             given = self._absolute(path)
-            # Folders resolved by the server, the name kept: a link on the way
-            # may lead within the workspace, never out of it.
-            folder = await real_path(sftp, posixpath.dirname(given))
-            absolute = posixpath.join(folder, posixpath.basename(given))
-            if not is_within(absolute, self.root, sep="/"):
-                raise SafeOpenError("outside", f"{path} is outside the workspace")
+            absolute = await self._within(sftp, path)
             policy = await self._policy(sftp)
             names = (absolute, given)
             check = access_check(policy, names, inside=True, mode=None)
@@ -201,6 +228,39 @@ class SshWorkspace:
             f"fetching {path}",
             timeout=self.remote.link.settings.operation_timeout + limit / (1 << 20),
         )
+
+    def save_file(
+        self,
+        path: str,
+        target: str,
+        *,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
+    ) -> Future[CopyResult]:
+        async def check(sftp: asyncssh.SFTPClient) -> tuple[str, RemoteCheck]:
+            absolute = await self._within(sftp, path)
+            policy = await self._policy(sftp)
+            names = (absolute, self._absolute(path))
+            refusal = access_check(policy, names, inside=True, mode=None)
+            if refusal is not None:
+                raise refused(refusal)
+            place = self.remote.place
+            return absolute, await check_remote_path(sftp, place, absolute, policy)
+
+        def save(checked: tuple[str, RemoteCheck]) -> Future[CopyResult]:
+            absolute, found = checked
+            if not found.allowed or found.identity is None:
+                raise refused(found.check)
+            saving: Future[Any] = self.remote.save(
+                absolute,
+                target,
+                expected=found.identity,
+                progress=progress,
+                is_cancelled=is_cancelled,
+            )
+            return saving
+
+        return _then(self.remote.submit(check, f"checking {path}"), save)
 
     def list_for_agent(
         self, given: str, policy: Policy, *, limit: int
@@ -289,12 +349,18 @@ class SshWorkspace:
         *,
         trusted: bool,
         mode: PermissionMode | None = None,
+        progress: Progress | None = None,
+        is_cancelled: Callable[[], bool] = never,
     ) -> Future[CopyResult]:
         def save(found: RemoteCheck) -> Future[CopyResult]:
             if not found.allowed or found.identity is None:
                 raise refused(found.check)
             saving: Future[Any] = self.remote.save(
-                entry.resolved, target, expected=found.identity
+                entry.resolved,
+                target,
+                expected=found.identity,
+                progress=progress,
+                is_cancelled=is_cancelled,
             )
             return saving
 

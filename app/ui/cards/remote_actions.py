@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QProgressDialog, QWidget
 from app.core.filetype import Kind
 from app.core.store import Store
 from app.core.store.deliverables import DeliverableRef
+from app.core.trust.copying import CopyResult
 from app.core.trust.display_names import display_name, plain_file_name
 from app.core.trust.policy import PermissionMode
 from app.core.trust.records import FileEntry
@@ -31,13 +32,14 @@ from app.core.trust.revalidate import Verdict
 from app.ssh.errors import RemoteError
 from app.ui import gui_thread
 from app.ui.cards.action_spec import ActionSpec
+from app.workspace.choose import ssh_workspace
+from app.workspace.protocol import Workspace
 
 if TYPE_CHECKING:
     # The SSH library loads when a remote action first runs, not at start-up.
     from app.remote.checks import RemoteCheck
     from app.remote.files import RemoteIdentity
     from app.remote.manager import Checked, RemoteManager
-    from app.remote.save import RemoteCopyResult
     from app.remote.workspace import RemoteWorkspace
 
 
@@ -64,11 +66,16 @@ CONTENT_ACTIONS = frozenset({"open", "show_source", "save_local"})
 
 @dataclass(frozen=True)
 class _Target:
-    """The remote file an action works on: its path, name and recorded kind."""
+    """The remote file an action works on: its path, name and recorded kind.
+
+    ``record`` is the entry a record vouches for (``None`` for a tree file):
+    a save then goes through the workspace's own check of that record.
+    """
 
     resolved: str
     name: str
     kind: Kind | None
+    record: FileEntry | None = None
 
     @property
     def display_name(self) -> str:
@@ -120,7 +127,7 @@ class RemoteCardActions(QObject):
         self._mode_provider = mode_provider
         self._dialog_parent: QWidget | None = None
         self._pending: set[Future[Checked] | Future[RemoteCheck]] = set()
-        self._saves: dict[_SaveJob, Future[RemoteCopyResult]] = {}
+        self._saves: dict[_SaveJob, Future[CopyResult]] = {}
         self._progressed.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)
 
     def set_dialog_parent(self, widget: QWidget | None) -> None:
@@ -140,7 +147,7 @@ class RemoteCardActions(QObject):
         menu.setAccessibleName("File actions")
         self._fill(
             menu,
-            workspace.place.host,
+            ssh_workspace(workspace).host or "",
             lambda action_id: self.perform_path(action_id, workspace, path),
         )
         return menu
@@ -233,7 +240,7 @@ class RemoteCardActions(QObject):
         from app.remote.files import RemoteIdentity
 
         recorded = RemoteIdentity(entry.size, entry.mtime_ns, entry.remote.mode)
-        target = _Target(entry.resolved, entry.name, entry.kind_enum)
+        target = _Target(entry.resolved, entry.name, entry.kind_enum, entry)
         self._act(spec, ref, target, workspace, recorded)
 
     def _on_path_checked(
@@ -271,7 +278,7 @@ class RemoteCardActions(QObject):
         identity: RemoteIdentity,
     ) -> None:
         path = entry.resolved
-        coordinate = workspace.place.coordinate(path)
+        files = ssh_workspace(workspace)
         if spec.id == "open":
             self.acted.emit(spec.id)
             self.openRequested.emit(workspace, path, identity, ref, entry.kind)
@@ -282,12 +289,16 @@ class RemoteCardActions(QObject):
             self.acted.emit(spec.id)
             self.locateRequested.emit(workspace, path)
         elif spec.id in ("copy_url", "copy_scp"):
-            text = coordinate.url() if spec.id == "copy_url" else coordinate.scp()
+            named = files.coordinates(path)
+            text = named.url if spec.id == "copy_url" else named.scp
+            if text is None:  # a remote workspace always has both forms
+                self._refuse(spec, entry.display_name, "it has no remote coordinate")
+                return
             QGuiApplication.clipboard().setText(text)
             self.acted.emit(spec.id)
             self.notice.emit(f"Remote coordinate copied: {display_name(text)}")
         elif spec.id == "save_local":
-            self._save(spec, entry, workspace, identity)
+            self._save(spec, entry, files)
 
     def ask_target(self, name: str) -> str | None:
         """Where to save ``name`` on this computer, from a file dialog."""
@@ -297,19 +308,18 @@ class RemoteCardActions(QObject):
         )
         return target or None
 
-    def _save(
-        self,
-        spec: ActionSpec,
-        entry: _Target,
-        workspace: RemoteWorkspace,
-        identity: RemoteIdentity,
-    ) -> None:
+    def _save(self, spec: ActionSpec, entry: _Target, files: Workspace) -> None:
+        """Save ``entry`` here, checked again by the workspace as the save starts.
+
+        A record's file is checked against its record, a tree file as a read
+        would be; either way the version checked is the one saved.
+        """
         name = entry.display_name
         target = self.ask_target(entry.name)
         if target is None:
             return
         dialog = QProgressDialog(
-            f"Saving {name} from {workspace.place.host}…",
+            f"Saving {name} from {files.host}…",
             "Cancel",
             0,
             100,
@@ -321,13 +331,26 @@ class RemoteCardActions(QObject):
         dialog.setAutoReset(False)
         job = _SaveJob(name, dialog)
         dialog.canceled.connect(lambda: setattr(job, "cancelled", True))
-        future = workspace.save(
-            entry.resolved,
-            target,
-            expected=identity,
-            progress=lambda done, total: self._progressed.emit(job, done, total),
-            is_cancelled=lambda: job.cancelled,
-        )
+
+        def progress(done: int, total: int) -> None:
+            self._progressed.emit(job, done, total)
+
+        if entry.record is None:
+            future = files.save_file(
+                entry.resolved,
+                target,
+                progress=progress,
+                is_cancelled=lambda: job.cancelled,
+            )
+        else:
+            future = files.save_copy(
+                entry.record,
+                target,
+                trusted=True,  # the check that let this action run vouched
+                mode=self._mode_provider(),
+                progress=progress,
+                is_cancelled=lambda: job.cancelled,
+            )
         self._saves[job] = future
         gui_thread.when_done(self, future, lambda done: self._on_saved(job, done))
         dialog.show()
@@ -337,7 +360,7 @@ class RemoteCardActions(QObject):
         if isinstance(job, _SaveJob) and job in self._saves and total > 0:
             job.dialog.setValue(min(100, done * 100 // total))
 
-    def _on_saved(self, job: _SaveJob, future: Future[RemoteCopyResult]) -> None:
+    def _on_saved(self, job: _SaveJob, future: Future[CopyResult]) -> None:
         self._saves.pop(job, None)
         cancelled = job.cancelled  # closing the dialog counts as its Cancel
         job.dialog.close()

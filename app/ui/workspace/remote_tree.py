@@ -1,7 +1,7 @@
 """A remote workspace's tree: listed over SFTP as folders open, denied files locked.
 
-Listings run on the SSH loop thread (``RemoteWorkspace.list_folder``) and come
-back by a queued signal; a folder shows "Loading…" meanwhile and the window
+Listings are asked of the ``Workspace`` (``list``, on the SSH loop thread) and
+come back by a queued signal; a folder shows "Loading…" meanwhile and the window
 never waits. The rows are the local tree's (same roles, icons and refusals);
 only where they come from differs: the remote policy flags denied entries, and
 links are shown but never followed.
@@ -10,8 +10,8 @@ links are shown but never followed.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 from concurrent.futures import CancelledError, Future
-from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QStandardItem
@@ -20,20 +20,40 @@ from PySide6.QtWidgets import QAbstractItemView, QWidget
 from app.core.trust.display_names import display_name
 from app.core.trust.policy import Policy
 from app.core.trust.safeio import SafeOpenError
-from app.remote.files import Listing, RemoteEntry
-from app.remote.workspace import RemoteWorkspace
+from app.core.trust.verdicts import DIRECTORY, SYMLINK
 from app.ssh.errors import RemoteError
 from app.ui.workspace.tree import (
     NODE_ROLE,
     PATH_ROLE,
-    RULE_ROLE,
     FileTreeModel,
+    ListedEntry,
     ListingTreeView,
     Node,
+    row_order,
 )
+from app.workspace.protocol import LISTING_LIMIT, Entry, Listing, Workspace
 from previewers.widgets import plain_tooltip
 
 LOADING = "Loading…"
+
+
+_NODES = {DIRECTORY: Node.FOLDER, SYMLINK: Node.SYMLINK}
+
+
+def rows_of(entries: Iterable[Entry]) -> list[ListedEntry]:
+    """The rows' facts for a listing's entries, folders first, then by name.
+
+    A link's target is not read: it is shown as a link, never followed.
+    """
+    rows = []
+    for entry in entries:
+        node = _NODES.get(entry.kind, Node.FILE)
+        size = entry.size if node is Node.FILE else None
+        rows.append(
+            ListedEntry(entry.name, entry.path, node, size, entry.denied_by, None)
+        )
+    rows.sort(key=row_order)
+    return rows
 
 
 class _Relay(QObject):
@@ -50,11 +70,16 @@ class RemoteTreeModel(FileTreeModel):
     folderListed = Signal(str)
 
     def __init__(
-        self, workspace: RemoteWorkspace, parent: QWidget | None = None
+        self,
+        workspace: Workspace,
+        parent: QWidget | None = None,
+        *,
+        limit: int = LISTING_LIMIT,
     ) -> None:
         # The local policy is never asked: the remote listing flags denied rows.
         super().__init__(lambda: Policy([]), parent)
         self.workspace = workspace
+        self._limit = limit
         self._items: dict[str, QStandardItem] = {}
         self._listing: dict[str, Future[Listing]] = {}
         self._relay = _Relay(self)
@@ -62,13 +87,10 @@ class RemoteTreeModel(FileTreeModel):
         self._set_remote_root()
 
     def _set_remote_root(self) -> None:
-        root = self.workspace.place.root
+        root = self.workspace.root
         self._root = root
-        item = QStandardItem(
-            display_name(
-                f"{self.workspace.place.host}:{posixpath.basename(root) or root}"
-            )
-        )
+        where = posixpath.basename(root) or root
+        item = QStandardItem(display_name(f"{self.workspace.host}:{where}"))
         item.setEditable(False)
         item.setDragEnabled(False)
         item.setData(root, PATH_ROLE)
@@ -100,7 +122,7 @@ class RemoteTreeModel(FileTreeModel):
         if path in self._listing:
             return
         self._items[path] = item
-        future = self.workspace.list_folder(path)
+        future = self.workspace.list(path, limit=self._limit)
         self._listing[path] = future
         future.add_done_callback(lambda done: self._relay.listed.emit(path, done))
 
@@ -120,48 +142,13 @@ class RemoteTreeModel(FileTreeModel):
         except CancelledError:
             item.appendRow(self._placeholder(LOADING))
             return
-        entries = sorted(
-            listing.entries,
-            key=lambda e: (not e.identity.is_folder, e.name.casefold(), e.name),
-        )
-        self._pending[path] = entries  # type: ignore[assignment]
+        self._pending[path] = rows_of(listing.entries)
         self.list_more(item)
         if listing.truncated:
             item.appendRow(
                 self._placeholder("This folder holds more entries than are listed")
             )
         self.folderListed.emit(path)
-
-    def _entry_row(self, entry: Any, policy: Policy) -> list[QStandardItem]:
-        assert isinstance(entry, RemoteEntry)
-        identity = entry.identity
-        if identity.is_symlink:
-            node = Node.SYMLINK
-        elif identity.is_folder:
-            node = Node.FOLDER
-        else:
-            node = Node.FILE
-        item = QStandardItem(display_name(entry.name))
-        item.setEditable(False)
-        item.setDragEnabled(False)
-        item.setData(entry.path, PATH_ROLE)
-        item.setData(node, NODE_ROLE)
-        item.setIcon(self._icon(node))
-        tip = entry.path
-        if entry.denied_by is not None:
-            item.setData(entry.denied_by, RULE_ROLE)
-            item.setIcon(self._icon("lock"))
-            item.setForeground(self._dim)
-            tip += f"\nLocked: denied by read-deny rule {entry.denied_by}"
-        elif node is Node.SYMLINK:
-            tip += "\nSymbolic link (never followed)"
-        if entry.name.startswith("."):
-            item.setForeground(self._dim)
-        item.setToolTip(plain_tooltip(tip))
-        if node is Node.FOLDER and entry.denied_by is None:
-            item.appendRow(self._placeholder(LOADING))
-        size = identity.size if node is Node.FILE else None
-        return [item, self._size_item(size)]
 
     def has_more(self, path: str) -> bool:
         """Whether the listed folder ``path`` has rows behind "Show more"."""
@@ -195,10 +182,14 @@ class RemoteTreeView(ListingTreeView):
     tree_model: RemoteTreeModel
 
     def __init__(
-        self, workspace: RemoteWorkspace, parent: QWidget | None = None
+        self,
+        workspace: Workspace,
+        parent: QWidget | None = None,
+        *,
+        limit: int = LISTING_LIMIT,
     ) -> None:
         super().__init__(
-            lambda view: RemoteTreeModel(workspace, view),
+            lambda view: RemoteTreeModel(workspace, view, limit=limit),
             "Remote workspace files",
             parent,
         )

@@ -179,10 +179,13 @@ def listed_entries(
         listed.append(
             ListedEntry(entry.name, entry.path, node, size, described, target)
         )
-    listed.sort(
-        key=lambda row: (row.node is not Node.FOLDER, row.name.casefold(), row.name)
-    )
+    listed.sort(key=row_order)
     return listed
+
+
+def row_order(row: ListedEntry) -> tuple[bool, str, str]:
+    """How a folder's rows are sorted: folders first, then by name."""
+    return (row.node is not Node.FOLDER, row.name.casefold(), row.name)
 
 
 class _ListRelay(QObject):
@@ -516,6 +519,8 @@ class FileTreeModel(QStandardItemModel):
             item.setIcon(self._icon("lock"))
             item.setForeground(self._dim)
             tip += f"\nLocked: denied by read-deny rule {entry.rule}"
+        elif node is Node.SYMLINK and entry.link_target is None:
+            tip += "\nSymbolic link (never followed)"
         elif node is Node.SYMLINK:
             tip += f"\nSymbolic link to {entry.link_target} (never followed)"
         if name.startswith("."):

@@ -485,8 +485,9 @@ class WorkspaceWidget(QWidget):
         self._root = None
         self.tree.set_root(None)
         from app.ui.workspace.remote_tree import RemoteTreeView
+        from app.workspace.choose import ssh_workspace
 
-        tree = RemoteTreeView(workspace, self.tree_pane)
+        tree = RemoteTreeView(ssh_workspace(workspace), self.tree_pane)
         tree.openRequested.connect(self._on_remote_tree_open_requested)
         tree.refused.connect(self.notice)
         tree.menuRequested.connect(

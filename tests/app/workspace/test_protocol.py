@@ -94,7 +94,9 @@ def test_only_a_local_workspace_offers_its_files_to_desktop_apps(
 
 
 def test_a_listing_names_kinds_and_flags_denied_names(ws: Workspace) -> None:
-    entries = ws.list().result(WAIT)
+    listing = ws.list().result(WAIT)
+    entries = listing.entries
+    assert not listing.truncated
     found = {(entry.name, entry.kind, entry.denied_by is not None) for entry in entries}
     assert found == {
         (".env", REGULAR, True),
@@ -105,6 +107,34 @@ def test_a_listing_names_kinds_and_flags_denied_names(ws: Workspace) -> None:
         ("within", SYMLINK, False),
     }
     assert [entry.name for entry in entries] == sorted(e.name for e in entries)
+
+
+def test_a_listing_over_its_limit_says_it_was_cut_short(ws: Workspace) -> None:
+    listing = ws.list(limit=4).result(WAIT)
+    assert listing.truncated
+    assert len(listing.entries) == 4
+    names = [entry.name for entry in listing.entries]
+    assert names == sorted(names)
+    assert not ws.list(limit=6).result(WAIT).truncated
+
+
+def test_a_file_is_named_by_its_path_and_from_elsewhere_by_its_host(
+    ws: Workspace, tree: Path
+) -> None:
+    path = str(tree / "my notes.md")
+    found = ws.coordinates(path)
+    assert found.path == path
+    assert ws.coordinates("my notes.md") == found
+    if not is_remote_address(ws.address):
+        assert ws.host is None
+        assert (found.url, found.scp) == (None, None)
+        return
+    # The URL escapes the name and always gives the port; scp takes it raw.
+    assert found.url == f"{ws.address}/my%20notes.md"
+    assert ws.host is not None and f"@{ws.host}:" in ws.address
+    assert found.scp is not None
+    who, _, where = found.scp.partition(":")
+    assert (where, "@" in who) == (path, True)
 
 
 def test_a_folder_behind_a_link_leading_out_is_not_listed(ws: Workspace) -> None:
@@ -211,6 +241,38 @@ def test_a_copy_is_saved_of_the_checked_version(ws: Workspace, tmp_path: Path) -
     assert target.read_bytes() == b"# Notes\n"
 
 
+def test_a_save_tells_its_progress_up_to_the_whole_file(
+    ws: Workspace, tree: Path, tmp_path: Path
+) -> None:
+    data = os.urandom(3 << 20)
+    (tree / "big.bin").write_bytes(data)
+    entry = presented(ws, "big.bin")
+    heard: list[tuple[int, int]] = []
+    target = tmp_path / "big.bin"
+    result = ws.save_copy(
+        entry, str(target), trusted=True, progress=lambda *told: heard.append(told)
+    ).result(WAIT)
+    assert result.ok
+    assert target.read_bytes() == data
+    assert heard and heard[-1] == (len(data), len(data))
+    assert [done for done, _total in heard] == sorted(done for done, _ in heard)
+
+
+def test_a_cancelled_save_leaves_the_target_as_it_was(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    entry = presented(ws)
+    (tmp_path / "saves").mkdir()
+    target = tmp_path / "saves" / "saved.md"
+    target.write_text("kept\n")
+    result = ws.save_copy(
+        entry, str(target), trusted=True, is_cancelled=lambda: True
+    ).result(WAIT)
+    assert (result.ok, result.cancelled) == (False, True)
+    assert target.read_text() == "kept\n"
+    assert os.listdir(tmp_path / "saves") == ["saved.md"]  # no part left
+
+
 def test_no_copy_is_saved_of_a_file_swapped_for_a_link(
     ws: Workspace, tree: Path, tmp_path: Path
 ) -> None:
@@ -221,4 +283,31 @@ def test_no_copy_is_saved_of_a_file_swapped_for_a_link(
     with pytest.raises(SafeOpenError) as raised:
         ws.save_copy(entry, str(target), trusted=True).result(WAIT)
     assert raised.value.reason == "symlink"
+    assert not target.exists()
+
+
+def test_a_workspace_file_is_saved_as_the_version_checked_now(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    target = tmp_path / "saved.md"
+    heard: list[tuple[int, int]] = []
+    result = ws.save_file(
+        "within/index.html", str(target), progress=lambda *told: heard.append(told)
+    ).result(WAIT)
+    assert result.ok
+    assert target.read_bytes() == b"<h1>Report</h1>"
+    assert heard[-1] == (15, 15)
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"), [(".env", "denied"), ("escape", "symlink"), ("report", None)]
+)
+def test_a_refused_workspace_file_is_not_saved(
+    ws: Workspace, tmp_path: Path, path: str, reason: str | None
+) -> None:
+    target = tmp_path / "saved"
+    with pytest.raises(SafeOpenError) as raised:
+        ws.save_file(path, str(target)).result(WAIT)
+    if reason is not None:
+        assert raised.value.reason == reason
     assert not target.exists()

@@ -10,6 +10,7 @@ from pytestqt.qtbot import QtBot
 from app.remote.workspace import RemoteWorkspace
 from app.ui.workspace.remote_tree import LOADING, RemoteTreeView
 from app.ui.workspace.tree import NODE_ROLE, RULE_ROLE, Node
+from app.workspace.choose import ssh_workspace
 from tests.remote.fixtures import manager as manager
 from tests.remote.fixtures import remote_root as remote_root
 from tests.remote.fixtures import ssh_home as ssh_home
@@ -35,7 +36,7 @@ def test_folders_are_listed_when_opened_with_secrets_locked_and_links_shown(
     (remote_root / "data" / "deep").mkdir()
     (remote_root / "data" / "table.csv").write_text("a,b\n")
     os.symlink("/etc/passwd", remote_root / "passwd-link")
-    view = RemoteTreeView(workspace)
+    view = RemoteTreeView(ssh_workspace(workspace))
     qtbot.addWidget(view)
     root = str(remote_root)
 
@@ -56,6 +57,8 @@ def test_folders_are_listed_when_opened_with_secrets_locked_and_links_shown(
     view.activated.emit(env.index())
     link = view.tree_model.listed_item(f"{root}/passwd-link")
     assert link is not None
+    # Rows are the local tree's; a remote link's target is never read.
+    assert "\nSymbolic link (never followed)<" in link.toolTip()
     view.activated.emit(link.index())
     assert refused[0].startswith("Cannot open .env: denied by read-deny rule")
     assert "symbolic link" in refused[1]
@@ -80,7 +83,7 @@ def test_locate_opens_the_folders_down_to_a_file_and_selects_it(
     deep = remote_root / "a" / "b" / "c"
     deep.mkdir(parents=True)
     (deep / "result.json").write_text("{}")
-    view = RemoteTreeView(workspace)
+    view = RemoteTreeView(ssh_workspace(workspace))
     qtbot.addWidget(view)
     target = f"{remote_root}/a/b/c/result.json"
 
@@ -95,7 +98,7 @@ def test_a_folder_that_cannot_be_listed_says_why(
     qtbot: QtBot, workspace: RemoteWorkspace, remote_root: Path
 ) -> None:
     (remote_root / "gone").mkdir()
-    view = RemoteTreeView(workspace)
+    view = RemoteTreeView(ssh_workspace(workspace))
     qtbot.addWidget(view)
     with qtbot.waitSignal(view.tree_model.folderListed, timeout=30_000):
         pass
@@ -106,3 +109,19 @@ def test_a_folder_that_cannot_be_listed_says_why(
     with qtbot.waitSignal(view.tree_model.folderListed, timeout=30_000):
         view.expand(gone.index())
     assert gone.child(0).text().startswith("Cannot list this folder: ")
+
+
+def test_a_folder_cut_short_says_it_holds_more_than_is_listed(
+    qtbot: QtBot, workspace: RemoteWorkspace, remote_root: Path
+) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (remote_root / name).write_text(name)
+    view = RemoteTreeView(ssh_workspace(workspace), limit=2)
+    qtbot.addWidget(view)
+    with qtbot.waitSignal(view.tree_model.folderListed, timeout=30_000):
+        pass
+    root = view.tree_model.root_item
+    assert root is not None
+    rows = [root.child(row).text() for row in range(root.rowCount())]
+    assert len(rows) == 3
+    assert rows[-1] == "This folder holds more entries than are listed"
