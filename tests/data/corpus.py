@@ -467,7 +467,10 @@ CASES: tuple[Case, ...] = (
     Case(
         "ten-thousand-cells.ipynb",
         "notebook",
-        _notebook(lambda v4: [v4.new_code_cell(f"x = {n}") for n in range(10_000)]),
+        _notebook(
+            # Ids of their own: random ones collide now and then at this count.
+            lambda v4: [v4.new_code_cell(f"x = {n}", id=f"c{n}") for n in range(10_000)]
+        ),
         60.0,
         loads=True,
     ),

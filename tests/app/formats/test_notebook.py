@@ -246,7 +246,9 @@ def test_a_huge_output_is_cut_with_a_notice_saying_how_much() -> None:
 
 
 def test_ten_thousand_cells_show_the_first_ones_and_say_how_many_are_left() -> None:
-    cells = [nbformat.v4.new_code_cell(f"x = {n}") for n in range(10_000)]
+    # Ids of their own: nbformat's random 8-hex ids collide about once in
+    # eighty notebooks of this size, and it warns of that when writing.
+    cells = [nbformat.v4.new_code_cell(f"x = {n}", id=f"c{n}") for n in range(10_000)]
     page = _page(_write(_notebook(*cells)))
     assert page.count('<section class="cell code-cell">') == MAX_CELLS
     assert f"The last {10_000 - MAX_CELLS:,} cells are not shown" in page
