@@ -44,6 +44,8 @@ from app.formats.text_pages import (
 
 CHECKPOINT_BYTES = 64 * 1024
 BLOCK_BYTES = 1024 * 1024  # a multiple of CHECKPOINT_BYTES
+_READ_BLOCKS = 8
+"""Blocks one read of a two-thread index build takes: at most 32 MiB in flight."""
 _KEPT_BLOCKS = 64
 """Blocks whose 64 KiB slots stay counted: 16 numbers each."""
 # ``lines`` reads a window at once up to this size, else line by line.
@@ -62,13 +64,19 @@ def _line_ends_in(
 
 
 def _block_counter(
-    reader: FencedReader, encoding: TextEncoding, terminator: str
-) -> Callable[[int], int]:
-    """Counts the line ends in the block at an offset (safe on any thread)."""
+    reader: FencedReader, encoding: TextEncoding, terminator: str, size: int
+) -> Callable[[int], list[int]]:
+    """Counts the line ends in each block of the ``size`` bytes read at an offset.
 
-    def count(offset: int) -> int:
-        data = reader.read(BLOCK_BYTES, offset)
-        return _line_ends_in(data, encoding, terminator, 0, len(data))
+    Safe on any thread.
+    """
+
+    def count(offset: int) -> list[int]:
+        data = reader.read(size, offset)
+        return [
+            _line_ends_in(data, encoding, terminator, at, at + BLOCK_BYTES)
+            for at in range(0, len(data), BLOCK_BYTES)
+        ]
 
     return count
 
@@ -150,19 +158,25 @@ class LineIndex:
                 progress(offset, reader.size)
         total = 0
         if terminator is not None:
-            count = _block_counter(reader, encoding, terminator)
             threads = 2 if reads_in_parallel(file) and encoding.unit == 1 else 1
-            offsets = range(offset, reader.size, BLOCK_BYTES)
-            with closing(in_order(count, offsets, threads)) as counts:
-                for block_offset, ends in zip(offsets, counts, strict=True):
+            # On two threads a read spans several blocks: each hand-over costs
+            # a wait for the interpreter lock, and an eighth as many of them
+            # lets the reads (which let go of it) run on both cores beside the
+            # counts. With one block per read two threads were slower than one
+            # (1 GiB page-cached: 1.6x ``wc -l`` before, about 1.05x after).
+            # Alone, a read is one block: progress and cancelling stay prompt.
+            read_size = BLOCK_BYTES * (_READ_BLOCKS if threads > 1 else 1)
+            count = _block_counter(reader, encoding, terminator, read_size)
+            reads = range(offset, reader.size, read_size)
+            with closing(in_order(count, reads, threads)) as counts:
+                for read_offset, ends_per_block in zip(reads, counts, strict=True):
                     if cancelled is not None and cancelled():
                         raise BuildCancelledError
-                    blocks.append(total)
-                    total += ends
+                    for ends in ends_per_block:
+                        blocks.append(total)
+                        total += ends
                     if progress is not None:
-                        progress(
-                            min(block_offset + BLOCK_BYTES, reader.size), reader.size
-                        )
+                        progress(min(read_offset + read_size, reader.size), reader.size)
         terminator = terminator or "\n"
         lines = total
         if reader.size > start:

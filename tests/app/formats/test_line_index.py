@@ -53,6 +53,26 @@ def test_offset_and_line_lookups_agree(many_lines):
     assert index.offset_of_line(len(lines)) == len(data)
 
 
+def test_a_file_of_many_reads_counts_every_block_as_wc_does(tmp_path):
+    """Past one read of the two-thread build: CRLF lines across every edge."""
+    rng = random.Random(11)
+    rows = [b"x" * rng.randint(0, 300) + b"\r\n" for _ in range(4_000)]
+    block = b"".join(rows)
+    data = block * (19 * BLOCK_BYTES // len(block)) + b"no final line end"
+    path = tmp_path / "many-reads.log"
+    path.write_bytes(data)
+    index = index_of(path)
+    wc = subprocess.run(["wc", "-l", str(path)], capture_output=True, check=True)
+    assert index.total_lines == int(wc.stdout.split()[0]) + 1
+    assert list(index._blocks) == [
+        data.count(b"\n", 0, start) for start in range(0, len(data), BLOCK_BYTES)
+    ]
+    for line in rng.sample(range(index.total_lines), 50):
+        start = index.offset_of_line(line)
+        assert start == 0 or data[start - 1 : start] == b"\n"
+        assert data.count(b"\n", 0, start) == line
+
+
 def test_index_memory_is_one_number_per_block(many_lines):
     path, _ = many_lines
     index = index_of(path)
