@@ -52,6 +52,11 @@ def translated(data: Buffer, table: bytes) -> bytes:
     return result
 
 
+def lowered(data: Buffer) -> bytes:
+    """``data`` with ASCII letters lower-cased, in new bytes (any thread)."""
+    return translated(data, _ASCII_LOWER)
+
+
 def find(hay: Buffer, needle: bytes, start: int = 0, end: int | None = None) -> int:
     """``bytes.find`` of ``needle`` in ``hay[start:end]``, for non-negative bounds."""
     size = len(memoryview(hay))

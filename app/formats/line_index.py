@@ -19,6 +19,7 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import closing
+from typing import TypeVar
 
 from app.core.trust.safeio import VerifiedFile
 from app.formats import byte_find
@@ -42,10 +43,14 @@ from app.formats.text_pages import (
     reads_in_parallel,
 )
 
+T = TypeVar("T")
+
 CHECKPOINT_BYTES = 64 * 1024
 BLOCK_BYTES = 1024 * 1024  # a multiple of CHECKPOINT_BYTES
 _READ_BLOCKS = 8
 """Blocks one read of a two-thread index build takes: at most 32 MiB in flight."""
+_SEARCH_BYTES = 4 * BLOCK_BYTES
+"""One read of a forward search or count: with its lower-casing, 16 MiB at most."""
 _KEPT_BLOCKS = 64
 """Blocks whose 64 KiB slots stay counted: 16 numbers each."""
 # ``lines`` reads a window at once up to this size, else line by line.
@@ -107,8 +112,12 @@ class LineIndex:
         blocks: array[int],
         line_ends: int,
         total_lines: int,
+        *,
+        parallel: bool = False,
     ) -> None:
         self.reader = reader
+        self.parallel = parallel
+        """Whether two threads may read the file at once (a file on this machine)."""
         self.encoding = encoding
         self.terminator = terminator
         self._blocks = blocks
@@ -182,7 +191,10 @@ class LineIndex:
         if reader.size > start:
             last = reader.read(encoding.unit, reader.size - encoding.unit)
             lines += last != encoding.char_bytes(terminator)
-        return cls(reader, encoding, terminator, blocks, total, lines)
+        parallel = reads_in_parallel(file)
+        return cls(
+            reader, encoding, terminator, blocks, total, lines, parallel=parallel
+        )
 
     def _slots(self, block: int, enough: Callable[[list[int]], bool]) -> list[int]:
         """Line ends before each 64 KiB slot of ``block``, counted until ``enough``.
@@ -374,8 +386,11 @@ class _ByteSearch:
     Blocks are searched as read, with ``byte_find`` (on the block's ASCII
     lower-casing to ignore case), all in vector C loops: a match starts at an
     ASCII byte, so no character is ever cut and nothing needs decoding until a
-    match's column is asked for. The folded block lives in one buffer that the
-    next read overwrites, so a block's ``hay`` is used before the next one.
+    match's column is asked for.
+
+    Going forward, blocks lie at fixed offsets, so a local file's blocks are
+    read and searched on two threads (``_scan``); going backward, one at a
+    time, folded into one buffer that the next read overwrites.
     """
 
     def __init__(
@@ -394,38 +409,50 @@ class _ByteSearch:
         self.progress = progress
         self.cancelled = cancelled
         self._folder = byte_find.Folder()
+        # Only a needle whose head is also its tail can match twice at once.
+        self._overlaps = any(needle[:k] == needle[-k:] for k in range(1, len(needle)))
 
-    def _read(self, start: int, size: int) -> tuple[bytes, byte_find.Buffer]:
+    def _check(self) -> None:
         if self.cancelled is not None and self.cancelled():
             raise BuildCancelledError
+
+    def _read(self, start: int, size: int) -> tuple[bytes, byte_find.Buffer]:
+        self._check()
         data = self.index.reader.read(size, start)
         return data, self._folder.fold(data) if self.fold else data
 
-    def _blocks(self, start: int) -> Iterator[tuple[int, bytes, byte_find.Buffer, int]]:
-        """(offset, bytes, bytes to search, used) from ``start`` to the end.
+    def _scan(
+        self,
+        work: Callable[[bytes, byte_find.Buffer, int], T],
+        start: int,
+        *,
+        alone: bool = False,
+    ) -> Iterator[tuple[int, T]]:
+        """(offset, ``work(data, hay, used)``) of each block from ``start`` on.
 
-        A block ends after its last line end; in a line longer than a block, at
-        a character boundary, and the ``extra`` bytes read past it let a match
-        that starts in the block end in the next one.
+        A match that starts in a block's ``used`` bytes is that block's; the
+        ``extra`` bytes read past them let it end in the next one. A local
+        file's blocks are read and worked on on two threads unless ``alone``:
+        the reads let go of the interpreter lock, and each block's bytes are
+        let go of on the thread that read them, which keeps the allocator
+        reusing its memory (handed to another thread, every block cost fresh
+        pages and two threads were slower than one).
         """
-        size = self.index.reader.size
-        offset = start
-        while offset < size:
-            data, hay = self._read(offset, BLOCK_BYTES + self.extra + 3)
-            if not data:
-                return
-            used = len(data)
-            if offset + used < size or used > BLOCK_BYTES:
-                cut = data.rfind(self.term, 0, BLOCK_BYTES) + len(self.term)
-                if cut <= 0 or cut > BLOCK_BYTES:
-                    # Only the last few bytes decide where a character ends.
-                    tail = data[BLOCK_BYTES - 8 : BLOCK_BYTES]
-                    cut = BLOCK_BYTES - 8 + char_boundary(tail, self.index.encoding)
-                used = cut
-            yield offset, data, hay, used
-            offset += used
-            if self.progress is not None:
-                self.progress(offset, size)
+        reader = self.index.reader
+        offsets = range(start, reader.size, _SEARCH_BYTES)
+        threads = 1 if alone or not self.index.parallel else 2
+
+        def job(offset: int) -> T:
+            data = reader.read(_SEARCH_BYTES + self.extra, offset)
+            hay = byte_find.lowered(data) if self.fold else data
+            return work(data, hay, min(len(data), _SEARCH_BYTES))
+
+        with closing(in_order(job, offsets, threads)) as results:
+            for offset, result in zip(offsets, results, strict=True):
+                self._check()
+                yield offset, result
+                if self.progress is not None:
+                    self.progress(min(offset + _SEARCH_BYTES, reader.size), reader.size)
 
     def _position(
         self, data: bytes, at: int, base: int, line: int | None
@@ -434,24 +461,28 @@ class _ByteSearch:
 
         ``line`` is the line ``base`` lies on, or ``None`` to look it up.
         """
-        encoding = self.index.encoding
         begin = data.rfind(self.term, 0, at) + len(self.term)
         if begin > 0:  # the line starts inside the block
             if line is None:
                 line = self.index.line_at_offset(base + begin)
             else:
                 line += data.count(self.term, 0, at)
-            return line, len(decode(data[begin:at], encoding)[0])
+            return line, len(decode(data[begin:at], self.index.encoding)[0])
+        # The line began before the block, which may begin inside a character.
         if line is None:
             line = self.index.line_at_offset(base)
-        lead = len(decode(data[:at], encoding)[0])
-        return line, self.index.column_at(base) + lead
+        return line, self.index.column_at(base + at)
 
     def forward(self, after: tuple[int, int]) -> tuple[int, int] | None:
-        start = self.index.offset_of_line(after[0])
-        for offset, data, hay, used in self._blocks(start):
-            end = used + self.extra
-            at = byte_find.find(hay, self.needle, 0, end)
+        def first(data: bytes, hay: byte_find.Buffer, used: int) -> int:
+            return byte_find.find(hay, self.needle, 0, used + self.extra)
+
+        for offset, at in self._scan(first, self.index.offset_of_line(after[0])):
+            if at == -1:
+                continue
+            # A block with a match is read once more, here: the fence holds.
+            data, hay = self._read(offset, _SEARCH_BYTES + self.extra)
+            end = min(len(data), _SEARCH_BYTES) + self.extra
             while at != -1:
                 # Lines are counted only at a match, through the index's checkpoints.
                 found = self._position(data, at, offset, None)
@@ -482,10 +513,33 @@ class _ByteSearch:
         return None
 
     def count(self) -> int:
-        total = 0
-        for _, _, hay, used in self._blocks(self.index._start):
-            total += byte_find.count(hay, self.needle, 0, used + self.extra)
-        return total
+        skip = 0
+
+        def number(data: bytes, hay: byte_find.Buffer, used: int) -> int:
+            # A needle that overlaps itself carries where its last match ended
+            # into the next block, so those blocks are counted in turn.
+            nonlocal skip
+            end = used + self.extra
+            found = byte_find.count(hay, self.needle, skip, end)
+            skip = self._reach(hay, skip, used, end) if self._overlaps else 0
+            return found
+
+        counts = self._scan(number, self.index._start, alone=self._overlaps)
+        return sum(found for _, found in counts)
+
+    def _reach(self, hay: byte_find.Buffer, skip: int, used: int, end: int) -> int:
+        """How far into the next block the last match counted here reaches.
+
+        Matches are counted left to right without overlapping, so where the
+        last one ends is found by taking them again, from the last line end
+        before the block's end (no match spans one) or from ``skip``.
+        """
+        at = max(skip, byte_find.rfind(hay, self.term, skip, used) + len(self.term))
+        reach = 0
+        while (at := byte_find.find(hay, self.needle, at, end)) != -1 and at < used:
+            at += len(self.needle)
+            reach = at
+        return max(0, reach - used)
 
 
 class _Search:

@@ -11,7 +11,7 @@ import pytest
 
 from app.core.trust.safeio import open_verified
 from app.formats.encoding import TextEncoding
-from app.formats.line_index import BLOCK_BYTES, CUT_MARK, LineIndex
+from app.formats.line_index import _SEARCH_BYTES, BLOCK_BYTES, CUT_MARK, LineIndex
 from app.formats.text_pages import BuildCancelledError, FenceBrokenError
 
 from .conftest import record_threads
@@ -163,9 +163,10 @@ def test_find_next_on_the_same_line_uses_the_column(tmp_path):
     assert index.find("abc", 0, start_column=4, backward=True) == (0, 0)
 
 
-def test_find_catches_a_match_straddling_a_block_cut_in_a_long_line(tmp_path):
+@pytest.mark.parametrize("edge", [BLOCK_BYTES, _SEARCH_BYTES])
+def test_find_catches_a_match_straddling_a_block_cut_in_a_long_line(tmp_path, edge):
     path = tmp_path / "long.txt"
-    head = b"x" * (BLOCK_BYTES - 3)
+    head = b"x" * (edge - 9)
     path.write_bytes(b"first\n" + head + b"NEEDLE" + b"x" * 100 + b"\n")
     index = index_of(path)
     assert index.find("needle") == (1, len(head))
@@ -264,14 +265,38 @@ def test_count_of_a_non_ascii_needle_folds_case_on_text(tmp_path):
     assert index.find("BÉTA", 1) == (2, 0)
 
 
-def test_count_catches_a_match_straddling_a_block_cut_in_a_long_line(tmp_path):
+@pytest.mark.parametrize("edge", [BLOCK_BYTES, _SEARCH_BYTES])
+def test_count_catches_a_match_straddling_a_block_cut_in_a_long_line(tmp_path, edge):
     path = tmp_path / "long.txt"
-    head = b"x" * (BLOCK_BYTES - 3)
+    head = b"x" * (edge - 10)
     path.write_bytes(b"needle\n" + head + b"NEEDLE" + b"x" * 100 + b"\nneedle")
     index = index_of(path)
     assert index.count("needle") == 3
     assert index.count("needle", case_sensitive=True) == 2
     assert all_matches(index, "needle") == [(0, 0), (1, len(head)), (2, 0)]
+
+
+def test_a_needle_that_overlaps_itself_is_counted_as_bytes_count_does(tmp_path):
+    """Matches taken left to right, never twice across a read's edge."""
+    path = tmp_path / "runs.txt"
+    data = b"ab\n" + b"a" * (2 * _SEARCH_BYTES + 5) + b"\n" + b"aXa" * 1000 + b"aaa"
+    path.write_bytes(data)
+    index = index_of(path)
+    for needle in ("aa", "aaa", "aXa"):
+        expected = sum(line.count(needle.encode()) for line in data.split(b"\n"))
+        assert index.count(needle) == expected, needle
+        assert index.count(needle, case_sensitive=True) == expected, needle
+
+
+def test_a_match_after_a_read_edge_inside_a_character_has_its_column(tmp_path):
+    path = tmp_path / "wide.txt"
+    # Three-byte characters: the edge of the second read falls inside one.
+    head = "€" * (_SEARCH_BYTES // 3 + 5)
+    assert len(head.encode()) % _SEARCH_BYTES != 0
+    path.write_text("top\n" + head + "needle\n", encoding="utf-8")
+    index = index_of(path)
+    assert index.find("NEEDLE") == (1, len(head))
+    assert index.count("needle") == 1
 
 
 def test_count_reports_progress_and_can_be_cancelled(many_lines):
