@@ -9,7 +9,6 @@ connected ``ssh://`` place; the agent's session never asks which it holds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
@@ -18,16 +17,13 @@ from PySide6.QtWidgets import QWidget
 from app.core.store import Store
 from app.core.trust.policy import PermissionMode
 from app.core.trust.records import Record, parse_record
-from app.ssh.address import is_remote_address
 from app.ui.chat.input import ChatInputWidget
 from app.ui.chat.view import ChatView
 from app.ui.notice import NoticeBarWidget
-from app.workspace.choose import local_workspace, ssh_workspace
 from app.workspace.protocol import Workspace
 
 if TYPE_CHECKING:
     # The agent (and LangChain) loads with the first message, not the window.
-    from app.remote.workspace import RemoteWorkspace
     from app.ui.chat.agent_bridge import AgentBridge
 
 
@@ -42,9 +38,7 @@ class Window(Protocol):
 
     def current_workspace_text(self) -> str | None: ...
 
-    def workspace_root(self) -> Path | None: ...
-
-    def remote_workspace_for(self, address: str) -> RemoteWorkspace | None: ...
+    def workspace_at(self, address: str) -> Workspace | None: ...
 
     def model_spec(self) -> str: ...
 
@@ -110,11 +104,7 @@ class AgentLink(QObject):
     def workspace(self) -> Workspace | None:
         """Where the agent of the conversation shown works (None: not connected)."""
         address = self._window.current_workspace_text()
-        if address is not None and is_remote_address(address):
-            remote = self._window.remote_workspace_for(address)
-            return ssh_workspace(remote) if remote is not None else None
-        root = self._window.workspace_root()
-        return local_workspace(root) if root is not None else None
+        return self._window.workspace_at(address) if address else None
 
     def _make_bridge(self, conversation_id: str, where: Workspace) -> AgentBridge:
         from app.ui.chat.agent_bridge import AgentBridge
