@@ -36,8 +36,9 @@ from pygments.token import Token, _TokenType  # type: ignore[import-untyped]
 MAX_HIGHLIGHT_CHARS = 20_000
 """Lines longer than this stay plain (lexing them would stall the view)."""
 WINDOW_BUDGET_S = 0.05
-"""A window that takes longer to lex turns highlighting off for the file: the
-window is lexed on the GUI thread, where a slow lexer would freeze the view."""
+"""Two windows in a row that take longer to lex turn highlighting off for the
+file: the window is lexed on the GUI thread, where a slow lexer would freeze
+the view. One alone may be the collector's pause or a busy machine."""
 BUDGET_CHECK_TOKENS = 64
 """Within a line, the budget is asked again after this many tokens: one line
 of 20,000 characters can hold thousands of tokens."""
@@ -274,7 +275,9 @@ class WindowHighlighter:
         self._long: dict[int, int] = {}
         self._long_starts: list[int] = []
         self.too_slow = False
-        """A window took over ``WINDOW_BUDGET_S``: every window is plain now."""
+        """Two windows running took over ``WINDOW_BUDGET_S``: all are plain now."""
+        self._slow_before = False
+        """The last window lexed took over ``WINDOW_BUDGET_S``."""
         self._primed: tuple[list[str], list[list[Span]], bool] | None = None
         self.on_too_slow: Callable[[], None] | None = None
         """Called once, on the thread that highlights, when ``too_slow`` is set."""
@@ -328,6 +331,8 @@ class WindowHighlighter:
         """
         shown = list(lines)
         spans, exact = self.highlight(shown, 0)
+        if self._slow_before:  # once more: twice running decides, as on screen
+            spans, exact = self.highlight(shown, 0)
         if not self.too_slow:
             self._primed = (shown, spans, exact)
 
@@ -351,7 +356,9 @@ class WindowHighlighter:
         Returns the spans and whether they are exact (lexed from a true
         checkpoint). ``exact=False`` never looks back: the window starts in
         the root state, as for a paged file without a scan. Once a window has
-        taken over ``WINDOW_BUDGET_S``, every window comes back without spans.
+        taken over ``WINDOW_BUDGET_S`` twice running, every window comes back
+        without spans; after the first, that window alone does, not exact, so
+        the view asks for it again.
         """
         if self.too_slow:
             return [[] for _ in lines], True
@@ -390,8 +397,12 @@ class WindowHighlighter:
             every=1,
         )
         if time.perf_counter() > deadline:
-            self._give_up()
-            return [[] for _ in lines], True
+            if self._slow_before:
+                self._give_up()
+                return [[] for _ in lines], True
+            self._slow_before = True
+            return [[] for _ in lines], False
+        self._slow_before = False
         if exact_result:
             self.add_checkpoints(found.checkpoints, found.long_tokens)
         return found.spans, exact_result

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from pygments.token import Token
@@ -115,15 +117,48 @@ def test_a_window_stops_lexing_inside_one_line_at_its_budget(
             yield found
 
     monkeypatch.setattr(lexer, "get_tokens_unprocessed", counting)
-    # A clock past the deadline as soon as the window has started.
-    times = iter([0.0])
-    clock = SimpleNamespace(perf_counter=lambda: next(times, 10.0))
+    # A clock a second on at every look: past the deadline once a window started.
+    ticks = itertools.count()
+    clock = SimpleNamespace(perf_counter=lambda: float(next(ticks)))
     monkeypatch.setattr("previewers.highlight.time", clock)
     line = "key: " + "&a [" * 2_000 + "]" * 2_000
     told: list[bool] = []
     highlighter = WindowHighlighter(lexer)
     highlighter.on_too_slow = lambda: told.append(True)
-    spans, _ = highlighter.highlight([line], 0)
-    assert spans == [[]] and highlighter.too_slow and told == [True]
+    spans, exact = highlighter.highlight([line], 0)
     # The one line holds thousands of tokens; the budget was asked within it.
     assert len(pulled) <= highlight.BUDGET_CHECK_TOKENS
+    # One slow window is plain and asked again; the second in a row turns it off.
+    assert spans == [[]] and not exact and not highlighter.too_slow and told == []
+    spans, exact = highlighter.highlight([line], 0)
+    assert spans == [[]] and exact and highlighter.too_slow and told == [True]
+
+
+def test_a_slow_window_between_quick_ones_keeps_the_colours(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from previewers import highlight
+
+    lexer = lexer_for_name("a.py")
+    assert lexer is not None
+    # Each window looks at the clock as it starts and as it ends (and between).
+    slow = iter([False, True, False])
+    now = [0.0]
+
+    def perf_counter() -> float:
+        return now[0]
+
+    def lexing(*args: Any, **kwargs: Any) -> Any:
+        now[0] += 1.0 if next(slow, False) else 0.001
+        return real_lex(*args, **kwargs)
+
+    real_lex = highlight._lex
+    monkeypatch.setattr("previewers.highlight._lex", lexing)
+    monkeypatch.setattr(
+        "previewers.highlight.time", SimpleNamespace(perf_counter=perf_counter)
+    )
+    highlighter = WindowHighlighter(lexer)
+    lines = ["def f(x):", "    return x + 1"]
+    coloured = [highlighter.highlight(lines, 0, exact=False)[0] for _ in range(3)]
+    assert coloured[0] and any(coloured[0]) and coloured[1] == [[], []]
+    assert coloured[2] == coloured[0] and not highlighter.too_slow
