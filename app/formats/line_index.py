@@ -17,7 +17,7 @@ import re
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
 from typing import TypeVar
 
@@ -447,8 +447,14 @@ class _ByteSearch:
             hay = byte_find.lowered(data) if self.fold else data
             return work(data, hay, min(len(data), _SEARCH_BYTES))
 
-        with closing(in_order(job, offsets, threads)) as results:
-            for offset, result in zip(offsets, results, strict=True):
+        def results() -> Generator[T, None, None]:
+            # The first block alone: the next match is most often in it, and
+            # reading ahead would only delay the answer.
+            yield from map(job, offsets[:1])
+            yield from in_order(job, offsets[1:], threads)
+
+        with closing(results()) as done:
+            for offset, result in zip(offsets, done, strict=True):
                 self._check()
                 yield offset, result
                 if self.progress is not None:
