@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -240,11 +240,26 @@ def test_cr_only_large_file_counts_lines_by_cr(
 
 
 def test_release_during_indexing_stops_quietly(
-    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    build = LineIndex.build
+    building, never = threading.Event(), threading.Event()
+
+    def held(*args: Any, cancelled: Callable[[], bool], **kwargs: Any) -> Any:
+        # The build goes on once the preview is let go: it is surely running.
+        building.set()
+        while not cancelled():
+            never.wait(0.005)
+        return build(*args, cancelled=cancelled, **kwargs)
+
+    monkeypatch.setattr(LineIndex, "build", held)
     preview = _opened(
         qtbot, open_preview(_log(tmp_path / "big.log", 400_000)), indexed=False
     )
+    qtbot.waitUntil(building.is_set)
     preview.release()
     assert preview.is_released()
     assert not preview.is_indexed()
