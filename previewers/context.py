@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from app.core.trust.paths import is_within
 from app.core.trust.policy import Policy, current_policy
@@ -53,6 +54,44 @@ class RemoteFiles(Protocol):
     def fetch_dependency(self, path: str, budget: int) -> bytes: ...
 
 
+class SourceText(Protocol):
+    """A file's source shown as text beside a family's own view (its Source toggle).
+
+    Set the text on ``widget``; then ``colouring`` (on the GUI thread) gives
+    the whole text's pass to run on a worker, or ``None`` when there is
+    nothing to colour, and ``adopt`` (back on the GUI thread) colours the view
+    with what it found.
+    """
+
+    @property
+    def widget(self) -> QPlainTextEdit: ...
+
+    def colouring(self) -> Callable[[Callable[[], bool]], object] | None: ...
+
+    def adopt(self, found: object) -> None: ...
+
+
+SourceTextMaker = Callable[[str, bool, "QWidget | None"], SourceText]
+"""``(file name, dark, parent)`` to the view a family shows source in."""
+
+
+class PlainSource:
+    """Source as plain text: where no maker of coloured source is handed in."""
+
+    def __init__(self, _name: str, _dark: bool, parent: QWidget | None) -> None:
+        self._widget = QPlainTextEdit(parent)
+
+    @property
+    def widget(self) -> QPlainTextEdit:
+        return self._widget
+
+    def colouring(self) -> Callable[[Callable[[], bool]], object] | None:
+        return None
+
+    def adopt(self, found: object) -> None:
+        pass
+
+
 @dataclass(frozen=True)
 class PreviewContext:
     """The root a preview may read around its file, its policy, its colours.
@@ -61,12 +100,16 @@ class PreviewContext:
     the policy (``None``: the policy files on disk for ``root``). ``scheme``
     ``None`` follows the preview's own palette. ``remote`` is set for a file
     of a remote workspace: ``root`` and paths are then the remote host's.
+    ``source_text`` makes the view a page or a document shows its source in:
+    the text family's, coloured as "Show source" colours it, handed in by
+    whoever builds the context (a family never imports another).
     """
 
     root: str | None = None
     policy_provider: PolicyProvider | None = None
     scheme: ColorScheme | None = None
     remote: RemoteFiles | None = None
+    source_text: SourceTextMaker = PlainSource
 
     def policy(self) -> Policy:
         """The read-deny policy in force now; denies everything if it cannot load."""

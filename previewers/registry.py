@@ -23,6 +23,7 @@ from previewers.notebook import NotebookPreviewer
 from previewers.pdf import PDF_PREVIEWER
 from previewers.source import PreviewSource
 from previewers.text import CodePreviewer
+from previewers.text import coloured_source as coloured_source
 from previewers.web import (
     HTML_PREVIEWER,
     SVG_PREVIEWER,

@@ -151,8 +151,13 @@ class MarkdownPreviewWidget(PreviewWidget):
         self.document.setDocumentMargin(14)
         self.view.setDocument(self.document)
         self.view.anchorClicked.connect(self._on_view_anchor_clicked)
-        self.source_text = QPlainTextEdit(container)
+        self._coloured = self.context.source_text(
+            source.name, self.is_dark(), container
+        )
+        self.source_text = self._coloured.widget
         self.source_text.setReadOnly(True)
+        # Prose: its paragraphs wrap, as they did before the source was coloured.
+        self.source_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.source_text.setAccessibleName(f"Source of {source.name}")
         self.source_text.setFont(
             QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
@@ -197,6 +202,12 @@ class MarkdownPreviewWidget(PreviewWidget):
             adopt(result.document)
         result.source.setParent(self.source_text)
         self.source_text.setDocument(result.source)
+        colouring = self._coloured.colouring()
+        if colouring is not None:
+            self.run_in_background(
+                lambda _file, cancelled: colouring(cancelled.is_set),
+                self._coloured.adopt,
+            )
         notices = list(result.notices)
         if result.rendered is None or result.document is None:
             self.show_source(True)

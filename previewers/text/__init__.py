@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from app.core.filetype import EMPTY_MIME, SVG_MIME, TEXT_KINDS, is_textual_mime
 from app.core.trust.safeio import VerifiedFile
-from previewers.context import STANDALONE, PreviewContext
+from previewers.context import STANDALONE, PreviewContext, SourceText
 from previewers.source import PreviewSource
 
 if TYPE_CHECKING:
@@ -52,3 +52,13 @@ class CodePreviewer:
         from previewers.text.widget import CodePreviewWidget
 
         return CodePreviewWidget(source, file, parent, context=context)
+
+
+def coloured_source(name: str, dark: bool, parent: QWidget | None) -> SourceText:
+    """The view a page or a document shows its source in, coloured for ``name``.
+
+    The same view and colours as "Show source" (``PreviewContext.source_text``).
+    """
+    from previewers.text.coloured_source import ColouredSource
+
+    return ColouredSource(name, dark, parent)

@@ -23,6 +23,7 @@ from PySide6.QtGui import (
     QPalette,
     QResizeEvent,
     QTextCursor,
+    QTextDocument,
     QTextFormat,
 )
 from PySide6.QtWidgets import (
@@ -148,6 +149,18 @@ class CodeTextView(QPlainTextEdit):
     @Slot(int)
     def _on_self_block_count_changed(self, _count: int) -> None:
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+        area = self.contentsRect()
+        self.gutter.setGeometry(
+            QRect(area.left(), area.top(), self.gutter_width(), area.height())
+        )
+
+    def setDocument(self, document: QTextDocument) -> None:
+        """Show ``document``, made elsewhere: its lines numbered and coloured anew."""
+        document.setDefaultFont(self.font())  # in this view's font, as its own
+        super().setDocument(document)
+        self._done.clear()
+        # A new document does not say its block count changed.
+        self._on_self_block_count_changed(self.blockCount())
 
     @Slot(QRect, int)
     def _on_self_update_request(self, rect: QRect, dy: int) -> None:

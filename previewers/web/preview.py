@@ -220,7 +220,10 @@ class WebPreviewWidget(PreviewWidget):
         self.page_holder = QWidget(self.stack)
         self.page_layout = QVBoxLayout(self.page_holder)
         self.page_layout.setContentsMargins(0, 0, 0, 0)
-        self.source_view = QPlainTextEdit(self.stack)
+        self._source_text = self.context.source_text(
+            source.name, self.is_dark(), self.stack
+        )
+        self.source_view = self._source_text.widget
         self.source_view.setReadOnly(True)
         self.source_view.setUndoRedoEnabled(False)
         self.source_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -615,6 +618,12 @@ class WebPreviewWidget(PreviewWidget):
         self.source_view.setPlainText(result.text)
         for notice in result.notices:
             self.info_bar.add_notice(notice)
+        colouring = self._source_text.colouring()
+        if colouring is not None:
+            self.run_in_background(
+                lambda _file, cancelled: colouring(cancelled.is_set),
+                self._source_text.adopt,
+            )
 
     # -- closing ---------------------------------------------------------------------
 

@@ -240,6 +240,7 @@ class WorkspaceWidget(QWidget):
             root=str(self._root) if self._root is not None else None,
             policy_provider=self._policy_provider,
             scheme=ColorScheme.of(self.palette()),
+            source_text=registry.coloured_source,
         )
 
     def current_preview(self) -> PreviewWidget | None:

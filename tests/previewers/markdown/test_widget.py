@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +219,50 @@ def test_source_toggle_shows_the_file_text(
     assert preview.source_text.toPlainText() == "# Title\n\n**bold**\n"
     preview.show_source(False)
     assert preview.stack.currentWidget() is preview.view
+
+
+def _coloured_lines(view: Any) -> int:
+    """How many of a text view's lines hold a run in a colour of its own."""
+    coloured, block = 0, view.document().begin()
+    while block.isValid():
+        plain = view.palette().text().color()
+        coloured += any(
+            run.format.foreground().color() != plain for run in block.layout().formats()
+        )
+        block = block.next()
+    return coloured
+
+
+def test_the_source_is_coloured_as_show_source_colours_it(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path, where: Where
+) -> None:
+    from previewers.text.view import CodeTextView
+
+    where.context = replace(where.context, source_text=registry.coloured_source)
+    path = tmp_path / "notes.md"
+    path.write_text(
+        "# Title\n\nSome **bold** text.\n\n```python\ndef f():\n    pass\n```\n"
+    )
+    preview = _open(qtbot, open_preview, path)
+    preview.show_source(True)
+    assert isinstance(preview.source_text, CodeTextView)
+    assert preview.source_text.toPlainText() == path.read_text()
+    preview.resize(640, 420)
+    preview.show()
+    qtbot.waitExposed(preview)
+    qtbot.waitUntil(lambda: _coloured_lines(preview.source_text) >= 3)
+
+
+def test_without_a_maker_the_source_is_plain_text(
+    qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
+) -> None:
+    from previewers.text.view import CodeTextView
+
+    path = tmp_path / "notes.md"
+    path.write_text("# Title\n\n**bold**\n")
+    preview = _open(qtbot, open_preview, path)
+    assert not isinstance(preview.source_text, CodeTextView)
+    assert _coloured_lines(preview.source_text) == 0
 
 
 @pytest.mark.parametrize("data", [b"", b"caf\xe9 **ok**\n"])

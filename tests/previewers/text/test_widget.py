@@ -402,3 +402,22 @@ def test_the_status_line_counts_lines_as_a_person_does(
     assert preview.line_count() == lines
     word = "line" if lines == 1 else "lines"
     assert preview.status.text().endswith(f"{lines:,} {word}")
+
+
+def test_a_document_made_elsewhere_is_numbered_beside_its_lines(qtbot: QtBot) -> None:
+    from PySide6.QtGui import QTextDocument
+    from PySide6.QtWidgets import QPlainTextDocumentLayout
+
+    from previewers.text.view import CodeTextView
+
+    view = CodeTextView()
+    qtbot.addWidget(view)
+    view.resize(400, 300)
+    view.show()
+    document = QTextDocument()
+    document.setDocumentLayout(QPlainTextDocumentLayout(document))
+    document.setPlainText("\n".join(f"line {n}" for n in range(1, 1_201)))
+    view.setDocument(document)
+    # Four digits of line numbers: the text starts past them, not under them.
+    assert view.viewportMargins().left() == view.gutter_width() == view.gutter.width()
+    assert view.document().defaultFont() == view.font()

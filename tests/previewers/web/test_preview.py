@@ -126,6 +126,32 @@ def test_importing_the_previewers_loads_no_web_engine():
     assert done.stdout.strip() == "[]", done.stderr
 
 
+def test_the_page_source_is_coloured_as_show_source_colours_it(
+    opened, site: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from previewers.text.view import CodeTextView
+
+    monkeypatch.setattr(web_preview, "engine_refusal", lambda: "root")
+    context = PreviewContext(
+        root=str(site / "report"), source_text=registry.coloured_source
+    )
+    widget = opened("report/index.html", context=context)
+    assert isinstance(widget.source_view, CodeTextView)
+    assert widget.source_text() == PAGE.decode()
+
+    def coloured() -> bool:
+        block = widget.source_view.document().begin()
+        plain = widget.source_view.palette().text().color()
+        while block.isValid():
+            formats = block.layout().formats()
+            if any(run.format.foreground().color() != plain for run in formats):
+                return True
+            block = block.next()
+        return False
+
+    qtbot.waitUntil(coloured)
+
+
 def test_as_root_the_page_source_is_shown_with_the_reason(
     opened, monkeypatch: pytest.MonkeyPatch
 ):
