@@ -20,24 +20,8 @@ from app.remote.paging import RemoteFencedReader
 from app.remote.snapshot import Snapshot
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
+from app.workspace.memory_file import SnapshotFile
 from app.workspace.protocol import too_large
-
-
-class SnapshotFile(ReaderFile):
-    """A verified snapshot in a sealed memory file, read like an opened file.
-
-    Previews reach it through its descriptor (audio and video duplicate it)
-    or through a fenced reader that names no local path, so nothing ever
-    looks up the remote path on this computer.
-    """
-
-    def __init__(self, memory: VerifiedFile) -> None:
-        super().__init__(FencedReader(memory, None), on_close=memory.close)
-        self.fd = memory.fd
-
-    def close(self) -> None:
-        self.fd = -1
-        super().close()
 
 
 class HostReader(FencedReader):

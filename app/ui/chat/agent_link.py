@@ -22,12 +22,11 @@ from app.ssh.address import is_remote_address
 from app.ui.chat.input import ChatInputWidget
 from app.ui.chat.view import ChatView
 from app.ui.notice import NoticeBarWidget
-from app.workspace.choose import local_workspace, ssh_workspace
+from app.workspace.choose import local_workspace
 from app.workspace.protocol import Workspace
 
 if TYPE_CHECKING:
     # The agent (and LangChain) loads with the first message, not the window.
-    from app.remote.workspace import RemoteWorkspace
     from app.ui.chat.agent_bridge import AgentBridge
 
 
@@ -44,7 +43,7 @@ class Window(Protocol):
 
     def workspace_root(self) -> Path | None: ...
 
-    def remote_workspace_for(self, address: str) -> RemoteWorkspace | None: ...
+    def remote_workspace_for(self, address: str) -> Workspace | None: ...
 
     def model_spec(self) -> str: ...
 
@@ -111,8 +110,7 @@ class AgentLink(QObject):
         """Where the agent of the conversation shown works (None: not connected)."""
         address = self._window.current_workspace_text()
         if address is not None and is_remote_address(address):
-            remote = self._window.remote_workspace_for(address)
-            return ssh_workspace(remote) if remote is not None else None
+            return self._window.remote_workspace_for(address)
         root = self._window.workspace_root()
         return local_workspace(root) if root is not None else None
 
