@@ -324,6 +324,28 @@ def test_a_path_outside_the_remote_workspace_is_refused(
     assert raised.value.reason == "outside"
 
 
+def test_the_same_preparation_previews_a_file_of_a_local_workspace(
+    tmp_path: Path,
+) -> None:
+    from app.workspace.choose import local_workspace
+
+    root = tmp_path / "here"
+    root.mkdir()
+    (root / "main.py").write_text("print('here')\n")
+    (root / ".env").write_text("API_KEY=secret\n")
+    (root / "escape.py").symlink_to(tmp_path / "elsewhere.py")
+    (tmp_path / "elsewhere.py").write_text("print('not for the preview')\n")
+    here = local_workspace(root)
+    prepared = open_remote_preview(here, "main.py").result(60)
+    assert prepared.source.path == str(root / "main.py")
+    assert prepared.file.read() == b"print('here')\n"
+    prepared.close()
+    for name, reason in ((".env", "denied"), ("escape.py", "symlink")):
+        with pytest.raises(SafeOpenError) as raised:
+            open_remote_preview(here, name).result(60)
+        assert raised.value.reason == reason
+
+
 def test_a_prepared_preview_that_is_never_shown_lets_go_of_its_file(
     workspace: RemoteWorkspace, remote_root: Path
 ) -> None:
