@@ -235,9 +235,11 @@ def _prepare(
     mode: PermissionMode | None,
     registry: PreviewerRegistry,
 ) -> RemotePreview:
+    # The policy for what is read around the file, asked while the file opens.
+    asked = workspace.policy()
     opened = waits.wait(workspace.open_for_preview(file, mode=mode))
     try:
-        policy = waits.wait(workspace.policy())
+        policy = waits.wait(asked)
         return _choose(
             waits, workspace, opened, policy, context, kind, source_view, registry
         )
