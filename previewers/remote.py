@@ -3,13 +3,14 @@
 ``open_remote_preview`` runs off the GUI thread and hands back a
 ``RemotePreview``: the file's ``PreviewSource``, the previewer the registry
 chose from its name and first bytes (as for a local file), and a
-``VerifiedFile`` the previewer reads as it reads any opened file:
+``VerifiedFile`` the previewer reads as it reads any opened file. The file
+comes from ``Workspace.open_for_preview``, checked and fenced at one version:
 
-- a file within its previewer's limit is fetched whole as one verified
-  version (``RemoteWorkspace.snapshot``) into a sealed memory file;
-- text over one page (2 MiB) is paged over SFTP behind the remote version
-  fence (``open_fenced``): the first page is read, never the whole file, and a
-  change on the host stops the paging as locally (``FenceBrokenError``);
+- a file within its previewer's limit is taken whole as that version
+  (``PreviewFile.whole``; over SSH, a sealed memory file);
+- text over one page (2 MiB) is paged behind the version fence
+  (``PreviewFile.paged``): the first page is read, never the whole file, and
+  a change on the host stops the paging as locally (``FenceBrokenError``);
 - a file over its previewer's limit is refused with the reason; nothing is read.
 
 The preview's context says the file is remote: a page's dependencies come
@@ -32,20 +33,14 @@ from app.core.filetype.sizes import human_size
 from app.core.serve.html_bind import Skip, check_dependency_size
 from app.core.serve.manifest import MAX_DEPENDENCY_BYTES
 from app.core.trust.display_names import display_name
-from app.core.trust.paths import is_within
-from app.core.trust.policy import Policy
+from app.core.trust.policy import PermissionMode, Policy
+from app.core.trust.records import FileEntry
 from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
-from app.core.trust.verdicts import access_check
-from app.formats.text_pages import (
-    FenceBrokenError,
-    FencedReader,
-    ReaderFile,
-)
-from app.remote.files import RemoteIdentity
-from app.remote.paging import RemoteFencedReader
-from app.remote.snapshot import changed
-from app.remote.workspace import RemoteWorkspace
+from app.core.trust.verdicts import DIRECTORY, REGULAR, SYMLINK
+from app.formats.text_pages import FenceBrokenError
 from app.ssh.errors import Failure, RemoteError
+from app.workspace.memory_file import SnapshotFile
+from app.workspace.protocol import PreviewFile, Workspace
 from previewers.context import STANDALONE, PreviewContext
 from previewers.registry import REGISTRY, Previewer, PreviewerRegistry
 from previewers.source import PreviewSource
@@ -65,7 +60,8 @@ class RemotePreview:
     """What a tab needs to show a remote file: call ``create`` on the GUI thread.
 
     ``refusal`` is the reason when the file is over its previewer's limit;
-    ``create`` then makes a preview marked refused. A preview that is never
+    ``create`` then makes a preview marked refused. ``paged``: the text is
+    paged from the host instead of taken whole. A preview that is never
     created must be ``close``d (the widget owns the file once created).
     """
 
@@ -73,14 +69,9 @@ class RemotePreview:
     file: VerifiedFile
     previewer: Previewer
     context: PreviewContext
-    identity: RemoteIdentity
+    paged: bool = False
     refusal: str | None = None
     _taken: bool = field(default=False, repr=False)
-
-    @property
-    def paged(self) -> bool:
-        """Whether the text is paged over SFTP instead of fetched whole."""
-        return not isinstance(self.file, SnapshotFile)
 
     def create(self, parent: QWidget | None = None) -> PreviewWidget:
         """The preview widget; it owns the file from now on."""
@@ -104,31 +95,14 @@ class RemotePreview:
             self.file.close()
 
 
-class SnapshotFile(ReaderFile):
-    """A verified snapshot in a sealed memory file, read like an opened file.
-
-    Previews reach it through its descriptor (audio and video duplicate it)
-    or through a fenced reader that names no local path, so nothing ever
-    looks up the remote path on this computer.
-    """
-
-    def __init__(self, memory: VerifiedFile) -> None:
-        super().__init__(FencedReader(memory, None), on_close=memory.close)
-        self.fd = memory.fd
-
-    def close(self) -> None:
-        self.fd = -1
-        super().close()
-
-
 class RemoteFilesAround:
     """What a remote preview reads around its file: from the host, never locally.
 
     Runs on a preview's worker thread; every fetch waits for the host within
-    the workspace's timeouts.
+    the workspace's timeouts, and is checked there as ``Workspace.read`` checks.
     """
 
-    def __init__(self, workspace: RemoteWorkspace) -> None:
+    def __init__(self, workspace: Workspace) -> None:
         self._workspace = workspace
 
     @property
@@ -138,18 +112,16 @@ class RemoteFilesAround:
     def fetch_dependency(self, path: str, budget: int) -> bytes:
         """A page's dependency as one version, within the bundle's limits."""
         with _as_skip():
-            identity = self._workspace.lstat(path).result()
-            if identity.is_symlink:
+            found = self._workspace.stat(path).result()
+            if found.kind == SYMLINK:
                 raise SafeOpenError("symlink", "the file is a symbolic link")
-            if identity.is_folder:
+            if found.kind == DIRECTORY:
                 raise SafeOpenError("directory", "it is a folder, not a file")
-            if not identity.is_regular:
+            if found.kind != REGULAR:
                 raise SafeOpenError("not_regular", "it is not a regular file")
-            check_dependency_size(identity.size, budget)
-            snapshot = self._workspace.snapshot(
-                path, limit=MAX_DEPENDENCY_BYTES, expected=identity
-            ).result()
-            return snapshot.data
+            check_dependency_size(found.size, budget)
+            # No more than was counted: a file grown since is refused, not read.
+            return self._workspace.read(path, limit=found.size).result()
         raise AssertionError("unreachable")  # pragma: no cover - _as_skip re-raises
 
 
@@ -157,6 +129,10 @@ class RemoteFilesAround:
 def _as_skip() -> Iterator[None]:
     try:
         yield
+    except SafeOpenError as error:
+        if error.reason in ("changed", "too_large"):
+            raise Skip("changed", "the file changed while it was being read") from error
+        raise
     except RemoteError as error:
         if error.failure is Failure.CHANGED:
             raise Skip("changed", "the file changed while it was being read") from error
@@ -166,73 +142,28 @@ def _as_skip() -> Iterator[None]:
         raise Skip("unreadable", str(error)) from error
 
 
-class _HostReader(FencedReader):
-    """The remote fenced reader as the pager sees it: a lost host stops paging.
-
-    A host that stops answering (a timeout, a dropped connection) ends the
-    paging with ``FenceBrokenError("unreachable")``, as a change does, so the
-    view freezes with a reason and a reload instead of failing mid-paint.
-    """
-
-    def __init__(self, remote: RemoteFencedReader) -> None:
-        # FencedReader's own __init__ wants a local descriptor.
-        self.remote = remote
-        self.path = remote.path
-        self.fence = remote.fence
-        self._closing = threading.Lock()
-        self._closed = False
-
-    @property
-    def size(self) -> int:
-        return self.remote.size
-
-    def check(self) -> None:
-        with _host_lost():
-            self.remote.check()
-
-    def read(self, size: int, offset: int) -> bytes:
-        with _host_lost():
-            return self.remote.read(size, offset)
-        raise AssertionError("unreachable")  # pragma: no cover - re-raised above
-
-    def close_soon(self) -> None:
-        """Close the remote handle once, without waiting."""
-        with self._closing:
-            if self._closed:
-                return
-            self._closed = True
-        self.remote.close_soon()
-
-
-@contextlib.contextmanager
-def _host_lost() -> Iterator[None]:
-    try:
-        yield
-    except RemoteError as error:
-        raise FenceBrokenError("unreachable") from error
-
-
 def open_remote_preview(
-    workspace: RemoteWorkspace,
-    path: str,
-    expected: RemoteIdentity | None,
+    workspace: Workspace,
+    file: str | FileEntry,
     context: PreviewContext = STANDALONE,
     *,
     kind: Kind | None = None,
     source_view: bool = False,
+    mode: PermissionMode | None = None,
     registry: PreviewerRegistry = REGISTRY,
 ) -> Future[RemotePreview]:
-    """Prepare the preview of the remote ``path``, off the GUI thread.
+    """Prepare the preview of a remote workspace's file, off the GUI thread.
 
-    ``expected`` is the identity a record holds (``None`` for a file of the
-    remote tree no record vouches for): another version is refused as
-    *changed*. ``context`` gives the colour scheme; the root, the policy and
-    the reading around the file are the remote workspace's. The future fails
-    with ``SafeOpenError`` (denied, missing, a link, not a regular file) or
-    ``RemoteError`` (changed, timeout, connection lost...), each with a
-    sentence to show. Add a done-callback that posts to the GUI, as with
-    every remote future. ``cancel()`` works at any time: the wait on the
-    host is cancelled and whatever was opened or fetched is let go.
+    ``file`` is a path of the remote tree no record vouches for, or a
+    record's entry (``mode`` in force): another version than the recorded
+    one is refused as *changed*. ``context`` gives the colour scheme; the
+    root, the policy and the reading around the file are the workspace's.
+    The future fails with ``SafeOpenError`` (denied, outside, missing, a
+    link, not a regular file, changed) or ``RemoteError`` (timeout,
+    connection lost...), each with a sentence to show. Add a done-callback
+    that posts to the GUI, as with every remote future. ``cancel()`` works
+    at any time: the wait on the host is cancelled and whatever was opened
+    or fetched is let go.
     """
     outcome: Future[RemotePreview] = Future()
     waits = _Waits(outcome)
@@ -241,11 +172,11 @@ def open_remote_preview(
         outcome,
         waits,
         workspace,
-        path,
-        expected,
+        file,
         context,
         kind,
         source_view,
+        mode,
         registry,
     )
     return outcome
@@ -296,53 +227,46 @@ def _run(outcome: Future[RemotePreview], waits: _Waits, *arguments: Any) -> None
 
 def _prepare(
     waits: _Waits,
-    workspace: RemoteWorkspace,
-    path: str,
-    expected: RemoteIdentity | None,
+    workspace: Workspace,
+    file: str | FileEntry,
     context: PreviewContext,
     kind: Kind | None,
     source_view: bool,
+    mode: PermissionMode | None,
     registry: PreviewerRegistry,
 ) -> RemotePreview:
-    path = posixpath.normpath(path)
-    if not posixpath.isabs(path) or not is_within(path, workspace.root, sep="/"):
-        raise SafeOpenError("outside", "the file is outside the remote workspace")
-    policy = waits.wait(workspace.policy())
-    refused = access_check(policy, (path,), inside=True, mode=None)
-    if refused is not None:
-        raise SafeOpenError("denied", refused.reason)
-    remote = waits.wait(workspace.open_fenced(path, expected=expected))
-    reader = _HostReader(remote)
+    # The policy for what is read around the file, asked while the file opens.
+    asked = workspace.policy()
+    opened = waits.wait(workspace.open_for_preview(file, mode=mode))
     try:
+        policy = waits.wait(asked)
         return _choose(
-            waits, workspace, path, reader, policy, context, kind, source_view, registry
+            waits, workspace, opened, policy, context, kind, source_view, registry
         )
     except BaseException:
-        reader.close_soon()
+        opened.close()
         raise
 
 
 def _choose(
     waits: _Waits,
-    workspace: RemoteWorkspace,
-    path: str,
-    reader: _HostReader,
+    workspace: Workspace,
+    opened: PreviewFile,
     policy: Policy,
     context: PreviewContext,
     kind: Kind | None,
     source_view: bool,
     registry: PreviewerRegistry,
 ) -> RemotePreview:
-    remote = reader.remote
-    identity, fence = remote.identity, reader.fence
+    path, fence = opened.path, opened.fence
+    name = posixpath.basename(path)
     try:
-        head = reader.read(HEAD_SIZE, 0)
-        name = posixpath.basename(path)
-        found = detect(head, name, kind=kind, read=reader.read)
+        head = opened.read(HEAD_SIZE, 0)
+        found = detect(head, name, kind=kind, read=opened.read)
     except FenceBrokenError as error:
         if isinstance(error.__cause__, RemoteError):
             raise error.__cause__ from None  # the host, not the file
-        raise changed(path) from error
+        raise SafeOpenError("changed", f"{name} changed while it was read") from error
     source = PreviewSource(
         path=path,
         name=display_name(name),
@@ -358,26 +282,21 @@ def _choose(
         policy_provider=lambda: policy,
         remote=RemoteFilesAround(workspace),
     )
-    if previewer.pages_remotely and identity.size > previewer.fetch_limit:
-        file: VerifiedFile = ReaderFile(reader, on_close=reader.close_soon)
-        return RemotePreview(source, file, previewer, remote_context, identity)
-    reader.close_soon()  # the rest is one snapshot, or nothing
     limit = previewer.fetch_limit
-    if identity.size > limit:
+    if previewer.pages_remotely and fence.size > limit:
+        paged = opened.paged()
+        return RemotePreview(source, paged, previewer, remote_context, paged=True)
+    if fence.size > limit:
+        opened.close()  # nothing more is read
         nothing = Identity(0, 0, 0, fence.mtime_ns)
         empty = SnapshotFile(VerifiedFile.from_bytes(b"", nothing, name))
         refusal: str | None = (
-            f"it is {human_size(identity.size)}, more than the "
+            f"it is {human_size(fence.size)}, more than the "
             f"{human_size(limit)} this preview fetches from a remote host; "
             "save it to a local folder to see it"
         )
         if limit == 0:
             refusal = None  # the card needs no bytes: it shows the facts
-        return RemotePreview(
-            source, empty, previewer, remote_context, identity, refusal
-        )
-    snapshot = waits.wait(workspace.snapshot(path, limit=limit, expected=identity))
-    memory = VerifiedFile.from_bytes(snapshot.data, fence, name)
-    return RemotePreview(
-        source, SnapshotFile(memory), previewer, remote_context, identity
-    )
+        return RemotePreview(source, empty, previewer, remote_context, refusal=refusal)
+    whole = waits.wait(opened.whole(limit))
+    return RemotePreview(source, whole, previewer, remote_context)

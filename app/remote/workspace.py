@@ -60,6 +60,11 @@ class RemoteWorkspace:
         return self.place.address
 
     @property
+    def loop(self) -> LoopThread:
+        """The SSH loop thread, for readers that wait on it from a worker."""
+        return self._loop
+
+    @property
     def link(self) -> Link:
         """The connection, for code that already runs on the loop thread."""
         return self._link

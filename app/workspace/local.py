@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from app.core.trust.copying import CopyResult, copy_verified
 from app.core.trust.declare import declare
-from app.core.trust.paths import is_within
+from app.core.trust.paths import is_within, resolve_keep_leaf
 from app.core.trust.policy import PermissionMode, Policy, current_policy
 from app.core.trust.public_files import PublicFile, public_files, public_folder
 from app.core.trust.records import FileEntry, Record
@@ -22,9 +22,11 @@ from app.core.trust.verdicts import (
     NOT_REGULAR,
     REGULAR,
     SYMLINK,
+    Verdict,
     refused,
 )
 from app.workspace import agent_files
+from app.workspace.local_preview import LocalPreviewFile
 from app.workspace.native import NATIVE
 from app.workspace.protocol import (
     LISTING_LIMIT,
@@ -32,6 +34,7 @@ from app.workspace.protocol import (
     Entry,
     Listing,
     Native,
+    PreviewFile,
     Progress,
     Written,
     never,
@@ -216,6 +219,26 @@ class LocalWorkspace:
         def run() -> CopyResult:
             with self._open(path) as opened:
                 return _copy(opened, target, progress, is_cancelled)
+
+        return self._run(run)
+
+    def open_for_preview(
+        self, file: str | FileEntry, *, mode: PermissionMode | None = None
+    ) -> Future[PreviewFile]:
+        def run() -> PreviewFile:
+            if isinstance(file, str):
+                path = resolve_keep_leaf(self._absolute(file))
+                return LocalPreviewFile(self._open(file), path)
+            check, opened = open_entry(
+                file, self._policy_now(), trusted=True, mode=mode
+            )
+            if opened is None:
+                raise refused(check)
+            if check.verdict is Verdict.CHANGED:
+                # Only the version the record vouches for is shown.
+                opened.close()
+                raise SafeOpenError("changed", check.reason)
+            return LocalPreviewFile(opened, file.resolved)
 
         return self._run(run)
 

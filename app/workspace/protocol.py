@@ -1,9 +1,10 @@
 """What a workspace can do, whichever backend holds its files.
 
 A local folder and a folder on an SSH host do the same jobs: list, look up,
-read a verified version, the ``present`` check, revalidate a record entry and
-save a copy. Callers hold a ``Workspace`` and never ask which backend it is;
-``app.workspace.choose`` picks the backend once, where the workspace is opened.
+read a verified version, open one for a preview, the ``present`` check,
+revalidate a record entry and save a copy. Callers hold a ``Workspace`` and
+never ask which backend it is; ``app.workspace.choose`` picks the backend
+once, where the workspace is opened.
 Every method returns a ``concurrent.futures.Future`` at once: a worker waits on
 ``result()``, the GUI adds a done-callback. A refused file fails the future
 with ``SafeOpenError`` (its ``reason`` says why: ``outside``, ``denied``,
@@ -22,12 +23,14 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from app.core.changes.change import BeforeState
+from app.core.filetype.sizes import human_size
 from app.core.trust.copying import CopyResult
+from app.core.trust.display_names import display_name
 from app.core.trust.policy import PermissionMode, Policy
 from app.core.trust.public_files import PublicFile
 from app.core.trust.records import FileEntry, Record
 from app.core.trust.revalidate import Check
-from app.core.trust.safeio import Identity, VerifiedFile
+from app.core.trust.safeio import Identity, SafeOpenError, VerifiedFile
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,61 @@ class Written:
     resolved: str
     before: BeforeState
     identity: Identity
+
+
+def too_large(path: str, size: int, limit: int) -> SafeOpenError:
+    """The refusal of a file over what a preview reads of it, in words."""
+    name = display_name(path.replace("\\", "/").rsplit("/", 1)[-1])
+    return SafeOpenError(
+        "too_large",
+        f"{name} is {human_size(size)}, more than the {human_size(limit)} "
+        "this preview reads; save it to a local folder to see it",
+    )
+
+
+class PreviewFile(Protocol):
+    """A workspace file opened for a preview: one checked version, read on demand.
+
+    Reads block until the bytes arrive (over SSH, a round trip), so they run
+    on a worker thread. A read of another version than the one opened, or of
+    a host that stopped answering, raises ``FenceBrokenError`` (its cause is
+    the ``RemoteError`` when the host, not the file, failed). The file is
+    handed over once, by ``whole`` or ``paged``, or let go by ``close``.
+    """
+
+    @property
+    def path(self) -> str:
+        """The file's absolute path on its own host."""
+        ...
+
+    @property
+    def fence(self) -> Identity:
+        """The version opened: what a preview's source is, and stays."""
+        ...
+
+    def read(self, size: int, offset: int) -> bytes:
+        """Up to ``size`` bytes at ``offset`` of the version opened."""
+        ...
+
+    def whole(self, limit: int) -> Future[VerifiedFile]:
+        """The version opened, whole, as a file a previewer reads.
+
+        Refused with ``SafeOpenError`` ``too_large`` (nothing read) when it
+        is over ``limit`` bytes, ``changed`` when it is no longer that
+        version. The caller owns the file; this one has nothing left to close.
+        """
+        ...
+
+    def paged(self) -> VerifiedFile:
+        """The version opened, for a pager: every read fenced, nothing fetched.
+
+        The caller owns the file; this one has nothing left to close.
+        """
+        ...
+
+    def close(self) -> None:
+        """Let go of what is open, without waiting (from the GUI thread too)."""
+        ...
 
 
 class Native(Protocol):
@@ -202,6 +260,19 @@ class Workspace(Protocol):
         Checked now as ``read`` checks (a refusal raises ``SafeOpenError`` and
         writes nothing), then saved as ``save_copy`` saves: the version
         checked, all or nothing, with ``progress`` and ``is_cancelled``.
+        """
+        ...
+
+    def open_for_preview(
+        self, file: str | FileEntry, *, mode: PermissionMode | None = None
+    ) -> Future[PreviewFile]:
+        """The file a preview shows, checked and open at one version.
+
+        ``file`` is a path (a file no record vouches for, checked now as
+        ``read`` checks) or a record's entry (checked as ``revalidate``
+        checks, ``mode`` in force, and refused as ``changed`` unless it is
+        still the version recorded). Refusals are those of ``read``; nothing
+        beyond the check is read until the caller reads.
         """
         ...
 

@@ -27,13 +27,19 @@ from app.core.trust.verdicts import (
     NOT_REGULAR,
     REGULAR,
     SYMLINK,
+    Verdict,
     access_check,
     open_verdict,
     refuse_denied,
     refused,
 )
 from app.remote import agent_files
-from app.remote.checks import RemoteCheck, check_remote_path, remote_policy
+from app.remote.checks import (
+    RemoteCheck,
+    check_remote_entry,
+    check_remote_path,
+    remote_policy,
+)
 from app.remote.files import (
     RemoteIdentity,
     lexical_path,
@@ -41,7 +47,8 @@ from app.remote.files import (
     lstat,
     real_path,
 )
-from app.remote.snapshot import take_snapshot
+from app.remote.paging import RemoteFencedReader
+from app.remote.snapshot import FencedFile, take_snapshot
 from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
 from app.workspace.protocol import (
@@ -50,10 +57,12 @@ from app.workspace.protocol import (
     Entry,
     Listing,
     Native,
+    PreviewFile,
     Progress,
     Written,
     never,
 )
+from app.workspace.ssh_preview import SshPreviewFile
 
 _T = TypeVar("_T")
 _U = TypeVar("_U")
@@ -228,6 +237,50 @@ class SshWorkspace:
             f"fetching {path}",
             timeout=self.remote.link.settings.operation_timeout + limit / (1 << 20),
         )
+
+    def open_for_preview(
+        self, file: str | FileEntry, *, mode: PermissionMode | None = None
+    ) -> Future[PreviewFile]:
+        place = self.remote.place
+
+        async def checked(sftp: asyncssh.SFTPClient) -> tuple[str, RemoteIdentity]:
+            """The path to open and the version it must be (or ``None``)."""
+            policy = await self._policy(sftp)
+            if isinstance(file, str):
+                absolute = await self._within(sftp, file)
+                names = (absolute, self._absolute(file))
+                refusal = access_check(policy, names, inside=True, mode=None)
+                if refusal is not None:
+                    raise refused(refusal)
+                found = await check_remote_path(sftp, place, absolute, policy)
+            else:
+                absolute = file.resolved
+                found = await check_remote_entry(
+                    sftp, place, file, policy, trusted=True, mode=mode
+                )
+            if not found.allowed or found.identity is None:
+                raise refused(found.check)
+            if found.check.verdict is Verdict.CHANGED:
+                # Only the version the record vouches for is shown.
+                raise SafeOpenError("changed", found.check.reason)
+            return absolute, found.identity
+
+        async def run(sftp: asyncssh.SFTPClient) -> PreviewFile:
+            absolute, identity = await checked(sftp)
+            try:
+                opened = await FencedFile.open(sftp, absolute, identity)
+            except SafeOpenError as error:
+                # Through the verdict, so a refusal reads as it does locally.
+                raise refused(Check(open_verdict(error.reason), str(error))) from error
+            except RemoteError as error:
+                if error.failure is Failure.CHANGED:
+                    raise SafeOpenError("changed", str(error)) from error
+                raise
+            remote = RemoteFencedReader(self.remote.loop, self.remote.link, opened)
+            return SshPreviewFile(self.remote, remote)
+
+        shown = file if isinstance(file, str) else file.resolved
+        return self.remote.submit(run, f"opening {shown}")
 
     def save_file(
         self,

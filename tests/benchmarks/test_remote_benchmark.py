@@ -63,6 +63,7 @@ def test_first_page_of_a_remote_1_gib_log(
 def test_first_page_of_a_remote_1_gib_log_in_the_text_preview(
     qtbot: Any, workspace: RemoteWorkspace, remote_root: Path, report: list[str]
 ) -> None:
+    from app.workspace.choose import ssh_workspace
     from previewers.remote import open_remote_preview
 
     log = remote_root / "service.log"
@@ -80,7 +81,8 @@ def test_first_page_of_a_remote_1_gib_log_in_the_text_preview(
         reader.close()
         # The previewer: policy, head and type, then the widget's first page.
         start = time.perf_counter()
-        prepared = open_remote_preview(workspace, str(log), None).result(60)
+        files = ssh_workspace(workspace)
+        prepared = open_remote_preview(files, str(log)).result(60)
         widget = prepared.create(None)
         qtbot.waitUntil(lambda w=widget: w.paged_view is not None, timeout=30_000)
         preview.append(time.perf_counter() - start)
@@ -104,12 +106,14 @@ def test_a_scroll_block_read_from_a_paged_remote_text(
 
     from app.core.trust.safeio import open_verified
     from app.formats.text_pages import FencedReader
+    from app.workspace.choose import ssh_workspace
     from previewers.remote import open_remote_preview
 
     log = remote_root / "scroll.log"
     line = b"2026-01-01T00:00:00.000Z INFO  worker-3 request done in 12 ms\n"
     log.write_bytes(line * (16 * MIB // len(line)))
-    prepared = open_remote_preview(workspace, str(log), None).result(60)
+    files = ssh_workspace(workspace)
+    prepared = open_remote_preview(files, str(log)).result(60)
     assert prepared.paged
     offsets = [random.randrange(0, 16 * MIB - 65536) for _ in range(50)]
     remote_times: list[float] = []

@@ -13,12 +13,15 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from app.core.trust.policy import PermissionMode
+from app.core.trust.records import FileEntry
 from app.core.trust.safeio import SafeOpenError
 from app.formats.text_pages import PAGE_SIZE, FenceBrokenError
 from app.remote.workspace import RemoteWorkspace
-from app.ssh.errors import Failure, RemoteError
+from app.workspace.choose import ssh_workspace
+from app.workspace.memory_file import SnapshotFile
 from previewers.image import ImagePreviewer
-from previewers.remote import RemotePreview, SnapshotFile, open_remote_preview
+from previewers.remote import RemotePreview, open_remote_preview
 from previewers.widget import PreviewWidget
 from tests.remote.fixtures import SshHome
 from tests.remote.fixtures import manager as manager
@@ -40,8 +43,8 @@ def show(qtbot: QtBot, workspace: RemoteWorkspace) -> Iterator[Show]:
     """Prepare a remote file's preview off the GUI thread, then build its widget."""
     made: list[PreviewWidget] = []
 
-    def make(path: Path, *, expected: Any = None, settle: bool = True) -> Any:
-        prepared = open_remote_preview(workspace, str(path), expected).result(60)
+    def make(path: Path, *, settle: bool = True) -> Any:
+        prepared = _prepare(workspace, path)
         widget = prepared.create(None)
         made.append(widget)
         widget.resize(640, 420)
@@ -59,8 +62,18 @@ def show(qtbot: QtBot, workspace: RemoteWorkspace) -> Iterator[Show]:
         qtbot.waitUntil(lambda: retiring() == 0)
 
 
-def _prepare(workspace: RemoteWorkspace, path: Path, expected: Any = None) -> Any:
-    return open_remote_preview(workspace, str(path), expected).result(60)
+def _prepare(workspace: RemoteWorkspace, path: Path, record: Any = None) -> Any:
+    """The preview of ``path``, or of the file ``record`` vouches for."""
+    file = str(path) if record is None else record
+    return open_remote_preview(ssh_workspace(workspace), file).result(60)
+
+
+def _presented(workspace: RemoteWorkspace, path: Path) -> FileEntry:
+    """The entry of a record presenting ``path`` now, as the agent would."""
+    arguments = {"files": [{"path": path.name, "description": "a file"}]}
+    mode = PermissionMode.WORKSPACE_ONLY
+    [entry] = workspace.present(arguments, mode=mode).result(30).files
+    return entry
 
 
 def _png(width: int = 3, height: int = 2) -> bytes:
@@ -265,18 +278,18 @@ def test_a_file_changed_since_its_record_is_refused_as_changed(
     workspace: RemoteWorkspace, remote_root: Path
 ) -> None:
     path = remote_root / "notes.md"
-    recorded = workspace.lstat(str(path)).result(30)
+    recorded = _presented(workspace, path)
     path.write_text("# Notes, rewritten on the host\n")
-    with pytest.raises(RemoteError) as raised:
+    with pytest.raises(SafeOpenError) as raised:
         _prepare(workspace, path, recorded)
-    assert raised.value.failure is Failure.CHANGED
+    assert raised.value.reason == "changed"
 
 
 def test_a_remote_symlink_swapped_in_is_refused(
     workspace: RemoteWorkspace, remote_root: Path, tmp_path: Path
 ) -> None:
     path = remote_root / "notes.md"
-    recorded = workspace.lstat(str(path)).result(30)
+    recorded = _presented(workspace, path)
     secret = tmp_path / "secret.txt"
     secret.write_text("not for the preview\n")
     path.unlink()
@@ -309,6 +322,28 @@ def test_a_path_outside_the_remote_workspace_is_refused(
     with pytest.raises(SafeOpenError) as raised:
         _prepare(workspace, outside)
     assert raised.value.reason == "outside"
+
+
+def test_the_same_preparation_previews_a_file_of_a_local_workspace(
+    tmp_path: Path,
+) -> None:
+    from app.workspace.choose import local_workspace
+
+    root = tmp_path / "here"
+    root.mkdir()
+    (root / "main.py").write_text("print('here')\n")
+    (root / ".env").write_text("API_KEY=secret\n")
+    (root / "escape.py").symlink_to(tmp_path / "elsewhere.py")
+    (tmp_path / "elsewhere.py").write_text("print('not for the preview')\n")
+    here = local_workspace(root)
+    prepared = open_remote_preview(here, "main.py").result(60)
+    assert prepared.source.path == str(root / "main.py")
+    assert prepared.file.read() == b"print('here')\n"
+    prepared.close()
+    for name, reason in ((".env", "denied"), ("escape.py", "symlink")):
+        with pytest.raises(SafeOpenError) as raised:
+            open_remote_preview(here, name).result(60)
+        assert raised.value.reason == reason
 
 
 def test_a_prepared_preview_that_is_never_shown_lets_go_of_its_file(
@@ -405,7 +440,9 @@ def test_cancelling_a_preparation_cancels_the_fetch_it_waits_for(
         return fetch  # a host that never answers
 
     monkeypatch.setattr(workspace, "snapshot", stuck)
-    preparing = open_remote_preview(workspace, str(remote_root / "notes.md"), None)
+    preparing = open_remote_preview(
+        ssh_workspace(workspace), str(remote_root / "notes.md")
+    )
     assert asked.wait(30)
     assert not preparing.done()
     assert preparing.cancel()

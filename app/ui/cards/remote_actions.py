@@ -5,7 +5,9 @@ remote coordinate and Save to local…; "Open with system app" and "Show in file
 manager" do not exist here. Every action asks ``RemoteManager.check_deliverable``
 again (on the SSH loop thread; the answer reaches the GUI thread through
 ``app.ui.gui_thread``), so a file that changed since it was presented is
-refused as changed.
+refused as changed. A file of the tree or a tab is checked by its
+``Workspace`` as a preview would open it; what an action then opens or saves
+is checked by the workspace once more.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import posixpath
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication
@@ -29,18 +31,16 @@ from app.core.trust.display_names import display_name, plain_file_name
 from app.core.trust.policy import PermissionMode
 from app.core.trust.records import FileEntry
 from app.core.trust.revalidate import Verdict
+from app.core.trust.safeio import SafeOpenError
 from app.ssh.errors import RemoteError
 from app.ui import gui_thread
 from app.ui.cards.action_spec import ActionSpec
 from app.workspace.choose import ssh_workspace
-from app.workspace.protocol import Workspace
+from app.workspace.protocol import PreviewFile, Workspace
 
 if TYPE_CHECKING:
     # The SSH library loads when a remote action first runs, not at start-up.
-    from app.remote.checks import RemoteCheck
-    from app.remote.files import RemoteIdentity
     from app.remote.manager import Checked, RemoteManager
-    from app.remote.workspace import RemoteWorkspace
 
 
 REMOTE_ACTIONS: tuple[ActionSpec, ...] = (
@@ -97,9 +97,10 @@ class RemoteCardActions(QObject):
         notice(str): a confirmation (coordinate copied, file saved).
         acted(str): an action passed its checks (its id).
         verdictChanged(object, str): the check of this ref gave this verdict.
-        openRequested(object, str, object, object, object): show the remote
-            file: workspace, path, the identity checked, ref, the record's Kind.
-        sourceRequested(object, str, object, object, object): show its source,
+        openRequested(object, object, object, object): show the remote file:
+            its ``Workspace``, the file (the record's entry, or a path no
+            record vouches for), ref, the record's Kind.
+        sourceRequested(object, object, object, object): show its source,
             with the same arguments.
         locateRequested(object, str): select the path in the workspace's tree.
     """
@@ -108,8 +109,8 @@ class RemoteCardActions(QObject):
     notice = Signal(str)
     acted = Signal(str)
     verdictChanged = Signal(object, str)
-    openRequested = Signal(object, str, object, object, object)
-    sourceRequested = Signal(object, str, object, object, object)
+    openRequested = Signal(object, object, object, object)
+    sourceRequested = Signal(object, object, object, object)
     locateRequested = Signal(object, str)
     # A save's progress, from the SSH loop: (job, done, total), queued here.
     _progressed = Signal(object, int, int)
@@ -126,7 +127,7 @@ class RemoteCardActions(QObject):
         self._manager = manager
         self._mode_provider = mode_provider
         self._dialog_parent: QWidget | None = None
-        self._pending: set[Future[Checked] | Future[RemoteCheck]] = set()
+        self._pending: set[Future[Any]] = set()
         self._saves: dict[_SaveJob, Future[CopyResult]] = {}
         self._progressed.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)
 
@@ -139,15 +140,13 @@ class RemoteCardActions(QObject):
         assert origin is not None
         self._fill(menu, origin.host, lambda action_id: self.perform(action_id, ref))
 
-    def menu_for_path(
-        self, workspace: RemoteWorkspace, path: str, parent: QWidget
-    ) -> QMenu:
+    def menu_for_path(self, workspace: Workspace, path: str, parent: QWidget) -> QMenu:
         """The same menu for a file of the remote tree or a remote tab."""
         menu = QMenu(parent)
         menu.setAccessibleName("File actions")
         self._fill(
             menu,
-            ssh_workspace(workspace).host or "",
+            workspace.host or "",
             lambda action_id: self.perform_path(action_id, workspace, path),
         )
         return menu
@@ -182,16 +181,17 @@ class RemoteCardActions(QObject):
         return future
 
     def perform_path(
-        self, action: str, workspace: RemoteWorkspace, path: str
-    ) -> Future[RemoteCheck]:
-        """Check a file no record vouches for over SSH now, then do ``action``.
+        self, action: str, workspace: Workspace, path: str
+    ) -> Future[PreviewFile]:
+        """Check a file no record vouches for on its host now, then do ``action``.
 
         As for a card, nothing learnt earlier is used: the policy and the
-        file are looked up again, and the version seen now is the one saved.
+        file are looked up again (the file is opened as a preview would open
+        it, then let go), and what the action opens or saves is checked again.
         """
         if action not in _SPECS:
             raise ValueError(f"unknown remote file action {action!r}")
-        future = workspace.check_path(path)
+        future = workspace.open_for_preview(path)
         self._pending.add(future)
         gui_thread.when_done(
             self,
@@ -236,58 +236,54 @@ class RemoteCardActions(QObject):
             # Only the version the record vouches for is shown or saved.
             self._refuse(spec, name, check.check.reason)
             return
-        assert entry.remote is not None
-        from app.remote.files import RemoteIdentity
-
-        recorded = RemoteIdentity(entry.size, entry.mtime_ns, entry.remote.mode)
         target = _Target(entry.resolved, entry.name, entry.kind_enum, entry)
-        self._act(spec, ref, target, workspace, recorded)
+        self._act(spec, ref, target, ssh_workspace(workspace))
 
     def _on_path_checked(
         self,
         action: str,
-        workspace: RemoteWorkspace,
+        workspace: Workspace,
         path: str,
-        future: Future[RemoteCheck],
+        future: Future[PreviewFile],
     ) -> None:
         self._pending.discard(future)
         spec = _SPECS[action]
         name = display_name(posixpath.basename(path) or path)
         try:
-            check = future.result()
+            future.result().close()  # the check was the point; nothing is read
         except CancelledError:
             return
         except RemoteError as error:
             self._refuse(spec, name, error.message)
             return
+        except SafeOpenError as error:
+            self._refuse(spec, name, str(error))
+            return
         except Exception as error:  # a sentence, never a crash
             self._refuse(spec, name, f"the check failed: {error}")
             return
-        if not check.allowed or check.identity is None:
-            self._refuse(spec, name, check.check.reason)
-            return
         target = _Target(path, posixpath.basename(path), None)
-        self._act(spec, None, target, workspace, check.identity)
+        self._act(spec, None, target, workspace)
 
     def _act(
         self,
         spec: ActionSpec,
         ref: DeliverableRef | None,
         entry: _Target,
-        workspace: RemoteWorkspace,
-        identity: RemoteIdentity,
+        files: Workspace,
     ) -> None:
         path = entry.resolved
-        files = ssh_workspace(workspace)
+        # What is shown is checked again as it opens: against the record, if any.
+        file: str | FileEntry = entry.record if entry.record is not None else path
         if spec.id == "open":
             self.acted.emit(spec.id)
-            self.openRequested.emit(workspace, path, identity, ref, entry.kind)
+            self.openRequested.emit(files, file, ref, entry.kind)
         elif spec.id == "show_source":
             self.acted.emit(spec.id)
-            self.sourceRequested.emit(workspace, path, identity, ref, entry.kind)
+            self.sourceRequested.emit(files, file, ref, entry.kind)
         elif spec.id == "locate":
             self.acted.emit(spec.id)
-            self.locateRequested.emit(workspace, path)
+            self.locateRequested.emit(files, path)
         elif spec.id in ("copy_url", "copy_scp"):
             named = files.coordinates(path)
             text = named.url if spec.id == "copy_url" else named.scp

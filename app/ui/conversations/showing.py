@@ -32,7 +32,7 @@ from app.ui.workspace.widget import WorkspaceWidget
 from previewers.registry import needs_web_engine, prepare_web_engine
 
 if TYPE_CHECKING:
-    from app.remote.workspace import RemoteWorkspace
+    from app.workspace.protocol import Workspace
 
 
 class Window(Protocol):
@@ -177,7 +177,7 @@ class ShownConversation(QObject):
         self._window.refresh_conversations()
         self._window.notice_bar.show_message("Forked the conversation from that turn.")
 
-    def _on_connections_opened(self, workspace: RemoteWorkspace) -> None:
+    def _on_connections_opened(self, workspace: Workspace) -> None:
         # Opening a workspace again continues its newest conversation, as an
         # editor reopens a folder; "+ New" starts another one there.
         earlier = [
@@ -188,7 +188,7 @@ class ShownConversation(QObject):
         if earlier:
             conversation = earlier[-1]
         else:
-            host = workspace.place.host
+            host = workspace.host
             name = PurePosixPath(workspace.root).name or workspace.root
             conversation = self._store.create_conversation(
                 f"{name} on {host}", workspace.address
@@ -197,9 +197,7 @@ class ShownConversation(QObject):
         self._window.refresh_conversations()
         self._window.chat_input.focus_editor()
 
-    def _on_connections_connected(
-        self, address: str, workspace: RemoteWorkspace
-    ) -> None:
+    def _on_connections_connected(self, address: str, workspace: Workspace) -> None:
         if self.workspace_text() == address:
             self._window.workspace.set_remote(workspace)
 

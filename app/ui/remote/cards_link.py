@@ -25,8 +25,7 @@ from app.ui.workspace.widget import WorkspaceWidget
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from app.remote.files import RemoteIdentity
-    from app.remote.workspace import RemoteWorkspace
+    from app.core.trust.records import FileEntry
     from app.workspace.protocol import Workspace
 
 
@@ -67,13 +66,13 @@ def remote_card_actions(
     actions.acted.connect(notices.clear_problem)
     actions.verdictChanged.connect(window.chat.set_verdict)
     actions.openRequested.connect(
-        lambda workspace, path, identity, ref, kind: open_remote(
-            window, workspace, path, identity, ref, kind
+        lambda workspace, file, ref, kind: open_remote(
+            window, workspace, file, ref, kind
         )
     )
     actions.sourceRequested.connect(
-        lambda workspace, path, identity, ref, kind: open_remote(
-            window, workspace, path, identity, ref, kind, source_view=True
+        lambda workspace, file, ref, kind: open_remote(
+            window, workspace, file, ref, kind, source_view=True
         )
     )
     actions.locateRequested.connect(
@@ -87,29 +86,27 @@ def remote_card_actions(
 
 def open_remote(
     window: Window,
-    workspace: RemoteWorkspace,
-    path: str,
-    identity: RemoteIdentity | None,
+    workspace: Workspace,
+    file: str | FileEntry,
     ref: object,
     kind: object,
     *,
     source_view: bool = False,
 ) -> None:
     """Show a remote card's file in the workspace pane, on its connection."""
-    window.connections.keep(workspace)
+    workspace = window.connections.keep(workspace)
     if window.workspace.remote_workspace() is None:
         window.workspace.set_remote(workspace)
     window.workspace.open_remote_on(
         workspace,
-        path,
-        expected=identity,
+        file,
         source_view=source_view,
         ref=ref,
         kind=kind if isinstance(kind, Kind) else None,
     )
 
 
-def locate_remote(window: Window, workspace: RemoteWorkspace, path: str) -> None:
+def locate_remote(window: Window, workspace: Workspace, path: str) -> None:
     """Select ``path`` in the remote tree shown, or say it is not there."""
     tree = window.workspace.remote_tree
     shown = window.workspace.remote_workspace()

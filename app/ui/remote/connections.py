@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QWidget
 
 from app.ssh.errors import RemoteError
 from app.ui.gui_thread import when_done
+from app.workspace.choose import ssh_workspace
+from app.workspace.protocol import Workspace
 
 if TYPE_CHECKING:
     from app.remote.manager import RemoteManager
@@ -24,9 +26,12 @@ if TYPE_CHECKING:
 class RemoteConnections(QObject):
     """Connects ``ssh://`` workspaces for one window and keeps them open.
 
+    Each connected host is kept as one ``Workspace``, the one every caller
+    of this window holds for that address.
+
     Signals:
-        opened(RemoteWorkspace): the user connected through the dialog.
-        connected(str, RemoteWorkspace): the address asked for by
+        opened(Workspace): the user connected through the dialog.
+        connected(str, Workspace): the address asked for by
             ``connect_to``, and its workspace, now open.
         failed(str): the sentence for a connection ``connect`` could not make.
     """
@@ -39,7 +44,7 @@ class RemoteConnections(QObject):
         super().__init__(window)
         self._window = window
         self._manager: RemoteManager | None = None
-        self._workspaces: dict[str, RemoteWorkspace] = {}
+        self._workspaces: dict[str, Workspace] = {}
         self._connecting: dict[str, Future[RemoteWorkspace]] = {}
 
     def manager(self) -> RemoteManager:
@@ -51,12 +56,15 @@ class RemoteConnections(QObject):
             self._manager = RemoteManager(prompter=WindowPrompter(self._window))
         return self._manager
 
-    def workspace_for(self, address: str) -> RemoteWorkspace | None:
+    def workspace_for(self, address: str) -> Workspace | None:
         return self._workspaces.get(address)
 
-    def keep(self, workspace: RemoteWorkspace) -> None:
-        """Remember ``workspace`` unless one is open at its address already."""
-        self._workspaces.setdefault(workspace.address, workspace)
+    def keep(self, workspace: Workspace) -> Workspace:
+        """Remember ``workspace`` unless one is open at its address already.
+
+        The one kept for the address is returned: hold that one.
+        """
+        return self._workspaces.setdefault(workspace.address, workspace)
 
     def open_dialog(self, address: str | None = None, *, start: bool = True) -> QWidget:
         """The Open remote workspace dialog, filled in with ``address``.
@@ -76,7 +84,7 @@ class RemoteConnections(QObject):
             dialog.start()
         return dialog
 
-    def connect_to(self, address: str) -> RemoteWorkspace | None:
+    def connect_to(self, address: str) -> Workspace | None:
         """The workspace open at ``address``, else ``None`` and connect to it.
 
         Connecting runs in the background; ``connected`` or ``failed`` says
@@ -100,14 +108,15 @@ class RemoteConnections(QObject):
             self._manager = None
         self._workspaces.clear()
 
-    def _on_dialog_opened(self, workspace: RemoteWorkspace) -> None:
+    def _on_dialog_opened(self, remote: RemoteWorkspace) -> None:
+        workspace = ssh_workspace(remote)
         self._workspaces[workspace.address] = workspace
         self.opened.emit(workspace)
 
     def _on_connected(self, address: str, done: Future[RemoteWorkspace]) -> None:
         self._connecting.pop(address, None)
         try:
-            workspace = done.result()
+            workspace = ssh_workspace(done.result())
         except CancelledError:
             return
         except RemoteError as error:

@@ -24,7 +24,7 @@ from app.ui.notice import NoticeBarWidget
 from app.ui.workspace.widget import WorkspaceWidget
 
 if TYPE_CHECKING:
-    from app.remote.workspace import RemoteWorkspace
+    from app.workspace.protocol import Workspace
 
 
 class Window(Protocol):
@@ -69,7 +69,7 @@ class CardActionsLink(QObject):
             self._on_workspace_file_menu_requested
         )
 
-    def file_menu(self, path: str, remote: RemoteWorkspace | None) -> QMenu:
+    def file_menu(self, path: str, remote: Workspace | None) -> QMenu:
         """The file actions' menu for a file of the tree (remote or not).
 
         Less the action that finds the file in the tree: it is there already.
@@ -150,6 +150,6 @@ class CardActionsLink(QObject):
         self._window.file_actions.perform_path(action, path, self._root())
 
     def _on_workspace_file_menu_requested(
-        self, path: str, remote: RemoteWorkspace | None, position: QPoint
+        self, path: str, remote: Workspace | None, position: QPoint
     ) -> None:
         self._window.show_menu(self.file_menu(path, remote), position)

@@ -53,12 +53,11 @@ from app.ui.window.layout import CHAT_MIN_WIDTH, PaneLayout
 from app.ui.window.menus import WindowActions, WindowCommands, build_menus
 from app.ui.window.preferences import Preferences
 from app.ui.workspace.widget import WorkspaceWidget
-from app.workspace.choose import local_workspace, ssh_workspace
+from app.workspace.choose import local_workspace
 from app.workspace.protocol import Workspace
 
 if TYPE_CHECKING:
     from app.remote.manager import RemoteManager
-    from app.remote.workspace import RemoteWorkspace
     from app.ui.changes.import_dialog import ImportDialog
     from previewers.widget import PreviewWidget
 
@@ -476,14 +475,13 @@ class MainWindow(QMainWindow):
         """
         return self.connections.open_dialog(address, start=start)
 
-    def remote_workspace_for(self, address: str) -> RemoteWorkspace | None:
+    def remote_workspace_for(self, address: str) -> Workspace | None:
         return self.connections.workspace_for(address)
 
     def workspace_at(self, address: str) -> Workspace | None:
         """The workspace at ``address``; ``None``: its host is not connected yet."""
         if is_remote_address(address):
-            remote = self.connections.workspace_for(address)
-            return ssh_workspace(remote) if remote is not None else None
+            return self.connections.workspace_for(address)
         return local_workspace(
             address, policy_loader=lambda: self._policy_for(address or None)
         )

@@ -25,7 +25,7 @@ from previewers.widget import PreviewWidget
 from previewers.widgets import plain_tooltip
 
 if TYPE_CHECKING:
-    from app.remote.workspace import RemoteWorkspace
+    from app.workspace.protocol import Workspace
 
 MAX_TABS = 5
 
@@ -72,7 +72,7 @@ class DocumentPageWidget(QWidget):
         # The kind the file's record holds, for reloads; None: no record.
         self.kind: Kind | None = None
         # The remote workspace the file is on; None: a file on this computer.
-        self.remote: RemoteWorkspace | None = None
+        self.remote: Workspace | None = None
         self.disk_state = DiskState.SAME
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -35,9 +35,8 @@ from previewers.source import PreviewSource
 from previewers.widget import PreviewWidget
 
 if TYPE_CHECKING:
-    from app.remote.files import RemoteIdentity
-    from app.remote.workspace import RemoteWorkspace
     from app.ui.workspace.remote_tree import RemoteTreeView
+    from app.workspace.protocol import Workspace
     from previewers.remote import RemotePreview
 
 
@@ -69,10 +68,10 @@ class WorkspaceWidget(QWidget):
             ``show_in_file_manager``, ``save_copy``, ``copy_path``), the host
             path, and the reference the file was opened with (or ``None``).
         fileMenuRequested(str, object, QPoint): the file actions' menu for
-            this path of the tree shown, its remote workspace (``None``: on
-            this computer), at this global position.
+            this path of the tree shown, its remote ``Workspace`` (``None``:
+            on this computer), at this global position.
         remoteActionRequested(str, object, str): a remote file action (by
-            its id), the remote workspace and the path, for a remote tab.
+            its id), the ``Workspace`` and the path, for a remote tab.
         focusToggled(bool): the user asked to focus the preview, or to stop.
         loaded(): the active preview finished loading (or failed to).
         webFilesListed(): the tree listed a page or an SVG.
@@ -108,7 +107,7 @@ class WorkspaceWidget(QWidget):
         self.tree_pane = QStackedWidget(self)
         self.tree_pane.addWidget(self.tree)
         self.remote_tree: RemoteTreeView | None = None
-        self._remote: RemoteWorkspace | None = None
+        self._remote: Workspace | None = None
         self._remote_pending: dict[Future[RemotePreview], _RemoteOpening] = {}
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("workspaceSplitter")
@@ -362,7 +361,7 @@ class WorkspaceWidget(QWidget):
     def _reload(self, page: DocumentPageWidget) -> None:
         if page.remote is not None:
             self._open_remote_on(
-                page.remote, page.path, None, page.source_view, page.ref, page.kind
+                page.remote, page.path, page.source_view, page.ref, page.kind
             )
             return
         file = self._safe_open(page.path)
@@ -469,7 +468,7 @@ class WorkspaceWidget(QWidget):
 
     # -- remote ------------------------------------------------------------------
 
-    def set_remote(self, workspace: RemoteWorkspace | None) -> None:
+    def set_remote(self, workspace: Workspace | None) -> None:
         """Show ``workspace``'s tree in place of the local one (``None``: local)."""
         if workspace is self._remote and (workspace is None) == (
             self.remote_tree is None
@@ -486,9 +485,8 @@ class WorkspaceWidget(QWidget):
         self._root = None
         self.tree.set_root(None)
         from app.ui.workspace.remote_tree import RemoteTreeView
-        from app.workspace.choose import ssh_workspace
 
-        tree = RemoteTreeView(ssh_workspace(workspace), self.tree_pane)
+        tree = RemoteTreeView(workspace, self.tree_pane)
         tree.openRequested.connect(self._on_remote_tree_open_requested)
         tree.refused.connect(self.notice)
         tree.menuRequested.connect(
@@ -498,42 +496,38 @@ class WorkspaceWidget(QWidget):
         self.tree_pane.addWidget(tree)
         self.tree_pane.setCurrentWidget(tree)
 
-    def remote_workspace(self) -> RemoteWorkspace | None:
+    def remote_workspace(self) -> Workspace | None:
         return self._remote
 
     def open_remote(
         self,
-        path: str,
+        file: str | FileEntry,
         *,
-        expected: RemoteIdentity | None = None,
         source_view: bool = False,
         ref: object | None = None,
         kind: Kind | None = None,
     ) -> Future[RemotePreview] | None:
-        """Open the remote ``path`` in a tab once it is read; the window never waits.
+        """Open the remote ``file`` in a tab once it is read; the window never waits.
 
-        ``expected`` is the identity a record holds (another version is refused
-        as changed). A failure is a notice with the remote layer's sentence.
-        ``None`` when no remote workspace is shown.
+        ``file`` is a path, or the entry a record holds (another version is
+        refused as changed). A failure is a notice with the workspace's
+        sentence. ``None`` when no remote workspace is shown.
         """
         if self._remote is None:
             return None
-        return self._open_remote_on(
-            self._remote, path, expected, source_view, ref, kind
-        )
+        return self._open_remote_on(self._remote, file, source_view, ref, kind)
 
     def open_remote_on(
         self,
-        workspace: RemoteWorkspace,
-        path: str,
+        workspace: Workspace,
+        file: str | FileEntry,
         *,
-        expected: RemoteIdentity | None = None,
         source_view: bool = False,
         ref: object | None = None,
         kind: Kind | None = None,
     ) -> Future[RemotePreview]:
         """``open_remote`` on ``workspace`` (a card's), shown here or not."""
-        return self._open_remote_on(workspace, path, expected, source_view, ref, kind)
+        return self._open_remote_on(workspace, file, source_view, ref, kind)
 
     def remote_loading(self) -> bool:
         """Whether a remote preview is still being read."""
@@ -541,23 +535,24 @@ class WorkspaceWidget(QWidget):
 
     def _open_remote_on(
         self,
-        workspace: RemoteWorkspace,
-        path: str,
-        expected: RemoteIdentity | None,
+        workspace: Workspace,
+        file: str | FileEntry,
         source_view: bool,
         ref: object | None,
         kind: Kind | None,
     ) -> Future[RemotePreview]:
         from previewers.remote import open_remote_preview
 
+        mode = self._mode_provider() if self._mode_provider is not None else None
         future = open_remote_preview(
             workspace,
-            path,
-            expected,
+            file,
             self.preview_context(),
             kind=kind,
             source_view=source_view,
+            mode=mode,
         )
+        path = file if isinstance(file, str) else file.resolved
         self._remote_pending[future] = _RemoteOpening(
             workspace, path, source_view, ref, kind
         )
@@ -626,20 +621,20 @@ class WorkspaceWidget(QWidget):
         if action == "save_local":
             self.remoteActionRequested.emit(action, workspace, page.path)
         elif action == "show_source":
-            self._open_remote_on(workspace, page.path, None, True, page.ref, page.kind)
+            self._open_remote_on(workspace, page.path, True, page.ref, page.kind)
         elif action == "reveal":
             if self.remote_tree is not None and self._remote is workspace:
                 self.remote_tree.locate(page.path)
             else:
                 self.notice.emit(f"{name} is not in the file tree shown.")
         elif action == "copy_path":
-            url = workspace.place.coordinate(page.path).url()
+            url = workspace.coordinates(page.path).url or page.path
             clipboard = QGuiApplication.clipboard()
             clipboard.setText(url)
             self.quietNotice.emit(f"Copied the remote coordinate {display_name(url)}.")
         else:
             self.notice.emit(
-                f"{name} is on {workspace.place.host}: it is not opened by apps on "
+                f"{name} is on {workspace.host}: it is not opened by apps on "
                 "this computer. Save it to a local file first."
             )
 
@@ -653,7 +648,7 @@ class _RemoteOpening:
 
     def __init__(
         self,
-        workspace: RemoteWorkspace,
+        workspace: Workspace,
         path: str,
         source_view: bool,
         ref: object | None,

@@ -17,10 +17,11 @@ from app.core.trust.policy import PermissionMode
 from app.core.trust.records import FileEntry
 from app.core.trust.safeio import SafeOpenError
 from app.core.trust.verdicts import DIRECTORY, REGULAR, SYMLINK, Verdict
+from app.formats.text_pages import FenceBrokenError
 from app.remote.manager import RemoteManager
 from app.ssh.address import is_remote_address
 from app.workspace.choose import open_workspace
-from app.workspace.protocol import Workspace
+from app.workspace.protocol import PreviewFile, Workspace
 from tests.remote.fixtures import SshHome
 
 WAIT = 30
@@ -311,3 +312,97 @@ def test_a_refused_workspace_file_is_not_saved(
     if reason is not None:
         assert raised.value.reason == reason
     assert not target.exists()
+
+
+# -- a file opened for a preview -------------------------------------------------
+
+
+def opened_for_preview(ws: Workspace, file: str | FileEntry) -> PreviewFile:
+    return ws.open_for_preview(file, mode=WORKSPACE_ONLY).result(WAIT)
+
+
+def preview_refusal(ws: Workspace, file: str | FileEntry) -> SafeOpenError:
+    with pytest.raises(SafeOpenError) as raised:
+        opened_for_preview(ws, file)
+    return raised.value
+
+
+def test_a_preview_reads_the_head_then_takes_the_version_opened(
+    ws: Workspace, tree: Path
+) -> None:
+    opened = opened_for_preview(ws, "within/index.html")
+    assert opened.path == str(tree / "report" / "index.html")
+    assert opened.fence.size == 15
+    assert opened.read(4, 0) == b"<h1>"
+    with opened.whole(15).result(WAIT) as whole:
+        assert whole.read() == b"<h1>Report</h1>"
+    opened.close()  # handed over: nothing left to close
+
+
+def test_a_paged_preview_reads_the_version_opened(ws: Workspace) -> None:
+    with opened_for_preview(ws, "notes.md").paged() as paged:
+        assert paged.read(7, 2) == b"Notes\n"
+
+
+def test_a_record_opens_for_its_preview_while_unchanged(ws: Workspace) -> None:
+    opened = opened_for_preview(ws, presented(ws))
+    with opened.whole(1 << 20).result(WAIT) as whole:
+        assert whole.read() == b"# Notes\n"
+
+
+def test_a_file_changed_after_it_was_presented_is_not_previewed(
+    ws: Workspace, tree: Path
+) -> None:
+    entry = presented(ws)
+    replace(tree / "notes.md", "# Other notes, longer\n")
+    refused = preview_refusal(ws, entry)
+    assert refused.reason == "changed"
+    assert "since it was presented" in str(refused)
+
+
+def test_a_presented_file_swapped_for_a_link_is_not_previewed(
+    ws: Workspace, tree: Path
+) -> None:
+    entry = presented(ws)
+    (tree / "notes.md").unlink()
+    (tree / "notes.md").symlink_to(tree.parent / "outside" / "secret.txt")
+    assert preview_refusal(ws, entry).reason == "symlink"
+
+
+def test_a_file_changed_after_it_was_opened_is_not_read_as_that_version(
+    ws: Workspace, tree: Path
+) -> None:
+    opened = opened_for_preview(ws, "notes.md")
+    with (tree / "notes.md").open("a") as notes:
+        notes.write("more, on another second\n")
+    with pytest.raises(FenceBrokenError):
+        opened.read(8, 0)
+    with pytest.raises(SafeOpenError) as raised:
+        opened.whole(1 << 20).result(WAIT)
+    assert raised.value.reason == "changed"
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        (".env", "denied"),
+        ("escape", "symlink"),
+        ("door/secret.txt", "outside"),
+        ("../outside/secret.txt", "outside"),
+        ("report", "not_regular"),
+        ("nothing.txt", "missing"),
+    ],
+)
+def test_what_a_preview_may_not_show_is_refused(
+    ws: Workspace, path: str, reason: str
+) -> None:
+    assert preview_refusal(ws, path).reason == reason
+
+
+def test_a_file_over_the_previews_limit_is_refused_in_words(ws: Workspace) -> None:
+    opened = opened_for_preview(ws, "notes.md")
+    with pytest.raises(SafeOpenError) as raised:
+        opened.whole(4).result(WAIT)
+    assert raised.value.reason == "too_large"
+    assert str(raised.value).startswith("notes.md is 8 bytes, more than the 4 bytes")
+    assert "save it to a local folder" in str(raised.value)

@@ -117,6 +117,43 @@ def test_open_shows_the_remote_file_in_a_tab_and_locate_finds_it_in_the_tree(
     assert tree.selected_path() == path
 
 
+def test_an_opened_card_and_its_tab_hold_the_windows_one_workspace(
+    qtbot: QtBot, shown: tuple[MainWindow, DeliverableRef]
+) -> None:
+    window, ref = shown
+    with qtbot.waitSignal(window.workspace.previewOpened, timeout=HANG):
+        window.file_actions.perform("open", ref)
+    page = window.workspace.tabs.current_page()
+    assert page is not None and page.remote is not None
+    # The tab, the tree, the chat and the agent all hold the same workspace.
+    assert page.remote is window.workspace.remote_workspace()
+    assert page.remote is window.workspace_at(page.remote.address)
+
+
+def test_a_card_file_changed_after_its_check_is_refused_as_it_opens(
+    qtbot: QtBot, shown: tuple[MainWindow, DeliverableRef], remote_root: Path
+) -> None:
+    window, _ref = shown
+    workspace = window.workspace.remote_workspace()
+    assert workspace is not None
+    [entry] = (
+        workspace.present(
+            {"files": [{"path": "notes.md", "description": "The notes"}]},
+            mode=PermissionMode.WORKSPACE_ONLY,
+        )
+        .result(30)
+        .files
+    )
+    notices: list[str] = []
+    window.workspace.notice.connect(notices.append)
+    # Rewritten between the card's check and the preview's open.
+    (remote_root / "notes.md").write_text("# Notes, rewritten at another length\n")
+    window.workspace.open_remote_on(workspace, entry)
+    qtbot.waitUntil(lambda: bool(notices), timeout=HANG)
+    assert notices == ["Cannot open notes.md: it was modified since it was presented"]
+    assert window.workspace.tab_count() == 0
+
+
 def test_a_changed_remote_file_is_refused_as_changed(
     qtbot: QtBot, shown: tuple[MainWindow, DeliverableRef], remote_root: Path
 ) -> None:

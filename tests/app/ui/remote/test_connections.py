@@ -78,9 +78,11 @@ def test_nothing_connects_until_asked_and_asking_twice_connects_once(
     workspace = _Workspace(ADDRESS)
     with qtbot.waitSignal(connections.connected, timeout=5000) as blocker:
         _answer_from_another_thread(manager.pending[ADDRESS], workspace)
-    assert blocker.args == [ADDRESS, workspace]
-    assert connections.workspace_for(ADDRESS) is workspace
-    assert connections.connect_to(ADDRESS) is workspace
+    address, held = blocker.args
+    # Held as one Workspace over the connection: every caller gets that one.
+    assert (address, held.address, held.remote) == (ADDRESS, ADDRESS, workspace)
+    assert connections.workspace_for(ADDRESS) is held
+    assert connections.connect_to(ADDRESS) is held
     assert manager.asked == [ADDRESS]
 
 
