@@ -59,6 +59,6 @@ def coloured_source(name: str, dark: bool, parent: QWidget | None) -> SourceText
 
     The same view and colours as "Show source" (``PreviewContext.source_text``).
     """
-    from previewers.text.coloured_source import ColouredSource
+    from previewers.text.source_colours import ColouredSource
 
     return ColouredSource(name, dark, parent)
