@@ -30,6 +30,7 @@ from app.workspace.local_preview import LocalPreviewFile
 from app.workspace.native import NATIVE
 from app.workspace.protocol import (
     LISTING_LIMIT,
+    UNREADABLE_TARGET,
     Coordinates,
     Entry,
     Listing,
@@ -142,14 +143,19 @@ class LocalWorkspace:
                         break
                     status = item.stat(follow_symlinks=False)
                     rule = denying_rule(item.name)
+                    kind = kind_of(status.st_mode)
+                    target = None
+                    if kind == SYMLINK and rule is None:
+                        target = _link_target(item.path)
                     entries.append(
                         Entry(
                             item.name,
                             os.path.join(folder, item.name),
-                            kind_of(status.st_mode),
+                            kind,
                             status.st_size,
                             status.st_mtime_ns,
                             None if rule is None else rule.describe(),
+                            target,
                         )
                     )
         except FileNotFoundError as error:
@@ -308,3 +314,11 @@ class LocalWorkspace:
                 return _copy(opened, target, progress, is_cancelled)
 
         return self._run(run)
+
+
+def _link_target(path: str) -> str:
+    """Where the link ``path`` points, as it says; a link gone meanwhile says so."""
+    try:
+        return os.readlink(path)
+    except OSError:
+        return UNREADABLE_TARGET

@@ -39,7 +39,9 @@ class Entry:
 
     ``kind`` is one of ``app.core.trust.verdicts``' look-up kinds (regular,
     symlink, directory, not_regular); ``denied_by`` describes the read-deny
-    rule that locks it, ``None`` when it is readable.
+    rule that locks it, ``None`` when it is readable. ``link_target`` is
+    where a link points, as the link says (shown, never followed); ``None``
+    for what is no link, and for a locked one, whose target is not read.
     """
 
     name: str
@@ -48,6 +50,11 @@ class Entry:
     size: int
     mtime_ns: int
     denied_by: str | None
+    link_target: str | None = None
+
+
+UNREADABLE_TARGET: Final = "(unreadable)"
+"""The ``link_target`` of a link whose target could not be read."""
 
 
 LISTING_LIMIT: Final = 20_000

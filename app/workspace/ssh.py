@@ -53,6 +53,7 @@ from app.remote.workspace import RemoteWorkspace
 from app.ssh.errors import Failure, RemoteError
 from app.workspace.protocol import (
     LISTING_LIMIT,
+    UNREADABLE_TARGET,
     Coordinates,
     Entry,
     Listing,
@@ -166,18 +167,24 @@ class SshWorkspace:
                 raise SafeOpenError("outside", f"{path} is outside the workspace")
             policy = await self._policy(sftp)
             listing = await list_folder(sftp, real, policy, limit)
-            entries = tuple(
-                Entry(
-                    item.name,
-                    item.path,
-                    kind_of(item.identity),
-                    item.identity.size,
-                    item.identity.mtime_ns,
-                    item.denied_by,
+            entries = []
+            for item in listing.entries:
+                kind = kind_of(item.identity)
+                target = None
+                if kind == SYMLINK and item.denied_by is None:
+                    target = await _link_target(sftp, item.path)
+                entries.append(
+                    Entry(
+                        item.name,
+                        item.path,
+                        kind,
+                        item.identity.size,
+                        item.identity.mtime_ns,
+                        item.denied_by,
+                        target,
+                    )
                 )
-                for item in listing.entries
-            )
-            return Listing(entries, listing.truncated)
+            return Listing(tuple(entries), listing.truncated)
 
         return self.remote.submit(run, f"listing {path or self.root}")
 
@@ -418,3 +425,11 @@ class SshWorkspace:
             return saving
 
         return _then(self._check(entry, trusted, mode), save)
+
+
+async def _link_target(sftp: asyncssh.SFTPClient, path: str) -> str:
+    """Where the link ``path`` points, as it says; a link gone meanwhile says so."""
+    try:
+        return str(await sftp.readlink(path))
+    except asyncssh.SFTPError:
+        return UNREADABLE_TARGET

@@ -110,6 +110,20 @@ def test_a_listing_names_kinds_and_flags_denied_names(ws: Workspace) -> None:
     assert [entry.name for entry in entries] == sorted(e.name for e in entries)
 
 
+def test_a_listing_shows_where_each_link_points_without_following_it(
+    ws: Workspace, tree: Path
+) -> None:
+    targets = {
+        entry.name: entry.link_target for entry in ws.list().result(WAIT).entries
+    }
+    outside = tree.parent / "outside"
+    assert targets["escape"] == str(outside / "secret.txt")
+    assert targets["door"] == str(outside)
+    assert targets["within"] == str(tree / "report")
+    assert targets["notes.md"] is None
+    assert targets["report"] is None
+
+
 def test_a_listing_over_its_limit_says_it_was_cut_short(ws: Workspace) -> None:
     listing = ws.list(limit=4).result(WAIT)
     assert listing.truncated
