@@ -43,14 +43,15 @@ _NODES = {DIRECTORY: Node.FOLDER, SYMLINK: Node.SYMLINK}
 def rows_of(entries: Iterable[Entry]) -> list[ListedEntry]:
     """The rows' facts for a listing's entries, folders first, then by name.
 
-    A link's target is not read: it is shown as a link, never followed.
+    A link's target is shown as the listing read it; the link is never followed.
     """
     rows = []
     for entry in entries:
         node = _NODES.get(entry.kind, Node.FILE)
         size = entry.size if node is Node.FILE else None
+        target = entry.link_target if node is Node.SYMLINK else None
         rows.append(
-            ListedEntry(entry.name, entry.path, node, size, entry.denied_by, None)
+            ListedEntry(entry.name, entry.path, node, size, entry.denied_by, target)
         )
     rows.sort(key=row_order)
     return rows

@@ -57,8 +57,8 @@ def test_folders_are_listed_when_opened_with_secrets_locked_and_links_shown(
     view.activated.emit(env.index())
     link = view.tree_model.listed_item(f"{root}/passwd-link")
     assert link is not None
-    # Rows are the local tree's; a remote link's target is never read.
-    assert "\nSymbolic link (never followed)<" in link.toolTip()
+    # Rows are the local tree's: a remote link shows its target, never followed.
+    assert "\nSymbolic link to /etc/passwd (never followed)<" in link.toolTip()
     view.activated.emit(link.index())
     assert refused[0].startswith("Cannot open .env: denied by read-deny rule")
     assert "symbolic link" in refused[1]
