@@ -1,10 +1,10 @@
 """A remote workspace's tree: listed over SFTP as folders open, denied files locked.
 
 Listings are asked of the ``Workspace`` (``list``, on the SSH loop thread) and
-come back by a queued signal; a folder shows "Loading…" meanwhile and the window
-never waits. The rows are the local tree's (same roles, icons and refusals);
-only where they come from differs: the remote policy flags denied entries, and
-links are shown but never followed.
+reach the GUI thread through ``app.ui.gui_thread``; a folder shows "Loading…"
+meanwhile and the window never waits. The rows are the local tree's (same
+roles, icons and refusals); only where they come from differs: the remote
+policy flags denied entries, and links are shown but never followed.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import posixpath
 from collections.abc import Iterable
 from concurrent.futures import CancelledError, Future
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QStandardItem
 from PySide6.QtWidgets import QAbstractItemView, QWidget
 
@@ -22,6 +22,7 @@ from app.core.trust.policy import Policy
 from app.core.trust.safeio import SafeOpenError
 from app.core.trust.verdicts import DIRECTORY, SYMLINK
 from app.ssh.errors import RemoteError
+from app.ui.gui_thread import when_done
 from app.ui.workspace.tree import (
     NODE_ROLE,
     PATH_ROLE,
@@ -57,10 +58,6 @@ def rows_of(entries: Iterable[Entry]) -> list[ListedEntry]:
     return rows
 
 
-class _Relay(QObject):
-    listed = Signal(str, object)  # folder path, Future[Listing]
-
-
 class RemoteTreeModel(FileTreeModel):
     """Rows for one remote workspace; a folder is listed when first expanded.
 
@@ -83,8 +80,6 @@ class RemoteTreeModel(FileTreeModel):
         self._limit = limit
         self._items: dict[str, QStandardItem] = {}
         self._listing: dict[str, Future[Listing]] = {}
-        self._relay = _Relay(self)
-        self._relay.listed.connect(self._on_listed, Qt.ConnectionType.QueuedConnection)
         self._set_remote_root()
 
     def _set_remote_root(self) -> None:
@@ -125,9 +120,8 @@ class RemoteTreeModel(FileTreeModel):
         self._items[path] = item
         future = self.workspace.list(path, limit=self._limit)
         self._listing[path] = future
-        future.add_done_callback(lambda done: self._relay.listed.emit(path, done))
+        when_done(self, future, lambda done: self._on_listed(path, done))
 
-    @Slot(str, object)
     def _on_listed(self, path: str, future: Future[Listing]) -> None:
         self._listing.pop(path, None)
         item = self._items.get(path)
