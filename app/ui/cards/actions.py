@@ -27,7 +27,14 @@ from app.core.trust.revalidate import Check, Verdict, check_path, peek
 from app.core.trust.safeio import VerifiedFile
 from app.ssh.address import is_remote_address
 from app.ui import gui_thread
-from app.ui.cards.action_spec import HERE, NATIVE, ActionSpec, offered
+from app.ui.cards.action_spec import (
+    HERE,
+    HOST,
+    NATIVE,
+    ActionSpec,
+    capabilities,
+    offered,
+)
 from app.ui.cards.save_copy import SaveCopier
 from app.ui.cards.system_open import SystemOpener
 from app.workspace.choose import local_workspace
@@ -212,6 +219,24 @@ class FileActions(QObject):
                 menu.insertSeparator(items[0])
             else:
                 menu.addAction(note)
+
+    def menu_for_file(
+        self, path: str, workspace: Workspace | None, parent: QWidget
+    ) -> QMenu:
+        """The menu for a file of a tree or a tab, in whichever workspace shows it.
+
+        What the workspace can do decides the actions, not where it is: a
+        host's files get actions carried out over SSH. ``None``: no folder is
+        open, so only the built-in and user rules apply.
+        """
+        if workspace is not None and HOST in capabilities(workspace):
+            if self._remote is None:
+                menu = QMenu(parent)
+                self._add_note(menu, "A remote file: open its workspace to act on it")
+                return menu
+            return self._remote.menu_for_path(workspace, path, parent)
+        root = None if workspace is None else workspace.root
+        return self.menu_for_path(path, root, parent)
 
     def menu_for_path(self, path: str, workspace: str | None, parent: QWidget) -> QMenu:
         """The same menu for a file chosen in the tree or shown by the fallback."""

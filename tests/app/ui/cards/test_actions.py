@@ -767,3 +767,25 @@ def test_one_table_offers_each_workspace_what_it_can_do(tmp_path):
     bare = SimpleNamespace(local_root=str(tmp_path), native=None, host=None)
     ids = {spec.id for spec in offered(capabilities(bare))}
     assert not ids & {"open_native", "show_in_file_manager", "locate", "save_local"}
+
+
+def test_a_file_menu_is_chosen_by_its_workspace_not_by_the_caller(h, qtbot):
+    """One entry point: a folder here gets the local menu, a host's its own."""
+    from types import SimpleNamespace
+
+    from app.workspace.choose import local_workspace
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    here = local_workspace(str(h.workspace))
+    menu = h.actions.menu_for_file(str(h.path("page.html")), here, parent)
+    ids = [item[1] for item in menu_items(menu)]
+    assert ids[:3] == ["open", "open_browser", "reveal"]
+    assert "copy_path" in ids
+    away = SimpleNamespace(local_root=None, native=None, host="devbox", root="/srv")
+    menu = h.actions.menu_for_file("/srv/page.html", away, parent)
+    # Nothing of this computer is offered for a host's file, not even a path.
+    assert [a.text() for a in menu.actions()] == [
+        "A remote file: open its workspace to act on it"
+    ]
+    assert not [a for a in menu.actions() if a.isEnabled()]
