@@ -27,7 +27,14 @@ from app.core.trust.revalidate import Check, Verdict, check_path, peek
 from app.core.trust.safeio import VerifiedFile
 from app.ssh.address import is_remote_address
 from app.ui import gui_thread
-from app.ui.cards.action_spec import ActionSpec
+from app.ui.cards.action_spec import (
+    HERE,
+    HOST,
+    NATIVE,
+    ActionSpec,
+    capabilities,
+    offered,
+)
 from app.ui.cards.save_copy import SaveCopier
 from app.ui.cards.system_open import SystemOpener
 from app.workspace.choose import local_workspace
@@ -38,35 +45,9 @@ if TYPE_CHECKING:
     from app.ui.cards.remote_actions import RemoteCardActions
 
 
-ACTIONS: tuple[ActionSpec, ...] = (
-    ActionSpec("open", "&Open", "open {name}", needs_fd=True),
-    ActionSpec(
-        "open_browser",
-        "Open in built-in &browser",
-        "open {name} in the built-in browser",
-        needs_fd=True,
-    ),
-    ActionSpec("reveal", "&Reveal in file tree", "reveal {name} in the file tree"),
-    ActionSpec(
-        "show_source", "Show &source", "show the source of {name}", needs_fd=True
-    ),
-    ActionSpec("copy_path", "&Copy path", "copy the path of {name}"),
-    ActionSpec(
-        "open_native",
-        "Open with system &app",
-        "open {name} with its app",
-        needs_fd=True,
-    ),
-    ActionSpec(
-        "show_in_file_manager",
-        "Show in file &manager",
-        "show {name} in the file manager",
-    ),
-    ActionSpec("save_copy", "Sa&ve a copy…", "save a copy of {name}", needs_fd=True),
-)
+ACTIONS = offered(frozenset({HERE, NATIVE}))
+"""The actions of a file on this computer, where the desktop can take it."""
 _SPECS = {spec.id: spec for spec in ACTIONS}
-NATIVE_ACTIONS = frozenset({"open_native", "show_in_file_manager"})
-"""Offered only where the workspace has a ``native`` side to hand files to."""
 DRAG_OUT = ActionSpec("drag_out", "Drag out", "drag {name} out", needs_fd=True)
 DRAG_COPY_LIMIT = 64 * 1024 * 1024
 """A drag needs its file at once; larger ones go through Save a copy."""
@@ -239,6 +220,24 @@ class FileActions(QObject):
             else:
                 menu.addAction(note)
 
+    def menu_for_file(
+        self, path: str, workspace: Workspace | None, parent: QWidget
+    ) -> QMenu:
+        """The menu for a file of a tree or a tab, in whichever workspace shows it.
+
+        What the workspace can do decides the actions, not where it is: a
+        host's files get actions carried out over SSH. ``None``: no folder is
+        open, so only the built-in and user rules apply.
+        """
+        if workspace is not None and HOST in capabilities(workspace):
+            if self._remote is None:
+                menu = QMenu(parent)
+                self._add_note(menu, "A remote file: open its workspace to act on it")
+                return menu
+            return self._remote.menu_for_path(workspace, path, parent)
+        root = None if workspace is None else workspace.root
+        return self.menu_for_path(path, root, parent)
+
     def menu_for_path(self, path: str, workspace: str | None, parent: QWidget) -> QMenu:
         """The same menu for a file chosen in the tree or shown by the fallback."""
         menu = QMenu(parent)
@@ -263,9 +262,8 @@ class FileActions(QObject):
         *,
         native: bool,
     ) -> None:
-        for spec in ACTIONS:
-            if spec.id in NATIVE_ACTIONS and not native:
-                continue
+        able = frozenset({HERE, NATIVE} if native else {HERE})
+        for spec in offered(able):
             if spec.id == "show_source" and not offers_source(name, kind):
                 continue
             if spec.id == "open_browser" and not offers_browser(name, kind):

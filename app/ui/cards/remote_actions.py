@@ -34,7 +34,7 @@ from app.core.trust.revalidate import Verdict
 from app.core.trust.safeio import SafeOpenError
 from app.ssh.errors import RemoteError
 from app.ui import gui_thread
-from app.ui.cards.action_spec import ActionSpec
+from app.ui.cards.action_spec import HOST, ActionSpec, capabilities, offered
 from app.workspace.choose import ssh_workspace
 from app.workspace.protocol import PreviewFile, Workspace
 
@@ -43,22 +43,8 @@ if TYPE_CHECKING:
     from app.remote.manager import Checked, RemoteManager
 
 
-REMOTE_ACTIONS: tuple[ActionSpec, ...] = (
-    ActionSpec("open", "&Open", "open {name}"),
-    ActionSpec("show_source", "Show &source", "show the source of {name}"),
-    ActionSpec("locate", "&Locate in remote tree", "locate {name} in the remote tree"),
-    ActionSpec(
-        "copy_url",
-        "Copy remote coordinate (ssh://user@host:port/path)",
-        "copy the remote coordinate of {name}",
-    ),
-    ActionSpec(
-        "copy_scp",
-        "Copy remote coordinate (user@host:/path, for scp)",
-        "copy the remote coordinate of {name}",
-    ),
-    ActionSpec("save_local", "Sa&ve to local…", "save {name} to this computer"),
-)
+REMOTE_ACTIONS = offered(frozenset({HOST}))
+"""The actions of a file on another host: nothing is handed to this computer."""
 _SPECS = {spec.id: spec for spec in REMOTE_ACTIONS}
 CONTENT_ACTIONS = frozenset({"open", "show_source", "save_local"})
 """Actions that read the file: refused when it is not the recorded version."""
@@ -138,7 +124,12 @@ class RemoteCardActions(QObject):
         """The remote card's menu: the host first, then what can be done there."""
         origin = entry.remote
         assert origin is not None
-        self._fill(menu, origin.host, lambda action_id: self.perform(action_id, ref))
+        self._fill(
+            menu,
+            origin.host,
+            REMOTE_ACTIONS,
+            lambda action_id: self.perform(action_id, ref),
+        )
 
     def menu_for_path(self, workspace: Workspace, path: str, parent: QWidget) -> QMenu:
         """The same menu for a file of the remote tree or a remote tab."""
@@ -147,18 +138,26 @@ class RemoteCardActions(QObject):
         self._fill(
             menu,
             workspace.host or "",
+            offered(capabilities(workspace)),
             lambda action_id: self.perform_path(action_id, workspace, path),
         )
         return menu
 
     @staticmethod
-    def _fill(menu: QMenu, host: str, run: Callable[[str], object]) -> None:
+    def _fill(
+        menu: QMenu,
+        host: str,
+        specs: tuple[ActionSpec, ...],
+        run: Callable[[str], object],
+    ) -> None:
         where = QAction(f"On {display_name(host)} (remote)", menu)
         where.setObjectName("action_none")
         where.setEnabled(False)
         menu.addAction(where)
         menu.addSeparator()
-        for spec in REMOTE_ACTIONS:
+        for spec in specs:
+            if spec.id not in _SPECS:  # carried out elsewhere, never over SSH
+                continue
             action = QAction(spec.label, menu)
             action.setData(spec.id)
             action.setObjectName(f"action_{spec.id}")

@@ -22,6 +22,7 @@ from app.ui.cards.remote_actions import RemoteCardActions
 from app.ui.chat.view import ChatView
 from app.ui.notice import NoticeBarWidget
 from app.ui.workspace.widget import WorkspaceWidget
+from app.workspace.choose import local_workspace
 
 if TYPE_CHECKING:
     from app.workspace.protocol import Workspace
@@ -75,11 +76,11 @@ class CardActionsLink(QObject):
         Less the action that finds the file in the tree: it is there already.
         """
         parent = self._window.dialog_parent()
-        if remote is not None:
-            menu = self._window.remote_actions.menu_for_path(remote, path, parent)
-        else:
+        workspace = remote
+        if workspace is None:
             root = self._root()
-            menu = self._window.file_actions.menu_for_path(path, root, parent)
+            workspace = None if root is None else local_workspace(root)
+        menu = self._window.file_actions.menu_for_file(path, workspace, parent)
         for action in menu.actions():
             if action.data() in ("reveal", "locate"):
                 menu.removeAction(action)

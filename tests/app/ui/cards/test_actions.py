@@ -739,3 +739,53 @@ def test_a_desktop_action_is_refused_where_the_workspace_has_no_native_side(
     assert elsewhere.opener.calls == []
     assert all("not on this computer" in reason for reason in elsewhere.refusals)
     assert len(elsewhere.refusals) == 3
+
+
+def test_one_table_offers_each_workspace_what_it_can_do(tmp_path):
+    """Local and remote menus are chosen from one table, by the workspace's means."""
+    from types import SimpleNamespace
+
+    from app.ui.cards.action_spec import capabilities, offered
+    from app.ui.cards.actions import ACTIONS
+    from app.ui.cards.remote_actions import REMOTE_ACTIONS
+    from app.workspace.choose import local_workspace
+
+    here = capabilities(local_workspace(str(tmp_path)))
+    assert [spec.id for spec in offered(here)] == [spec.id for spec in ACTIONS]
+    away = SimpleNamespace(local_root=None, native=None, host="devbox")
+    remote = offered(capabilities(away))
+    assert [spec.id for spec in remote] == [
+        "open",
+        "show_source",
+        "locate",
+        "copy_url",
+        "copy_scp",
+        "save_local",
+    ]
+    assert remote == REMOTE_ACTIONS
+    # A folder with no desktop side is offered nothing that needs one.
+    bare = SimpleNamespace(local_root=str(tmp_path), native=None, host=None)
+    ids = {spec.id for spec in offered(capabilities(bare))}
+    assert not ids & {"open_native", "show_in_file_manager", "locate", "save_local"}
+
+
+def test_a_file_menu_is_chosen_by_its_workspace_not_by_the_caller(h, qtbot):
+    """One entry point: a folder here gets the local menu, a host's its own."""
+    from types import SimpleNamespace
+
+    from app.workspace.choose import local_workspace
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    here = local_workspace(str(h.workspace))
+    menu = h.actions.menu_for_file(str(h.path("page.html")), here, parent)
+    ids = [item[1] for item in menu_items(menu)]
+    assert ids[:3] == ["open", "open_browser", "reveal"]
+    assert "copy_path" in ids
+    away = SimpleNamespace(local_root=None, native=None, host="devbox", root="/srv")
+    menu = h.actions.menu_for_file("/srv/page.html", away, parent)
+    # Nothing of this computer is offered for a host's file, not even a path.
+    assert [a.text() for a in menu.actions()] == [
+        "A remote file: open its workspace to act on it"
+    ]
+    assert not [a for a in menu.actions() if a.isEnabled()]
