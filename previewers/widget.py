@@ -32,7 +32,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.core.trust.safeio import VerifiedFile
-from previewers.context import STANDALONE, PreviewContext
+from previewers.context import STANDALONE, PreviewContext, SourceText
 from previewers.source import PreviewSource
 
 T = TypeVar("T")
@@ -274,6 +274,7 @@ class PreviewWidget(QWidget):
         self._settled = False
         self._reason = ""
         self._callbacks: dict[int, Callable[[Any], None]] = {}
+        self._sources_coloured: set[int] = set()
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(0)
@@ -374,6 +375,22 @@ class PreviewWidget(QWidget):
         relay.expect(ticket, self)
         task = _LoadTask(ticket, self._shared, self._cancelled, job, relay)
         QThreadPool.globalInstance().start(task)
+
+    def colour_source(self, source: SourceText) -> None:
+        """Colour ``source``'s text on a worker, once per source.
+
+        Call it when the source is on screen with its text: a page or a
+        document whose source is never looked at never has it parsed.
+        """
+        if id(source) in self._sources_coloured:
+            return
+        colouring = source.colouring()
+        if colouring is None:
+            return
+        self._sources_coloured.add(id(source))
+        self.run_in_background(
+            lambda _file, cancelled: colouring(cancelled.is_set), source.adopt
+        )
 
     def mark_loaded(self) -> None:
         if self._released or self._settled:

@@ -166,8 +166,9 @@ class LineIndex:
             if progress is not None:
                 progress(offset, reader.size)
         total = 0
+        parallel = reads_in_parallel(file)
         if terminator is not None:
-            threads = 2 if reads_in_parallel(file) and encoding.unit == 1 else 1
+            threads = 2 if parallel and encoding.unit == 1 else 1
             # On two threads a read spans several blocks: each hand-over costs
             # a wait for the interpreter lock, and an eighth as many of them
             # lets the reads (which let go of it) run on both cores beside the
@@ -191,7 +192,6 @@ class LineIndex:
         if reader.size > start:
             last = reader.read(encoding.unit, reader.size - encoding.unit)
             lines += last != encoding.char_bytes(terminator)
-        parallel = reads_in_parallel(file)
         return cls(
             reader, encoding, terminator, blocks, total, lines, parallel=parallel
         )

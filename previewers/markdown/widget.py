@@ -155,6 +155,7 @@ class MarkdownPreviewWidget(PreviewWidget):
             source.name, self.is_dark(), container
         )
         self.source_text = self._coloured.widget
+        self._source_loaded = False
         self.source_text.setReadOnly(True)
         # Prose: its paragraphs wrap, as they did before the source was coloured.
         self.source_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
@@ -202,12 +203,8 @@ class MarkdownPreviewWidget(PreviewWidget):
             adopt(result.document)
         result.source.setParent(self.source_text)
         self.source_text.setDocument(result.source)
-        colouring = self._coloured.colouring()
-        if colouring is not None:
-            self.run_in_background(
-                lambda _file, cancelled: colouring(cancelled.is_set),
-                self._coloured.adopt,
-            )
+        self._source_loaded = True
+        self._colour_source_if_shown()
         notices = list(result.notices)
         if result.rendered is None or result.document is None:
             self.show_source(True)
@@ -369,12 +366,17 @@ class MarkdownPreviewWidget(PreviewWidget):
 
     # -- slots ---------------------------------------------------------------------
 
+    def _colour_source_if_shown(self) -> None:
+        if self._source_loaded and self.stack.currentWidget() is self.source_text:
+            self.colour_source(self._coloured)
+
     def _rendered_view(self) -> QWidget:
         return self.page_view if self.page_view is not None else self.view
 
     @Slot(bool)
     def _on_source_button_toggled(self, on: bool) -> None:
         self.stack.setCurrentWidget(self.source_text if on else self._rendered_view())
+        self._colour_source_if_shown()
         self.source_button.setText("Show rendered" if on else "Show source")
 
     @Slot()

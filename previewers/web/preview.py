@@ -224,6 +224,7 @@ class WebPreviewWidget(PreviewWidget):
             source.name, self.is_dark(), self.stack
         )
         self.source_view = self._source_text.widget
+        self._source_loaded = False
         self.source_view.setReadOnly(True)
         self.source_view.setUndoRedoEnabled(False)
         self.source_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -245,6 +246,7 @@ class WebPreviewWidget(PreviewWidget):
         stopped.addStretch(2)
         for page in (self.page_holder, self.source_view, self.stopped_panel):
             self.stack.addWidget(page)
+        self.stack.currentChanged.connect(self._on_stack_current_changed)
         layout.addWidget(self.toolbar)
         layout.addWidget(self.info_bar)
         layout.addWidget(self.link_bar)
@@ -618,12 +620,16 @@ class WebPreviewWidget(PreviewWidget):
         self.source_view.setPlainText(result.text)
         for notice in result.notices:
             self.info_bar.add_notice(notice)
-        colouring = self._source_text.colouring()
-        if colouring is not None:
-            self.run_in_background(
-                lambda _file, cancelled: colouring(cancelled.is_set),
-                self._source_text.adopt,
-            )
+        self._source_loaded = True
+        self._colour_source_if_shown()
+
+    @Slot(int)
+    def _on_stack_current_changed(self, _index: int) -> None:
+        self._colour_source_if_shown()
+
+    def _colour_source_if_shown(self) -> None:
+        if self._source_loaded and self.stack.currentWidget() is self.source_view:
+            self.colour_source(self._source_text)
 
     # -- closing ---------------------------------------------------------------------
 

@@ -253,6 +253,34 @@ def test_the_source_is_coloured_as_show_source_colours_it(
     qtbot.waitUntil(lambda: _coloured_lines(preview.source_text) >= 3)
 
 
+def test_the_source_is_coloured_once_and_only_when_it_is_shown(
+    qtbot: QtBot,
+    open_preview: OpenPreview,
+    tmp_path: Path,
+    where: Where,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from previewers.text.source_colours import ColouredSource
+
+    asked: list[str] = []
+    colouring = ColouredSource.colouring
+
+    def counted(self: ColouredSource) -> Any:
+        asked.append(self.widget.toPlainText())
+        return colouring(self)
+
+    monkeypatch.setattr(ColouredSource, "colouring", counted)
+    where.context = replace(where.context, source_text=registry.coloured_source)
+    path = tmp_path / "notes.md"
+    path.write_text("# Title\n\n**bold**\n")
+    preview = _open(qtbot, open_preview, path)
+    assert asked == []  # rendered only: the source is never parsed
+    preview.show_source(True)
+    preview.show_source(False)
+    preview.show_source(True)
+    assert asked == ["# Title\n\n**bold**\n"]
+
+
 def test_without_a_maker_the_source_is_plain_text(
     qtbot: QtBot, open_preview: OpenPreview, tmp_path: Path
 ) -> None:
